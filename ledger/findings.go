@@ -1,0 +1,155 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// SaveAudit records an audit run of month and stores its findings in one
+// transaction. A finding whose fingerprint is already stored is updated in
+// place (its state and first run are kept), so rerunning an audit never
+// duplicates findings; open findings of the month that the run no longer
+// produces are removed. The findings get their ID and RunID set.
+func (db *DB) SaveAudit(ctx context.Context, month, tz, params string, findings []Finding) (runID int64, err error) {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: save audit: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	res, err := tx.ExecContext(ctx, `INSERT INTO audit_runs(started_at, month, tz, params) VALUES (?, ?, ?, ?)`,
+		FormatTime(time.Now()), month, tz, params)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: save audit: %w", err)
+	}
+	if runID, err = res.LastInsertId(); err != nil {
+		return 0, err
+	}
+	for i := range findings {
+		f := &findings[i]
+		f.RunID = runID
+		f.Month = month
+		var id int64
+		err = tx.QueryRowContext(ctx, `INSERT INTO findings(fingerprint, run_id, first_run_id, month, rule_id, severity, provider,
+			resource_id, period_start, period_end, amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+			ON CONFLICT(fingerprint) DO UPDATE SET run_id=excluded.run_id, month=excluded.month, severity=excluded.severity,
+				period_start=excluded.period_start, period_end=excluded.period_end, amount_at_risk=excluded.amount_at_risk,
+				currency=excluded.currency, basis=excluded.basis, reason_zh=excluded.reason_zh, reason_en=excluded.reason_en,
+				advice_zh=excluded.advice_zh, advice_en=excluded.advice_en
+			RETURNING id, state`,
+			f.Fingerprint, runID, runID, month, f.RuleID, f.Severity, f.Provider, f.ResourceID,
+			FormatTime(f.PeriodStart), FormatTime(f.PeriodEnd), nullDec(f.AmountAtRisk), f.Currency, f.Basis,
+			f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN).Scan(&id, &f.State)
+		if err != nil {
+			return 0, fmt.Errorf("ledger: save finding %s: %w", f.Fingerprint, err)
+		}
+		f.ID = id
+		if _, err = tx.ExecContext(ctx, `DELETE FROM finding_evidence WHERE finding_id = ?`, id); err != nil {
+			return 0, err
+		}
+		for _, e := range f.Evidence {
+			if _, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO finding_evidence(finding_id, line_item_id, file, row) VALUES (?,?,?,?)`,
+				id, e.LineItemID, e.File, e.Row); err != nil {
+				return 0, fmt.Errorf("ledger: save evidence: %w", err)
+			}
+		}
+	}
+	if _, err = tx.ExecContext(ctx, `DELETE FROM findings WHERE month = ? AND run_id <> ? AND state = 'open'`, month, runID); err != nil {
+		return 0, fmt.Errorf("ledger: prune findings: %w", err)
+	}
+	if err = tx.Commit(); err != nil {
+		return 0, fmt.Errorf("ledger: save audit: %w", err)
+	}
+	return runID, nil
+}
+
+// Findings returns the stored findings of month (all months when ""), with
+// their evidence, most severe first.
+func (db *DB) Findings(ctx context.Context, month string) ([]Finding, error) {
+	q := `SELECT id, fingerprint, run_id, month, rule_id, severity, provider, resource_id, period_start, period_end,
+		amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, state FROM findings`
+	var args []any
+	if month != "" {
+		q += ` WHERE month = ?`
+		args = append(args, month)
+	}
+	q += ` ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 WHEN 'low' THEN 2 ELSE 3 END, rule_id, provider, resource_id, period_start, id`
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: findings: %w", err)
+	}
+	var out []Finding
+	for rows.Next() {
+		var f Finding
+		var ps, pe string
+		var amt *string
+		if err := rows.Scan(&f.ID, &f.Fingerprint, &f.RunID, &f.Month, &f.RuleID, &f.Severity, &f.Provider, &f.ResourceID,
+			&ps, &pe, &amt, &f.Currency, &f.Basis, &f.ReasonZH, &f.ReasonEN, &f.AdviceZH, &f.AdviceEN, &f.State); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if f.PeriodStart, err = ParseTime(ps); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if f.PeriodEnd, err = ParseTime(pe); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if f.AmountAtRisk, err = ScanDec(amt); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].Evidence, err = db.evidence(ctx, out[i].ID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (db *DB) evidence(ctx context.Context, findingID int64) ([]Evidence, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT line_item_id, file, row FROM finding_evidence WHERE finding_id = ? ORDER BY file, row, line_item_id`, findingID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ev []Evidence
+	for rows.Next() {
+		var e Evidence
+		if err := rows.Scan(&e.LineItemID, &e.File, &e.Row); err != nil {
+			return nil, err
+		}
+		ev = append(ev, e)
+	}
+	return ev, rows.Err()
+}
+
+// SetFindingState marks a finding acknowledged, resolved or open again.
+func (db *DB) SetFindingState(ctx context.Context, fingerprint, state string) error {
+	switch state {
+	case "open", "acknowledged", "resolved":
+	default:
+		return fmt.Errorf("ledger: unknown finding state %q", state)
+	}
+	res, err := db.sql.ExecContext(ctx, `UPDATE findings SET state = ? WHERE fingerprint = ?`, state, fingerprint)
+	if err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("no finding with fingerprint %q: %w", fingerprint, sql.ErrNoRows)
+	}
+	return nil
+}

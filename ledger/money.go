@@ -1,0 +1,116 @@
+package ledger
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"modernc.org/sqlite"
+)
+
+// The exact aggregate dsum(x): sums TEXT decimals without passing through
+// float64. NULL inputs are skipped; the sum of no values is NULL, like SUM().
+// It is registered for every connection of the driver, so user SQL can use it.
+func init() {
+	sqlite.MustRegisterFunction("dsum", &sqlite.FunctionImpl{
+		NArgs:         1,
+		Deterministic: true,
+		MakeAggregate: func(ctx sqlite.FunctionContext) (sqlite.AggregateFunction, error) {
+			return &dsumAgg{}, nil
+		},
+	})
+}
+
+type dsumAgg struct {
+	sum   decimal.Decimal
+	valid bool
+}
+
+func (a *dsumAgg) Step(_ *sqlite.FunctionContext, args []driver.Value) error {
+	d, ok, err := dsumArg(args[0])
+	if err != nil || !ok {
+		return err
+	}
+	a.sum = a.sum.Add(d)
+	a.valid = true
+	return nil
+}
+
+// dsumArg converts one argument of dsum; ok is false for NULL.
+func dsumArg(arg driver.Value) (d decimal.Decimal, ok bool, err error) {
+	switch v := arg.(type) {
+	case nil:
+		return d, false, nil
+	case string:
+		d, err = decimal.NewFromString(v)
+	case []byte:
+		d, err = decimal.NewFromString(string(v))
+	case int64:
+		d = decimal.NewFromInt(v)
+	case float64:
+		return d, false, fmt.Errorf("dsum: refusing float %v: store money as TEXT", v)
+	default:
+		return d, false, fmt.Errorf("dsum: unsupported value %T", v)
+	}
+	if err != nil {
+		return d, false, fmt.Errorf("dsum: %v is not a decimal", arg)
+	}
+	return d, true, nil
+}
+
+// WindowInverse removes a row that left the window.
+func (a *dsumAgg) WindowInverse(_ *sqlite.FunctionContext, args []driver.Value) error {
+	d, ok, err := dsumArg(args[0])
+	if err != nil || !ok {
+		return err
+	}
+	a.sum = a.sum.Sub(d)
+	return nil
+}
+
+func (a *dsumAgg) WindowValue(_ *sqlite.FunctionContext) (driver.Value, error) {
+	if !a.valid {
+		return nil, nil
+	}
+	return a.sum.String(), nil
+}
+
+func (a *dsumAgg) Final(_ *sqlite.FunctionContext) {}
+
+// TimeLayout is how times are stored: RFC 3339 in UTC, seconds precision.
+const TimeLayout = "2006-01-02T15:04:05Z"
+
+// FormatTime renders t for storage.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
+
+// ParseTime reads a stored time.
+func ParseTime(s string) (time.Time, error) { return time.Parse(TimeLayout, s) }
+
+// nullTime renders an optional time for storage (nil when zero).
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return FormatTime(t)
+}
+
+// nullDec renders an optional amount for storage (nil when unknown).
+func nullDec(d decimal.NullDecimal) any {
+	if !d.Valid {
+		return nil
+	}
+	return d.Decimal.String()
+}
+
+// ScanDec parses a stored optional amount.
+func ScanDec(s *string) (decimal.NullDecimal, error) {
+	if s == nil {
+		return decimal.NullDecimal{}, nil
+	}
+	d, err := decimal.NewFromString(*s)
+	if err != nil {
+		return decimal.NullDecimal{}, fmt.Errorf("ledger: stored amount %q: %w", *s, err)
+	}
+	return decimal.NullDecimal{Decimal: d, Valid: true}, nil
+}

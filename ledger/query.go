@@ -1,0 +1,186 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Filter selects line items. Empty fields select everything.
+type Filter struct {
+	Month     string   // billing period YYYY-MM
+	Providers []string // provider slugs
+	Kinds     []string
+	ImportID  int64
+}
+
+// where builds a WHERE clause from the filter, with placeholders only.
+func (f Filter) where() (string, []any) {
+	var conds []string
+	var args []any
+	if f.Month != "" {
+		conds = append(conds, "li.billing_period = ?")
+		args = append(args, f.Month)
+	}
+	if len(f.Providers) > 0 {
+		conds = append(conds, "li.provider IN ("+placeholders(len(f.Providers))+")")
+		for _, p := range f.Providers {
+			args = append(args, p)
+		}
+	}
+	if len(f.Kinds) > 0 {
+		conds = append(conds, "li.kind IN ("+placeholders(len(f.Kinds))+")")
+		for _, k := range f.Kinds {
+			args = append(args, k)
+		}
+	}
+	if f.ImportID != 0 {
+		conds = append(conds, "li.import_id = ?")
+		args = append(args, f.ImportID)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+const lineItemSelect = `SELECT li.id, li.provider, li.billing_account_id, li.sub_account, li.billing_period,
+	li.charge_period_start, li.charge_period_end, li.charge_category, li.kind, li.pricing_model, li.service_name,
+	li.resource_id, li.resource_name, li.resource_type, li.sku, li.parent_resource_id, li.gpu_model, li.gpu_count,
+	li.region, li.zone, li.consumed_quantity, li.consumed_unit, li.pricing_quantity, li.pricing_unit,
+	li.list_unit_price, li.list_cost, li.billed_cost, li.voucher_paid, li.cash_paid, li.other_paid, li.unpaid,
+	li.currency, li.usage_start, li.usage_end, li.tags, li.description, li.raw, li.import_id, li.source_row,
+	li.row_key, im.path
+	FROM line_items li JOIN imports im ON im.id = li.import_id`
+
+// EachLineItem streams the line items selected by f, ordered by provider,
+// resource and charge period start, to fn. Returning an error from fn stops
+// the iteration with that error.
+func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) error) error {
+	where, args := f.where()
+	rows, err := db.sql.QueryContext(ctx, lineItemSelect+where+
+		" ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id", args...)
+	if err != nil {
+		return fmt.Errorf("ledger: query line items: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		li, err := scanLineItem(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(li); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// LineItems returns the line items selected by f (see EachLineItem).
+func (db *DB) LineItems(ctx context.Context, f Filter) ([]LineItem, error) {
+	var out []LineItem
+	err := db.EachLineItem(ctx, f, func(li *LineItem) error {
+		out = append(out, *li)
+		return nil
+	})
+	return out, err
+}
+
+func scanLineItem(rows *sql.Rows) (*LineItem, error) {
+	var li LineItem
+	var start, end, raw string
+	var gpuCount sql.NullInt64
+	var usageStart, usageEnd sql.NullString
+	var consumed, pricing, listUnit, listCost, voucher, cash, other, unpaid *string
+	var billed string
+	if err := rows.Scan(&li.ID, &li.Provider, &li.BillingAccountID, &li.SubAccount, &li.BillingPeriod,
+		&start, &end, &li.ChargeCategory, &li.Kind, &li.PricingModel, &li.ServiceName,
+		&li.ResourceID, &li.ResourceName, &li.ResourceType, &li.SKU, &li.ParentResourceID, &li.GPUModel, &gpuCount,
+		&li.Region, &li.Zone, &consumed, &li.ConsumedUnit, &pricing, &li.PricingUnit,
+		&listUnit, &listCost, &billed, &voucher, &cash, &other, &unpaid,
+		&li.Currency, &usageStart, &usageEnd, &li.Tags, &li.Description, &raw, &li.ImportID, &li.SourceRow,
+		&li.RowKey, &li.File); err != nil {
+		return nil, fmt.Errorf("ledger: scan line item: %w", err)
+	}
+	var err error
+	if li.ChargePeriodStart, err = ParseTime(start); err != nil {
+		return nil, fmt.Errorf("ledger: line item %d: %w", li.ID, err)
+	}
+	if li.ChargePeriodEnd, err = ParseTime(end); err != nil {
+		return nil, fmt.Errorf("ledger: line item %d: %w", li.ID, err)
+	}
+	for _, t := range []struct {
+		s   sql.NullString
+		dst *time.Time
+	}{{usageStart, &li.UsageStart}, {usageEnd, &li.UsageEnd}} {
+		if t.s.Valid {
+			if *t.dst, err = ParseTime(t.s.String); err != nil {
+				return nil, fmt.Errorf("ledger: line item %d: %w", li.ID, err)
+			}
+		}
+	}
+	li.GPUCount = int(gpuCount.Int64)
+	b, err := ScanDec(&billed)
+	if err != nil {
+		return nil, err
+	}
+	li.BilledCost = b.Decimal
+	for _, d := range []struct {
+		s   *string
+		dst *decimal.NullDecimal
+	}{{consumed, &li.ConsumedQuantity}, {pricing, &li.PricingQuantity}, {listUnit, &li.ListUnitPrice},
+		{listCost, &li.ListCost}, {voucher, &li.VoucherPaid}, {cash, &li.CashPaid}, {other, &li.OtherPaid}, {unpaid, &li.Unpaid}} {
+		if *d.dst, err = ScanDec(d.s); err != nil {
+			return nil, err
+		}
+	}
+	if err := json.Unmarshal([]byte(raw), &li.Raw); err != nil {
+		return nil, fmt.Errorf("ledger: line item %d raw: %w", li.ID, err)
+	}
+	return &li, nil
+}
+
+// Months lists the billing periods present in the ledger, oldest first.
+func (db *DB) Months(ctx context.Context) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT billing_period FROM line_items ORDER BY 1`)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: months: %w", err)
+	}
+	defer rows.Close()
+	var ms []string
+	for rows.Next() {
+		var m string
+		if err := rows.Scan(&m); err != nil {
+			return nil, err
+		}
+		ms = append(ms, m)
+	}
+	return ms, rows.Err()
+}
+
+// DefaultMonth is the month commands use without --month: the last complete
+// month present in the ledger (a month before the one containing now), or,
+// when the ledger only holds the current month or later, the newest month.
+// It returns "" for an empty ledger.
+func (db *DB) DefaultMonth(ctx context.Context, now time.Time) (string, error) {
+	ms, err := db.Months(ctx)
+	if err != nil || len(ms) == 0 {
+		return "", err
+	}
+	current := now.Format("2006-01")
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i] < current {
+			return ms[i], nil
+		}
+	}
+	return ms[len(ms)-1], nil
+}

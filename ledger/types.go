@@ -1,0 +1,124 @@
+package ledger
+
+import (
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// LineItem is one charge of a bill, normalised (DESIGN.md "The ledger").
+// Optional amounts are decimal.NullDecimal (Valid false = unknown, never 0);
+// optional times are the zero time.
+type LineItem struct {
+	ID                int64
+	Provider          string
+	BillingAccountID  string
+	SubAccount        string
+	BillingPeriod     string // YYYY-MM
+	ChargePeriodStart time.Time
+	ChargePeriodEnd   time.Time // half-open
+	ChargeCategory    string
+	Kind              string
+	PricingModel      string
+	ServiceName       string
+	ResourceID        string
+	ResourceName      string
+	ResourceType      string
+	SKU               string
+	ParentResourceID  string
+	GPUModel          string
+	GPUCount          int // 0 = unknown
+	Region            string
+	Zone              string
+	ConsumedQuantity  decimal.NullDecimal
+	ConsumedUnit      string
+	PricingQuantity   decimal.NullDecimal
+	PricingUnit       string
+	ListUnitPrice     decimal.NullDecimal
+	ListCost          decimal.NullDecimal
+	BilledCost        decimal.Decimal
+	VoucherPaid       decimal.NullDecimal
+	CashPaid          decimal.NullDecimal
+	OtherPaid         decimal.NullDecimal
+	Unpaid            decimal.NullDecimal
+	Currency          string
+	UsageStart        time.Time
+	UsageEnd          time.Time
+	Tags              string // JSON object; "" = {}
+	Description       string
+	Raw               []string // the source row's cells
+
+	ImportID  int64
+	SourceRow int    // 1-based record number in its file (header = 0)
+	RowKey    string // dedupe key
+	File      string // the imported file's path (filled by queries, not stored per row)
+}
+
+// Transaction is one movement of a platform balance (收支明细).
+type Transaction struct {
+	ID          int64
+	Provider    string
+	Account     string
+	Time        time.Time
+	Type        string // TxTopup …
+	Amount      decimal.Decimal
+	Currency    string
+	Balance     decimal.NullDecimal
+	Reference   string
+	Description string
+	Raw         []string
+
+	ImportID  int64
+	SourceRow int
+	RowKey    string
+}
+
+// Import is the record of one imported file (or sheet / zip member).
+type Import struct {
+	ID            int64
+	Path          string
+	SHA256        string
+	Size          int64
+	Format        string
+	FormatVersion string
+	Sheet         string
+	Header        []string
+	HeaderRow     int
+	RowsRead      int
+	RowsNew       int
+	RowsDuplicate int
+	RowsSkipped   int
+	StartedAt     time.Time
+	FinishedAt    time.Time
+	Status        string
+}
+
+// Finding is one flagged charge (or group of charges) produced by a rule.
+type Finding struct {
+	ID           int64
+	Fingerprint  string
+	RunID        int64
+	Month        string
+	RuleID       string
+	Severity     string
+	Provider     string
+	ResourceID   string
+	PeriodStart  time.Time
+	PeriodEnd    time.Time
+	AmountAtRisk decimal.NullDecimal // unknown when Valid is false
+	Currency     string
+	Basis        string
+	ReasonZH     string
+	ReasonEN     string
+	AdviceZH     string
+	AdviceEN     string
+	State        string // open | acknowledged | resolved
+	Evidence     []Evidence
+}
+
+// Evidence points at one line item behind a finding, and where it came from.
+type Evidence struct {
+	LineItemID int64
+	File       string
+	Row        int
+}
