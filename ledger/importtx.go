@@ -10,60 +10,65 @@ import (
 )
 
 // ImportTx writes one file's rows in one database transaction: either every
-// row of the file lands, or (Rollback, or a crash) none does.
+// row of the file lands, or (Rollback, or a crash) none does. A file may hold
+// several tables (XLSX sheets, zip members): each gets its own imports record
+// through AddImport, all inside the same transaction.
 type ImportTx struct {
 	tx *sql.Tx
-	id int64
 }
 
-// BeginImport starts the transaction of one file and records the import.
-func (db *DB) BeginImport(ctx context.Context, imp *Import) (*ImportTx, error) {
+// BeginImport starts the transaction of one file.
+func (db *DB) BeginImport(ctx context.Context) (*ImportTx, error) {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: begin import: %w", err)
 	}
+	return &ImportTx{tx: tx}, nil
+}
+
+// AddImport records one imported table and sets imp.ID; rows written for it
+// carry that id in their ImportID.
+func (t *ImportTx) AddImport(ctx context.Context, imp *Import) error {
 	header, _ := json.Marshal(nonNil(imp.Header))
 	if imp.StartedAt.IsZero() {
 		imp.StartedAt = time.Now()
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO imports(path, sha256, size, format, format_version, sheet, header, header_row, started_at, status)
+	res, err := t.tx.ExecContext(ctx, `INSERT INTO imports(path, sha256, size, format, format_version, sheet, header, header_row, started_at, status)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')`,
 		imp.Path, imp.SHA256, imp.Size, imp.Format, imp.FormatVersion, imp.Sheet, string(header), imp.HeaderRow, FormatTime(imp.StartedAt))
 	if err != nil {
-		tx.Rollback()
-		return nil, fmt.Errorf("ledger: record import: %w", err)
+		return fmt.Errorf("ledger: record import: %w", err)
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		tx.Rollback()
-		return nil, fmt.Errorf("ledger: record import: %w", err)
+	if imp.ID, err = res.LastInsertId(); err != nil {
+		return fmt.Errorf("ledger: record import: %w", err)
 	}
-	imp.ID = id
-	return &ImportTx{tx: tx, id: id}, nil
+	return nil
 }
 
-// ID is the import's id.
-func (t *ImportTx) ID() int64 { return t.id }
-
-// Commit records the final counts and commits every row of the file.
-func (t *ImportTx) Commit(ctx context.Context, imp *Import) error {
+// FinishImport records the final counts of one table (status "ok").
+func (t *ImportTx) FinishImport(ctx context.Context, imp *Import) error {
 	if imp.FinishedAt.IsZero() {
 		imp.FinishedAt = time.Now()
 	}
 	imp.Status = "ok"
 	if _, err := t.tx.ExecContext(ctx, `UPDATE imports SET rows_read=?, rows_new=?, rows_duplicate=?, rows_skipped=?,
 		finished_at=?, status=? WHERE id=?`,
-		imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped, FormatTime(imp.FinishedAt), imp.Status, t.id); err != nil {
-		t.tx.Rollback()
+		imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped, FormatTime(imp.FinishedAt), imp.Status, imp.ID); err != nil {
 		return fmt.Errorf("ledger: finish import: %w", err)
 	}
+	return nil
+}
+
+// Commit commits every row of the file.
+func (t *ImportTx) Commit() error {
 	if err := t.tx.Commit(); err != nil {
 		return fmt.Errorf("ledger: commit import: %w", err)
 	}
 	return nil
 }
 
-// Rollback discards every row written in this import.
+// Rollback discards every row written in this transaction (used on error
+// and for dry runs).
 func (t *ImportTx) Rollback() error { return t.tx.Rollback() }
 
 const lineItemCols = 40 // columns written per line item, see InsertLineItems
@@ -71,8 +76,9 @@ const lineItemCols = 40 // columns written per line item, see InsertLineItems
 // maxBatch keeps a multi-row INSERT under SQLite's 32766 bound variables.
 const maxBatch = 32766 / lineItemCols
 
-// InsertLineItems writes a batch of line items, ignoring rows whose row_key
-// is already in the ledger; it returns how many were new.
+// InsertLineItems writes a batch of line items (each with its ImportID set),
+// ignoring rows whose row_key is already in the ledger; it returns how many
+// were new.
 func (t *ImportTx) InsertLineItems(ctx context.Context, items []LineItem) (int, error) {
 	added := 0
 	for len(items) > 0 {
@@ -123,7 +129,7 @@ func (t *ImportTx) insertLineItems(ctx context.Context, items []LineItem) (int, 
 			li.ResourceID, li.ResourceName, li.ResourceType, li.SKU, li.ParentResourceID, li.GPUModel, gpuCount, li.Region, li.Zone,
 			nullDec(li.ConsumedQuantity), li.ConsumedUnit, nullDec(li.PricingQuantity), li.PricingUnit, nullDec(li.ListUnitPrice), nullDec(li.ListCost), li.BilledCost.String(),
 			nullDec(li.VoucherPaid), nullDec(li.CashPaid), nullDec(li.OtherPaid), nullDec(li.Unpaid), li.Currency, nullTime(li.UsageStart), nullTime(li.UsageEnd), tags, li.Description, string(raw),
-			t.id, li.SourceRow, li.RowKey)
+			li.ImportID, li.SourceRow, li.RowKey)
 	}
 	res, err := t.tx.ExecContext(ctx, b.String(), args...)
 	if err != nil {
@@ -150,7 +156,7 @@ func (t *ImportTx) InsertTransactions(ctx context.Context, txs []Transaction) (i
 			return added, err
 		}
 		res, err := stmt.ExecContext(ctx, x.Provider, x.Account, FormatTime(x.Time), x.Type, x.Amount.String(), x.Currency,
-			nullDec(x.Balance), x.Reference, x.Description, string(raw), t.id, x.SourceRow, x.RowKey)
+			nullDec(x.Balance), x.Reference, x.Description, string(raw), x.ImportID, x.SourceRow, x.RowKey)
 		if err != nil {
 			return added, fmt.Errorf("ledger: insert transaction: %w", err)
 		}
