@@ -1,0 +1,210 @@
+package ledger
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+func openTest(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "sub", "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func item(key, amount string) LineItem {
+	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
+	return LineItem{
+		Provider: "autodl", BillingPeriod: "2026-10", ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour),
+		ChargeCategory: CategoryUsage, Kind: KindCompute, BilledCost: decimal.RequireFromString(amount),
+		Currency: "CNY", RowKey: key, SourceRow: 1, Raw: []string{"a", amount},
+	}
+}
+
+// importItems writes items as one file and returns how many were new.
+func importItems(t *testing.T, db *DB, items []LineItem) int {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.BeginImport(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := &Import{Path: "x.csv", SHA256: "00", Format: "test"}
+	if err := tx.AddImport(ctx, imp); err != nil {
+		t.Fatal(err)
+	}
+	for i := range items {
+		items[i].ImportID = imp.ID
+	}
+	n, err := tx.InsertLineItems(ctx, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp.RowsNew = n
+	if err := tx.FinishImport(ctx, imp); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestOpenCreatesPrivateFileAndMigratesOnce(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "data", "ledger.db")
+	for i := 0; i < 2; i++ {
+		db, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n, v int
+		if err := db.SQL().QueryRow(`SELECT count(*), max(version) FROM schema_migrations`).Scan(&n, &v); err != nil {
+			t.Fatal(err)
+		}
+		if n != SchemaVersion() || v != SchemaVersion() {
+			t.Errorf("open %d: migrations %d rows, version %d; want %d", i, n, v, SchemaVersion())
+		}
+		db.Close()
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("ledger mode %v, want 0600", st.Mode().Perm())
+	}
+	dst, _ := os.Stat(filepath.Dir(path))
+	if dst.Mode().Perm() != 0o700 {
+		t.Errorf("ledger dir mode %v, want 0700", dst.Mode().Perm())
+	}
+}
+
+func TestDsumIsExact(t *testing.T) {
+	db := openTest(t)
+	amounts := []string{"0.00107392473", "52815.31669621", "-0.1", "0.2", "1e-11", "3"}
+	var items []LineItem
+	want := decimal.Zero
+	for i, a := range amounts {
+		items = append(items, item(string(rune('a'+i)), a))
+		want = want.Add(decimal.RequireFromString(a))
+	}
+	importItems(t, db, items)
+	var got, float string
+	if err := db.SQL().QueryRow(`SELECT dsum(billed_cost), CAST(sum(billed_cost) AS TEXT) FROM line_items`).Scan(&got, &float); err != nil {
+		t.Fatal(err)
+	}
+	if !decimal.RequireFromString(got).Equal(want) {
+		t.Errorf("dsum = %s, want %s", got, want)
+	}
+	if float == want.String() {
+		t.Logf("SQLite SUM happened to be exact here (%s)", float)
+	}
+	var null *string
+	if err := db.SQL().QueryRow(`SELECT dsum(voucher_paid) FROM line_items`).Scan(&null); err != nil {
+		t.Fatal(err)
+	}
+	if null != nil {
+		t.Errorf("dsum of only NULLs = %q, want NULL", *null)
+	}
+	if _, err := db.SQL().Exec(`SELECT dsum(1.5)`); err == nil {
+		t.Error("dsum accepted a float")
+	}
+}
+
+func TestInsertIgnoresKnownRowKeys(t *testing.T) {
+	db := openTest(t)
+	if n := importItems(t, db, []LineItem{item("k1", "1"), item("k2", "2")}); n != 2 {
+		t.Fatalf("first import added %d, want 2", n)
+	}
+	if n := importItems(t, db, []LineItem{item("k2", "2"), item("k3", "3")}); n != 1 {
+		t.Fatalf("overlapping import added %d, want 1", n)
+	}
+	items, err := db.LineItems(context.Background(), Filter{Month: "2026-10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 3 || items[0].File != "x.csv" || items[0].Raw[0] != "a" || items[0].VoucherPaid.Valid {
+		t.Errorf("got %d items, first %+v", len(items), items[0])
+	}
+}
+
+func TestRollbackLeavesNothing(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	tx, err := db.BeginImport(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := &Import{Path: "bad.csv", Format: "test"}
+	if err := tx.AddImport(ctx, imp); err != nil {
+		t.Fatal(err)
+	}
+	it := item("k1", "1")
+	it.ImportID = imp.ID
+	if _, err := tx.InsertLineItems(ctx, []LineItem{it}); err != nil {
+		t.Fatal(err)
+	}
+	tx.Rollback()
+	var n, m int
+	db.SQL().QueryRow(`SELECT (SELECT count(*) FROM line_items), (SELECT count(*) FROM imports)`).Scan(&n, &m)
+	if n != 0 || m != 0 {
+		t.Errorf("after rollback: %d line items, %d imports; want 0, 0", n, m)
+	}
+}
+
+func TestSaveAuditIsIdempotent(t *testing.T) {
+	db := openTest(t)
+	importItems(t, db, []LineItem{item("k1", "1")})
+	ctx := context.Background()
+	mk := func() []Finding {
+		return []Finding{{Fingerprint: "fp1", RuleID: "seat_fee", Severity: SeverityLow, Provider: "autodl",
+			PeriodStart: time.Unix(0, 0), PeriodEnd: time.Unix(3600, 0), Currency: "CNY",
+			AmountAtRisk: decimal.NewNullDecimal(decimal.RequireFromString("1.5")),
+			ReasonZH: "原因", ReasonEN: "reason", Evidence: []Evidence{{LineItemID: 1, File: "x.csv", Row: 1}}}}
+	}
+	if _, err := db.SaveAudit(ctx, "2026-10", "Asia/Shanghai", "{}", mk()); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetFindingState(ctx, "fp1", "acknowledged"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SaveAudit(ctx, "2026-10", "Asia/Shanghai", "{}", mk()); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := db.Findings(ctx, "2026-10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || fs[0].State != "acknowledged" || len(fs[0].Evidence) != 1 || !fs[0].AmountAtRisk.Decimal.Equal(decimal.RequireFromString("1.5")) {
+		t.Errorf("after two audits: %+v", fs)
+	}
+	if err := db.SetFindingState(ctx, "nope", "resolved"); err == nil {
+		t.Error("SetFindingState on an unknown fingerprint succeeded")
+	}
+}
+
+func TestDefaultMonth(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	if m, _ := db.DefaultMonth(ctx, time.Now()); m != "" {
+		t.Errorf("empty ledger: %q", m)
+	}
+	a, b := item("a", "1"), item("b", "1")
+	b.BillingPeriod = "2026-11"
+	importItems(t, db, []LineItem{a, b})
+	for _, tc := range []struct{ now, want string }{{"2026-11-15", "2026-10"}, {"2026-12-01", "2026-11"}, {"2026-09-01", "2026-11"}} {
+		now, _ := time.Parse("2006-01-02", tc.now)
+		if got, _ := db.DefaultMonth(ctx, now); got != tc.want {
+			t.Errorf("now %s: got %s, want %s", tc.now, got, tc.want)
+		}
+	}
+}
