@@ -9,7 +9,15 @@
 // and written in batches inside one database transaction per file, so a bad
 // row leaves the ledger exactly as it was.
 //
-// Vendor formats are one file each (template.go, focus.go …); amount.go and
+// Vendor formats are one file each (template.go, focus.go …) declaring a
+// Format, plus one line in the registry (format.go); amount.go and
 // timeparse.go are the only places where vendor number and time formats
 // become decimals and times.
+//
+// Positions: an error names the physical place a user opens in an editor,
+// FILE:LINE:COL for text (the line the cell starts on, COL the 1-based field
+// number) and FILE: Sheet!D12 for XLSX. A stored row's source_row is its
+// record number after the header (header = record 0): for a CSV without
+// blank lines or multi-line cells that is line − header line; for a sheet,
+// row − header row. Dedupe keys are described in dedupe.go.
 package ingest

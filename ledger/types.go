@@ -118,7 +118,7 @@ type Finding struct {
 
 // Evidence points at one line item behind a finding, and where it came from.
 type Evidence struct {
-	LineItemID int64
-	File       string
-	Row        int
+	LineItemID int64  `json:"line_item_id"`
+	File       string `json:"file"`
+	Row        int    `json:"row"`
 }

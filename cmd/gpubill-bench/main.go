@@ -1,0 +1,152 @@
+// Command gpubill-bench measures gpubill's CSV import against the floor set
+// by the sqlite3 command-line tool's `.import` of the same file (a C program
+// that parses nothing and validates nothing).
+//
+// It generates deterministic gpubill-template bills of the requested sizes,
+// then, for each size, runs the baseline and `gpubill import` alternately
+// (the machines drift ±20%, so only ratios taken in one run mean anything),
+// each into a fresh database, and prints the median wall time, the median
+// peak RSS and the ratio to the baseline.
+//
+//	go build -o /tmp/gpubill ./cmd/gpubill
+//	go run ./cmd/gpubill-bench -gpubill /tmp/gpubill -rows 100000,1000000 -runs 3
+//
+// Needs the sqlite3 tool (Debian: apt-get install sqlite3).
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gpubill/gpubill/ingest"
+)
+
+func main() {
+	bin := flag.String("gpubill", "gpubill", "the gpubill binary to measure")
+	sizes := flag.String("rows", "100000,1000000", "comma-separated row counts")
+	runs := flag.Int("runs", 3, "runs of each side per size")
+	dir := flag.String("dir", "", "work folder (default: a temporary folder, removed at the end)")
+	flag.Parse()
+	if err := run(*bin, *sizes, *runs, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "gpubill-bench:", err)
+		os.Exit(1)
+	}
+}
+
+type sample struct {
+	wall  time.Duration
+	rssKB int64
+}
+
+func run(bin, sizes string, runs int, dir string) error {
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		return fmt.Errorf("the baseline needs the sqlite3 tool (apt-get install sqlite3): %w", err)
+	}
+	if dir == "" {
+		d, err := os.MkdirTemp("", "gpubill-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	host, _ := os.Hostname()
+	fmt.Printf("machine: %s, %d CPUs (GOMAXPROCS default), %s\n", host, numCPU(), time.Now().Format(time.RFC3339))
+	fmt.Printf("%-9s %-22s %10s %10s %8s\n", "rows", "what", "median s", "peak MB", "ratio")
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("-rows %q: %w", s, err)
+		}
+		csvPath := filepath.Join(dir, fmt.Sprintf("bill-%d.csv", n))
+		if err := generate(csvPath, n); err != nil {
+			return err
+		}
+		var base, ours []sample
+		for i := 0; i < runs; i++ {
+			b, err := timed(dir, exec.Command("sqlite3", filepath.Join(dir, "base.db"), ".import --csv "+csvPath+" bill"))
+			if err != nil {
+				return fmt.Errorf("sqlite3 .import: %w", err)
+			}
+			base = append(base, b)
+			cmd := exec.Command(bin, "import", "--db", filepath.Join(dir, "ours.db"), "--format", "json", csvPath)
+			cmd.Env = append(os.Environ(), "GPUBILL_DB=")
+			o, err := timed(dir, cmd)
+			if err != nil {
+				return fmt.Errorf("gpubill import: %w", err)
+			}
+			ours = append(ours, o)
+		}
+		mb, mo := median(base), median(ours)
+		fmt.Printf("%-9d %-22s %10.2f %10.1f %8s\n", n, "sqlite3 .import", mb.wall.Seconds(), float64(mb.rssKB)/1024, "1.00")
+		fmt.Printf("%-9d %-22s %10.2f %10.1f %8.2f\n", n, "gpubill import", mo.wall.Seconds(), float64(mo.rssKB)/1024, mo.wall.Seconds()/mb.wall.Seconds())
+	}
+	return nil
+}
+
+// timed runs cmd on fresh databases in dir and returns its wall time and peak RSS.
+func timed(dir string, cmd *exec.Cmd) (sample, error) {
+	for _, f := range []string{"base.db", "ours.db"} {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(filepath.Join(dir, f+suffix))
+		}
+	}
+	var stderr strings.Builder
+	cmd.Stdout = nil
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return sample{}, fmt.Errorf("%v: %s", err, stderr.String())
+	}
+	wall := time.Since(start)
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss // KiB on Linux
+	}
+	return sample{wall: wall, rssKB: rss}, nil
+}
+
+func median(s []sample) sample {
+	w := make([]time.Duration, len(s))
+	r := make([]int64, len(s))
+	for i, x := range s {
+		w[i], r[i] = x.wall, x.rssKB
+	}
+	slices.Sort(w)
+	slices.Sort(r)
+	return sample{wall: w[len(w)/2], rssKB: r[len(r)/2]}
+}
+
+func generate(path string, rows int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := ingest.WriteSampleTemplateCSV(bw, rows, 1); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func numCPU() int {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), "\nprocessor") + 1
+}

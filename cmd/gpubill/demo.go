@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpubill/gpubill"
+	"github.com/gpubill/gpubill/ingest"
+	"github.com/gpubill/gpubill/reports"
+	"github.com/gpubill/gpubill/rules"
+)
+
+func (a *app) demoCommand() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Import, audit and report a bundled month of sample bills / 用示例账单演示",
+		Long: `Copy a bundled month of sample bills (October 2026: AutoDL, 揽睿星舟, 恒源云, 矩池云,
+AWS FOCUS; UTF-8, GBK, XLSX) to a folder, import them into a fresh ledger there, audit
+the month and print the spend report and the findings. The ledger stays where it says,
+so every other command can go on with --db.
+
+把内置的一个月示例账单复制到一个目录，导入新账本、审计并打印支出报表和审计发现。
+账本保留在打印出的路径，可用 --db 继续使用其他命令。`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runDemo(cmd, dir)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "folder for the sample bills and the demo ledger (default: a new temporary folder)")
+	return cmd
+}
+
+func (a *app) runDemo(cmd *cobra.Command, dir string) error {
+	ctx := cmd.Context()
+	if dir == "" {
+		d, err := os.MkdirTemp("", "gpubill-demo-")
+		if err != nil {
+			return internal(err)
+		}
+		dir = d
+	}
+	bills := filepath.Join(dir, "bills")
+	if err := copyDemoBills(bills); err != nil {
+		return internal(err)
+	}
+	if a.dbPath == "" {
+		a.dbPath = filepath.Join(dir, "ledger.db")
+	}
+	a.month = gpubill.DemoMonth
+	db, err := a.openLedger(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	a.heading("导入示例账单", "Importing the sample bills")
+	results, err := ingest.ImportPaths(ctx, db, []string{bills}, ingest.Options{TZ: a.loc})
+	if err != nil {
+		return err
+	}
+	if err := a.writeImportText(a.stdout, results, importOptions{}); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			return internal(fmt.Errorf("demo bill %s: %w", r.Path, r.Err))
+		}
+	}
+
+	cfg, err := a.ruleConfig(nil)
+	if err != nil {
+		return err
+	}
+	findings, err := rules.Run(ctx, db, a.month, cfg)
+	if err != nil {
+		return internal(err)
+	}
+	if _, err := db.SaveAudit(ctx, a.month, a.loc.String(), cfg.ParamsJSON(), findings); err != nil {
+		return internal(err)
+	}
+
+	if !a.formatOn {
+		a.format, a.formatOn = "table", true // the demo is for people
+	}
+	a.heading("本月支出 "+a.month, "Spend in "+a.month)
+	spend, err := reports.Spend(ctx, db, reports.SpendOptions{Month: a.month})
+	if err != nil {
+		return internal(err)
+	}
+	if err := a.writeReport(spend); err != nil {
+		return err
+	}
+	a.heading("审计发现 "+a.month, "Findings in "+a.month)
+	if err := a.writeFindings(cmd, db, a.month); err != nil {
+		return err
+	}
+	a.say("\n示例账单在 %s，账本在 %s。继续试试：\n  gpubill --db %s report spend --by provider,resource\n  gpubill --db %s report findings --format json",
+		"\nThe sample bills are in %s, the ledger is %s. Go on with:\n  gpubill --db %s report spend --by provider,resource\n  gpubill --db %s report findings --format json",
+		bills, a.dbPath, a.dbPath, a.dbPath)
+	return nil
+}
+
+// heading prints a section title to stdout, between the reports.
+func (a *app) heading(zh, en string) {
+	t := en
+	if a.lang == "zh" {
+		t = zh
+	}
+	fmt.Fprintf(a.stdout, "\n== %s ==\n", t)
+}
+
+// copyDemoBills writes the embedded sample bills into dir.
+func copyDemoBills(dir string) error {
+	const root = "testdata/demo"
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return fs.WalkDir(gpubill.DemoBills, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := gpubill.DemoBills.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, path.Base(p)), b, 0o600)
+	})
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpubill/gpubill/ingest"
+	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/reports"
+)
+
+type importOptions struct {
+	dryRun   bool
+	provider string
+	preview  int
+}
+
+func (a *app) importCommand() *cobra.Command {
+	var o importOptions
+	cmd := &cobra.Command{
+		Use:   "import FILE|DIR…",
+		Short: "Import bill files into the ledger / 导入账单文件",
+		Long: `Import bill files (or every file under a folder) into the ledger. The format of each
+file is recognised by its content; one file is one transaction: a file with a bad row
+adds nothing. Re-importing a file, or an overlapping export, adds nothing twice.
+
+导入账单文件（或文件夹下的所有文件）。格式按内容识别；一个文件一个事务，
+出错的文件不会留下任何行；重复导入不会重复记账。`,
+		Example: `  gpubill import ~/Downloads/bills/2026-10/
+  gpubill import --dry-run autodl.csv
+  gpubill import --format json bills/*.csv`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runImport(cmd, o, args)
+		},
+	}
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would be added without writing")
+	cmd.Flags().StringVar(&o.provider, "provider", "", "platform slug for files that cannot tell it (e.g. autodl)")
+	cmd.Flags().IntVar(&o.preview, "preview", 5, "rows to show per file with --dry-run")
+	return cmd
+}
+
+func (a *app) runImport(cmd *cobra.Command, o importOptions, paths []string) error {
+	ctx := cmd.Context()
+	if o.provider != "" {
+		slug, ok := ledger.ParseProvider(o.provider)
+		if !ok {
+			return fmt.Errorf("--provider %q: unknown platform", o.provider)
+		}
+		o.provider = slug
+	}
+	db, err := a.openLedger(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	// ImportPaths goes on after a refused file; its error repeats the
+	// per-file errors, which are reported below with the summary.
+	results, _ := ingest.ImportPaths(ctx, db, paths, ingest.Options{
+		DryRun: o.dryRun, Provider: o.provider, TZ: a.loc, Preview: o.preview,
+	})
+	w, closeOut, err := a.out()
+	if err != nil {
+		return err
+	}
+	if a.format == "json" {
+		err = writeImportJSON(w, results)
+	} else {
+		err = a.writeImportText(w, results, o)
+	}
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range results {
+		if r.Err != nil {
+			failed++
+			fmt.Fprintf(a.stderr, "gpubill: %v\n", r.Err)
+		}
+	}
+	if failed > 0 {
+		a.say("%d 个文件未导入（原因见错误信息），其余文件已处理。", "%d file(s) refused (see the errors); the other files were processed.", failed)
+		return &exitError{code: exitInput}
+	}
+	return nil
+}
+
+type importJSON struct {
+	Path      string  `json:"path"`
+	Format    string  `json:"format"`
+	Provider  string  `json:"provider"`
+	Encoding  string  `json:"encoding,omitempty"`
+	Read      int     `json:"rows_read"`
+	New       int     `json:"rows_new"`
+	Duplicate int     `json:"rows_duplicate"`
+	Skipped   int     `json:"rows_skipped"`
+	Status    string  `json:"status"`
+	Error     *string `json:"error"`
+}
+
+func writeImportJSON(w io.Writer, results []ingest.Result) error {
+	out := make([]importJSON, 0, len(results))
+	for _, r := range results {
+		j := importJSON{Path: r.Path, Format: r.Format, Provider: r.Provider, Encoding: r.Encoding,
+			Read: r.Read, New: r.New, Duplicate: r.Duplicate, Skipped: r.Skipped, Status: r.Status}
+		if r.Err != nil {
+			s := r.Err.Error()
+			j.Error = &s
+		}
+		out = append(out, j)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func (a *app) writeImportText(w io.Writer, results []ingest.Result, o importOptions) error {
+	zh := a.lang == "zh"
+	col := func(key, titleZH string, numeric bool) reports.Column {
+		title := key
+		if zh {
+			title = titleZH
+		}
+		return reports.Column{Key: key, Title: title, Numeric: numeric}
+	}
+	t := reports.NewTable(col("file", "文件", false), col("format", "格式", false), col("provider", "平台", false),
+		col("read", "读取", true), col("new", "新增", true), col("duplicate", "重复", true), col("skipped", "跳过", true),
+		col("status", "状态", false))
+	for _, r := range results {
+		t.Add(r.Path, dash(r.Format), dash(r.Provider), strconv.Itoa(r.Read), strconv.Itoa(r.New),
+			strconv.Itoa(r.Duplicate), strconv.Itoa(r.Skipped), r.Status)
+	}
+	format := a.textFormat()
+	if format != reports.FormatTSV && format != reports.FormatMarkdown && format != reports.FormatCSV {
+		format = reports.FormatTable
+	}
+	if err := t.Write(w, format); err != nil {
+		return err
+	}
+	if !o.dryRun {
+		return nil
+	}
+	for _, r := range results {
+		if len(r.Preview) == 0 && len(r.PreviewTx) == 0 {
+			continue
+		}
+		if a.lang == "zh" {
+			fmt.Fprintf(w, "\n%s 的前 %d 行（将这样入账）：\n", r.Path, len(r.Preview)+len(r.PreviewTx))
+		} else {
+			fmt.Fprintf(w, "\nfirst %d rows of %s as they would be stored:\n", len(r.Preview)+len(r.PreviewTx), r.Path)
+		}
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		if len(r.Preview) > 0 {
+			fmt.Fprintln(tw, "row\tprovider\tresource_id\tkind\tpricing\tstart\tend\tquantity\tbilled_cost\tcurrency")
+		}
+		for _, li := range r.Preview {
+			q := "-"
+			if li.PricingQuantity.Valid {
+				q = li.PricingQuantity.Decimal.String() + " " + li.PricingUnit
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", li.SourceRow, li.Provider, dash(li.ResourceID), li.Kind, li.PricingModel,
+				li.ChargePeriodStart.In(a.loc).Format("2006-01-02 15:04:05"), li.ChargePeriodEnd.In(a.loc).Format("2006-01-02 15:04:05"),
+				strings.TrimSpace(q), li.BilledCost.String(), li.Currency)
+		}
+		if len(r.PreviewTx) > 0 {
+			fmt.Fprintln(tw, "row\tprovider\ttime\ttype\tamount\tbalance\treference")
+		}
+		for _, x := range r.PreviewTx {
+			bal := "-"
+			if x.Balance.Valid {
+				bal = x.Balance.Decimal.String()
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", x.SourceRow, x.Provider, x.Time.In(a.loc).Format("2006-01-02 15:04:05"),
+				x.Type, x.Amount.String(), bal, dash(x.Reference))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpubill/gpubill/reports"
+)
+
+func (a *app) reportCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Print reports: spend, findings / 报表：支出、问题",
+		Args:  cobra.NoArgs,
+	}
+	var by string
+	spend := &cobra.Command{
+		Use:   "spend",
+		Short: "What the month cost, by provider and kind (or --by) / 月度支出",
+		Long: `What the month cost: billed cost, voucher and cash, per group and currency, and the
+share of hidden charges (everything that is not compute). Amounts are exact sums of the
+ledger rows; table and markdown round to 2 decimals for display only.
+
+按平台、费用类型（或 --by 指定的维度）汇总本月支出：应付、代金券、现金，以及隐藏
+费用（非计算费用）的占比。`,
+		Example: `  gpubill report spend --month 2026-10
+  gpubill report spend --by provider,resource --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			db, err := a.openLedger(ctx)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			month, err := a.resolveMonth(ctx, db)
+			if err != nil {
+				return err
+			}
+			var dims []string
+			for _, d := range strings.Split(by, ",") {
+				if d = strings.TrimSpace(d); d != "" {
+					dims = append(dims, d)
+				}
+			}
+			rep, err := reports.Spend(ctx, db, reports.SpendOptions{Month: month, By: dims})
+			if err != nil {
+				return err
+			}
+			return a.writeReport(rep)
+		},
+	}
+	spend.Flags().StringVar(&by, "by", "provider,kind", fmt.Sprintf("group by these dimensions (%s)", strings.Join(reports.SpendDimensions, ",")))
+	findings := &cobra.Command{
+		Use:   "findings",
+		Short: "The stored findings of the month (run audit first) / 本月审计发现",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			db, err := a.openLedger(ctx)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			month, err := a.resolveMonth(ctx, db)
+			if err != nil {
+				return err
+			}
+			return a.writeFindings(cmd, db, month)
+		},
+	}
+	cmd.AddCommand(spend, findings)
+	return cmd
+}

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/adrg/xdg"
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// Exit codes (documented under EXIT STATUS in the help).
+const (
+	exitOK       = 0
+	exitInput    = 1 // usage or input error
+	exitInternal = 2
+	exitFindings = 3 // audit --fail-on found findings at or above the severity
+)
+
+// exitError carries an exit code other than the default for errors (1).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// internal marks err as an internal error (exit 2).
+func internal(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: exitInternal, err: err}
+}
+
+// app holds what every command shares: the streams and the global flags.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	dbPath   string
+	month    string
+	tz       string
+	format   string
+	output   string
+	lang     string
+	config   string
+	loc      *time.Location
+	formatOn bool // --format given explicitly
+}
+
+const helpTail = `
+EXIT STATUS
+  0  success
+  1  usage or input error (a bad file, a bad flag)
+  2  internal error
+  3  audit --fail-on SEVERITY found findings at or above it
+
+ENVIRONMENT
+  GPUBILL_DB  the ledger file (default: ` + "`$XDG_DATA_HOME/gpubill/ledger.db`" + `)
+  LANG        zh_* selects Chinese output unless --lang is given
+`
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) && ee.err == nil {
+		return ee.code // already reported
+	}
+	fmt.Fprintf(stderr, "gpubill: %v\n", err)
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitInput
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "gpubill",
+		Short: "Audit GPU rental and cloud bills: hidden charges, real cost, refunds / 审计GPU租赁与云账单",
+		Long: `gpubill imports a month of exported bills (gpubill template CSV/XLSX, FOCUS) into a
+SQLite ledger, flags every hidden charge with the money at stake and the evidence
+rows, and prints spend and findings reports.
+
+gpubill 把一个月的账单导入本地 SQLite 账本，找出隐藏收费（关机存储、计费取整、
+忘关的实例……），给出涉及金额、证据行和处理建议。
+
+Start with:  gpubill demo` + "\n" + helpTail,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.setup(cmd)
+		},
+	}
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		fmt.Fprintln(a.stderr, cmd.UsageString())
+		return err
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.dbPath, "db", "", "ledger file (default $GPUBILL_DB, else the user data dir)")
+	pf.StringVar(&a.month, "month", "", "billing month YYYY-MM (default: the last complete month in the ledger)")
+	pf.StringVar(&a.tz, "tz", "Asia/Shanghai", "time zone for days, nights and months")
+	pf.StringVar(&a.format, "format", "table", "output format: table|md|csv|json")
+	pf.StringVarP(&a.output, "output", "o", "", "write output to FILE instead of stdout")
+	pf.StringVar(&a.lang, "lang", "", "output language zh|en (default from LANG)")
+	pf.StringVar(&a.config, "config", "", "config file (reserved: thresholds, policy and price overrides)")
+
+	root.AddCommand(
+		a.importCommand(),
+		a.auditCommand(),
+		a.reportCommand(),
+		a.templateCommand(),
+		a.formatsCommand(),
+		a.rulesCommand(),
+		a.demoCommand(),
+	)
+	return root
+}
+
+// setup validates the global flags once, before any command runs.
+func (a *app) setup(cmd *cobra.Command) error {
+	loc, err := time.LoadLocation(a.tz)
+	if err != nil {
+		return fmt.Errorf("--tz %q: %w", a.tz, err)
+	}
+	a.loc = loc
+	if a.lang == "" {
+		a.lang = langFromEnv()
+	}
+	if a.lang != "zh" && a.lang != "en" {
+		return fmt.Errorf("--lang %q: want zh or en", a.lang)
+	}
+	if a.month != "" {
+		if _, err := time.Parse("2006-01", a.month); err != nil {
+			return fmt.Errorf("--month %q: want YYYY-MM", a.month)
+		}
+	}
+	if f := cmd.Flags().Lookup("format"); f != nil {
+		a.formatOn = f.Changed
+	}
+	return nil
+}
+
+func langFromEnv() string {
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if v := os.Getenv(k); v != "" {
+			if strings.HasPrefix(strings.ToLower(v), "zh") {
+				return "zh"
+			}
+			return "en"
+		}
+	}
+	return "en"
+}
+
+// ledgerPath resolves the ledger file: --db, then GPUBILL_DB, then the user
+// data directory.
+func (a *app) ledgerPath() (string, error) {
+	if a.dbPath != "" {
+		return a.dbPath, nil
+	}
+	if p := os.Getenv("GPUBILL_DB"); p != "" {
+		return p, nil
+	}
+	xdg.Reload()
+	if xdg.DataHome == "" {
+		return "", errors.New("cannot find a data directory: give --db or set GPUBILL_DB")
+	}
+	return filepath.Join(xdg.DataHome, "gpubill", "ledger.db"), nil
+}
+
+func (a *app) openLedger(ctx context.Context) (*ledger.DB, error) {
+	p, err := a.ledgerPath()
+	if err != nil {
+		return nil, err
+	}
+	db, err := ledger.Open(ctx, p)
+	if err != nil {
+		return nil, internal(err)
+	}
+	return db, nil
+}
+
+// resolveMonth returns --month or the ledger's default month.
+func (a *app) resolveMonth(ctx context.Context, db *ledger.DB) (string, error) {
+	if a.month != "" {
+		return a.month, nil
+	}
+	m, err := db.DefaultMonth(ctx, time.Now().In(a.loc))
+	if err != nil {
+		return "", internal(err)
+	}
+	if m == "" {
+		return "", fmt.Errorf("the ledger %s holds no bills yet: run gpubill import FILES (or gpubill demo)", db.Path())
+	}
+	return m, nil
+}
+
+// out opens the destination of a command's data: -o FILE or stdout.
+// The returned close function must be called (it reports write errors).
+func (a *app) out() (io.Writer, func() error, error) {
+	if a.output == "" || a.output == "-" {
+		return a.stdout, func() error { return nil }, nil
+	}
+	f, err := os.OpenFile(a.output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Close, nil
+}
+
+// textFormat is the format for tabular output: "table" on a terminal, "tsv"
+// when the user did not ask for a format and stdout is piped.
+func (a *app) textFormat() string {
+	if a.format == "table" && !a.formatOn && (a.output != "" || !isTerminal(a.stdout)) {
+		return "tsv"
+	}
+	return a.format
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// say prints a message for people (never data) to stderr, in the chosen language.
+func (a *app) say(zh, en string, args ...any) {
+	msg := en
+	if a.lang == "zh" {
+		msg = zh
+	}
+	fmt.Fprintf(a.stderr, msg+"\n", args...)
+}

@@ -1,0 +1,67 @@
+package ingest
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// BenchmarkImportTemplateCSV imports a generated template CSV of 100k rows
+// (GPUBILL_BENCH_ROWS raises it, e.g. to 1000000) into a fresh ledger per
+// iteration and reports rows/s.
+func BenchmarkImportTemplateCSV(b *testing.B) {
+	rows := 100_000
+	if s := os.Getenv("GPUBILL_BENCH_ROWS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			b.Fatalf("GPUBILL_BENCH_ROWS=%q is not a positive row count", s)
+		}
+		rows = n
+	}
+	dir := b.TempDir()
+	path := filepath.Join(dir, "bill.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := WriteSampleTemplateCSV(w, rows, 1); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	if st, err := os.Stat(path); err == nil {
+		b.SetBytes(st.Size())
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db, err := ledger.Open(ctx, filepath.Join(dir, "ledger"+strconv.Itoa(i)+".db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		res, err := ImportFile(ctx, db, path, Options{TZ: shanghai})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if res.New != rows {
+			b.Fatalf("imported %d new rows, want %d", res.New, rows)
+		}
+		db.Close()
+		os.Remove(db.Path())
+		os.Remove(db.Path() + "-wal")
+		os.Remove(db.Path() + "-shm")
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}

@@ -1,0 +1,152 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
+)
+
+// Encodings reported by decodeText (Result.Encoding, CheckResult.Encoding).
+const (
+	EncUTF8    = "utf-8"
+	EncUTF8BOM = "utf-8-bom"
+	EncUTF16LE = "utf-16le"
+	EncUTF16BE = "utf-16be"
+	EncGB18030 = "gb18030" // GBK files decode as GB18030, its superset
+)
+
+// sniffSize is how much of a file decodeText looks at to choose an
+// encoding, and how much decoded text detectDelimiter looks at.
+const sniffSize = 64 << 10
+
+// errBinary is returned for input that is no text (NUL bytes in a file that
+// is not UTF-16).
+var errBinary = errors.New("binary data, not a text bill (CSV/TSV) or XLSX")
+
+// decodeText wraps r so that it yields UTF-8, streaming. The encoding is
+// chosen from a byte-order mark if there is one (UTF-8, UTF-16 LE/BE); else
+// from the first 64 KiB: UTF-16 without BOM if every other byte is NUL,
+// UTF-8 if the bytes are valid UTF-8, GB18030 (a superset of GBK) otherwise.
+// A BOM is removed.
+func decodeText(r io.Reader) (io.Reader, string, error) {
+	br := bufio.NewReaderSize(r, sniffSize)
+	head, err := br.Peek(sniffSize)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, "", err
+	}
+	full := len(head) == sniffSize
+	switch {
+	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
+		br.Discard(3)
+		return br, EncUTF8BOM, nil
+	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}):
+		return transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), EncUTF16LE, nil
+	case bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
+		return transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder()), EncUTF16BE, nil
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		switch utf16Guess(head) {
+		case EncUTF16LE:
+			return transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM).NewDecoder()), EncUTF16LE, nil
+		case EncUTF16BE:
+			return transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM).NewDecoder()), EncUTF16BE, nil
+		}
+		return nil, "", errBinary
+	}
+	if full {
+		head = dropPartialRune(head)
+	}
+	if utf8.Valid(head) {
+		return br, EncUTF8, nil
+	}
+	return transform.NewReader(br, simplifiedchinese.GB18030.NewDecoder()), EncGB18030, nil
+}
+
+// utf16Guess tells UTF-16 without BOM from binary data: text in UTF-16 has a
+// NUL in the high byte of nearly every ASCII character (line breaks,
+// separators, digits), all on the same side.
+func utf16Guess(b []byte) string {
+	var even, odd int
+	n := len(b) &^ 1
+	for i := 0; i < n; i += 2 {
+		if b[i] == 0 {
+			even++
+		}
+		if b[i+1] == 0 {
+			odd++
+		}
+	}
+	pairs := n / 2
+	if pairs < 2 {
+		return ""
+	}
+	switch {
+	case odd*10 >= pairs*3 && even*20 < pairs:
+		return EncUTF16LE
+	case even*10 >= pairs*3 && odd*20 < pairs:
+		return EncUTF16BE
+	}
+	return ""
+}
+
+// dropPartialRune cuts an incomplete UTF-8 sequence from the end of a sniffed
+// prefix, so a character split by the sniff window does not look invalid.
+func dropPartialRune(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			return b
+		}
+	}
+	return b
+}
+
+// detectDelimiter chooses the field separator of decoded text from its first
+// lines: the candidate (comma, tab, semicolon) that occurs most often outside
+// quotes on a single line, the header line being the widest. Ties go to the
+// comma, then the tab. Excel's "Unicode text" (UTF-16) is tab-separated.
+func detectDelimiter(sample []byte) rune {
+	cands := []byte{',', '\t', ';'}
+	best := map[byte]int{}
+	lines := 0
+	inQuote := false
+	count := map[byte]int{}
+	flush := func() {
+		for _, c := range cands {
+			best[c] = max(best[c], count[c])
+			count[c] = 0
+		}
+		lines++
+	}
+	for _, c := range sample {
+		switch {
+		case c == '"':
+			inQuote = !inQuote
+		case c == '\n' && !inQuote:
+			flush()
+			if lines >= 30 {
+				goto done
+			}
+		case !inQuote && (c == ',' || c == '\t' || c == ';'):
+			count[c]++
+		}
+	}
+	flush()
+done:
+	delim, n := ',', best[',']
+	if best['\t'] > n {
+		delim, n = '\t', best['\t']
+	}
+	if best[';'] > n {
+		delim = ';'
+	}
+	return delim
+}

@@ -1,0 +1,306 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// FOCUS (FinOps Open Cost and Usage Specification) 1.0–1.2 cost files, as
+// AWS, Azure, GCP, OCI and others export them. Naive times are UTC (the spec
+// says so); NULL written as text or as an empty cell means no value.
+
+var focusFormat = &Format{
+	ID:         "focus",
+	Version:    "1.0-1.2",
+	NameZH:     "FOCUS 成本数据（AWS、Azure、GCP、OCI 等）",
+	NameEN:     "FOCUS cost data (AWS, Azure, GCP, OCI …)",
+	Confidence: ConfidenceDoc,
+	DetectZH:   "表头含 BilledCost、ChargePeriodStart 以及 ProviderName 或 ServiceName",
+	DetectEN:   "header holds BilledCost, ChargePeriodStart and ProviderName or ServiceName",
+	DedupeKey: "hash of provider, account, resource_id, kind, charge category, charge period, quantity and unit, " +
+		"unit price, list/billed cost, currency, description + occurrence number in the file " +
+		"(FOCUS defines no line id; a vendor's extra Id column is not trusted across exports)",
+	Target: TargetLineItems,
+	Columns: []Column{
+		{Field: "billed_cost", Headers: []string{"BilledCost"}, Required: true},
+		{Field: "charge_period_start", Headers: []string{"ChargePeriodStart"}, Required: true},
+		{Field: "charge_period_end", Headers: []string{"ChargePeriodEnd"}},
+		{Field: "billing_period_start", Headers: []string{"BillingPeriodStart"}},
+		{Field: "provider", Headers: []string{"ProviderName", "ServiceProviderName"}},
+		{Field: "service_name", Headers: []string{"ServiceName"}},
+		{Field: "service_category", Headers: []string{"ServiceCategory"}},
+		{Field: "charge_category", Headers: []string{"ChargeCategory"}},
+		{Field: "charge_description", Headers: []string{"ChargeDescription"}},
+		{Field: "pricing_category", Headers: []string{"PricingCategory"}},
+		{Field: "billing_account_id", Headers: []string{"BillingAccountId"}},
+		{Field: "sub_account_id", Headers: []string{"SubAccountId"}},
+		{Field: "resource_id", Headers: []string{"ResourceId"}},
+		{Field: "resource_name", Headers: []string{"ResourceName"}},
+		{Field: "resource_type", Headers: []string{"ResourceType"}},
+		{Field: "sku_id", Headers: []string{"SkuId"}},
+		{Field: "region_id", Headers: []string{"RegionId"}},
+		{Field: "region_name", Headers: []string{"RegionName"}},
+		{Field: "availability_zone", Headers: []string{"AvailabilityZone"}},
+		{Field: "consumed_quantity", Headers: []string{"ConsumedQuantity"}},
+		{Field: "consumed_unit", Headers: []string{"ConsumedUnit"}},
+		{Field: "pricing_quantity", Headers: []string{"PricingQuantity"}},
+		{Field: "pricing_unit", Headers: []string{"PricingUnit"}},
+		{Field: "list_unit_price", Headers: []string{"ListUnitPrice"}},
+		{Field: "list_cost", Headers: []string{"ListCost"}},
+		{Field: "billing_currency", Headers: []string{"BillingCurrency"}},
+		{Field: "tags", Headers: []string{"Tags"}},
+		// Known FOCUS columns without a ledger column of their own.
+		{Field: "billing_account_name", Headers: []string{"BillingAccountName"}, RawOnly: true},
+		{Field: "billing_period_end", Headers: []string{"BillingPeriodEnd"}, RawOnly: true},
+		{Field: "charge_class", Headers: []string{"ChargeClass"}, RawOnly: true},
+		{Field: "charge_frequency", Headers: []string{"ChargeFrequency"}, RawOnly: true},
+		{Field: "commitment_discount_category", Headers: []string{"CommitmentDiscountCategory"}, RawOnly: true},
+		{Field: "commitment_discount_id", Headers: []string{"CommitmentDiscountId"}, RawOnly: true},
+		{Field: "commitment_discount_name", Headers: []string{"CommitmentDiscountName"}, RawOnly: true},
+		{Field: "commitment_discount_status", Headers: []string{"CommitmentDiscountStatus"}, RawOnly: true},
+		{Field: "commitment_discount_type", Headers: []string{"CommitmentDiscountType"}, RawOnly: true},
+		{Field: "contracted_cost", Headers: []string{"ContractedCost"}, RawOnly: true},
+		{Field: "contracted_unit_price", Headers: []string{"ContractedUnitPrice"}, RawOnly: true},
+		{Field: "effective_cost", Headers: []string{"EffectiveCost"}, RawOnly: true},
+		{Field: "invoice_issuer_name", Headers: []string{"InvoiceIssuerName"}, RawOnly: true},
+		{Field: "publisher_name", Headers: []string{"PublisherName"}, RawOnly: true},
+		{Field: "sku_price_id", Headers: []string{"SkuPriceId"}, RawOnly: true},
+		{Field: "sub_account_name", Headers: []string{"SubAccountName"}, RawOnly: true},
+	},
+	match: func(b *binding) bool { return b.idx("provider") >= 0 || b.idx("service_name") >= 0 },
+	lines: focusLines,
+}
+
+// focusLines maps FOCUS rows.
+func focusLines(b *binding, env *mapEnv) (lineMapper, error) {
+	ix := struct {
+		billed, start, end, billingStart, provider, service, serviceCat, category, description, pricingCat,
+		account, subAccount, resourceID, resourceName, resourceType, sku, regionID, regionName, zone,
+		consumedQty, consumedUnit, pricingQty, pricingUnit, listUnitPrice, listCost, currency, tags int
+	}{
+		b.idx("billed_cost"), b.idx("charge_period_start"), b.idx("charge_period_end"), b.idx("billing_period_start"),
+		b.idx("provider"), b.idx("service_name"), b.idx("service_category"), b.idx("charge_category"),
+		b.idx("charge_description"), b.idx("pricing_category"), b.idx("billing_account_id"), b.idx("sub_account_id"),
+		b.idx("resource_id"), b.idx("resource_name"), b.idx("resource_type"), b.idx("sku_id"), b.idx("region_id"),
+		b.idx("region_name"), b.idx("availability_zone"), b.idx("consumed_quantity"), b.idx("consumed_unit"),
+		b.idx("pricing_quantity"), b.idx("pricing_unit"), b.idx("list_unit_price"), b.idx("list_cost"),
+		b.idx("billing_currency"), b.idx("tags"),
+	}
+	cell := func(c *rowCtx, i int) string { return focusText(c.cell(i)) }
+	return func(c *rowCtx, li *ledger.LineItem) (bool, error) {
+		var err error
+		li.Provider = focusProvider(cell(c, ix.provider), env.provider)
+		if li.Provider == "" {
+			if ix.provider < 0 {
+				return false, c.errAt(-1, "the file has no ProviderName column: pass --provider")
+			}
+			return false, c.errAt(ix.provider, "ProviderName is empty (or pass --provider)")
+		}
+		if li.BilledCost, err = c.requiredAmount(ix.billed); err != nil {
+			return false, err
+		}
+		if li.ChargePeriodStart, err = c.requiredTime(ix.start, time.UTC); err != nil {
+			return false, err
+		}
+		li.ChargePeriodEnd = li.ChargePeriodStart
+		if ix.end >= 0 {
+			if li.ChargePeriodEnd, err = c.requiredTime(ix.end, time.UTC); err != nil {
+				return false, err
+			}
+		}
+		if li.ChargePeriodEnd.Before(li.ChargePeriodStart) {
+			return false, c.errAt(ix.end, fmt.Sprintf("ChargePeriodEnd %q is before ChargePeriodStart %q", c.cell(ix.end), c.cell(ix.start)))
+		}
+		// The billing period is the month of BillingPeriodStart as written
+		// (its own offset, UTC when naive); else of the charge start in UTC.
+		li.BillingPeriod = li.ChargePeriodStart.Format("2006-01")
+		if s := cell(c, ix.billingStart); s != "" {
+			t, ok := parseTimeWall(trimCell(s), time.UTC)
+			if !ok {
+				return false, c.errAt(ix.billingStart, fmt.Sprintf("%q is not a date-time", s))
+			}
+			li.BillingPeriod = t.Format("2006-01")
+		}
+		li.Currency = strings.ToUpper(cell(c, ix.currency))
+		if li.Currency == "" {
+			if ix.currency < 0 {
+				return false, c.errAt(-1, "the file has no BillingCurrency column")
+			}
+			return false, c.errAt(ix.currency, "required value is empty")
+		}
+		li.ChargeCategory = focusCategory(cell(c, ix.category))
+		li.ServiceName = cell(c, ix.service)
+		li.BillingAccountID = cell(c, ix.account)
+		li.SubAccount = cell(c, ix.subAccount)
+		li.ResourceID = cell(c, ix.resourceID)
+		li.ResourceName = cell(c, ix.resourceName)
+		li.ResourceType = cell(c, ix.resourceType)
+		li.SKU = cell(c, ix.sku)
+		li.Region = cell(c, ix.regionID)
+		if li.Region == "" {
+			li.Region = cell(c, ix.regionName)
+		}
+		li.Zone = cell(c, ix.zone)
+		li.Description = cell(c, ix.description)
+		if li.ConsumedQuantity, err = c.amount(ix.consumedQty); err != nil {
+			return false, err
+		}
+		li.ConsumedUnit = cell(c, ix.consumedUnit)
+		if li.PricingQuantity, err = c.amount(ix.pricingQty); err != nil {
+			return false, err
+		}
+		li.PricingUnit = cell(c, ix.pricingUnit)
+		if li.ListUnitPrice, err = c.amount(ix.listUnitPrice); err != nil {
+			return false, err
+		}
+		if li.ListCost, err = c.amount(ix.listCost); err != nil {
+			return false, err
+		}
+		li.Kind = focusKind(li.ChargeCategory, cell(c, ix.serviceCat), li.ResourceType, li.Description)
+		li.PricingModel = focusPricing(li.ChargeCategory, cell(c, ix.pricingCat))
+		li.GPUModel = gpuModelFromText(li.Description + " " + li.SKU + " " + li.ResourceType)
+		if t := cell(c, ix.tags); t != "" && strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
+			li.Tags = t
+		}
+		li.Raw = c.raw()
+		return false, nil
+	}, nil
+}
+
+// focusText turns FOCUS's NULL (written as text) into an empty cell.
+func focusText(s string) string {
+	if s == "NULL" || s == "null" {
+		return ""
+	}
+	return s
+}
+
+// focusProvider maps ProviderName to a provider slug: a platform gpubill
+// knows by name gets its slug (Alibaba Cloud → aliyun), others are kept
+// lower-cased (AWS → aws, Microsoft → microsoft). Empty takes override.
+func focusProvider(name, override string) string {
+	if name == "" {
+		return override
+	}
+	if slug, ok := ledger.ParseProvider(name); ok {
+		return slug
+	}
+	return strings.ToLower(name)
+}
+
+// focusCategory normalises ChargeCategory's case; empty means Usage, an
+// unknown value is kept as written.
+func focusCategory(s string) string {
+	if s == "" {
+		return ledger.CategoryUsage
+	}
+	for _, c := range ledger.ChargeCategories {
+		if strings.EqualFold(s, c) {
+			return c
+		}
+	}
+	return s
+}
+
+// focusPricing derives the pricing model from PricingCategory (1.0:
+// On-Demand, Commitment-Based, Dynamic, Other; pre-1.0: Standard, Committed)
+// and ChargeCategory (a Purchase is prepaid).
+func focusPricing(category, pricingCat string) string {
+	if category == ledger.CategoryPurchase {
+		return ledger.PricingPackage
+	}
+	switch strings.ToLower(pricingCat) {
+	case "commitment-based", "committed":
+		return ledger.PricingReserved
+	case "dynamic", "spot":
+		return ledger.PricingSpot
+	}
+	return ledger.PricingOnDemand
+}
+
+// focusKind derives the charge kind. Charge categories Credit, Tax and
+// Adjustment give their kind; then the text of ChargeDescription and
+// ResourceType wins over ServiceCategory, because AWS files data transfer,
+// EBS volumes and snapshots under the Compute category: snapshot → snapshot,
+// data transfer or public IP → network, a disk or volume → storage. Else the
+// service category: Compute → compute, Storage → storage, Networking →
+// network, Other or none → other, any other FOCUS category (Databases,
+// Integration, AI and Machine Learning …) → service.
+func focusKind(category, serviceCat, resourceType, description string) string {
+	switch category {
+	case ledger.CategoryCredit:
+		return ledger.KindCredit
+	case ledger.CategoryTax:
+		return ledger.KindTax
+	case ledger.CategoryAdjustment:
+		return ledger.KindAdjustment
+	}
+	text := strings.ToLower(description + " | " + resourceType)
+	has := func(words ...string) bool {
+		for _, w := range words {
+			if strings.Contains(text, w) {
+				return true
+			}
+		}
+		return false
+	}
+	rt := strings.ToLower(resourceType)
+	switch {
+	case has("snapshot"):
+		return ledger.KindSnapshot
+	case has("data transfer", "datatransfer", "-out-bytes", "-in-bytes", "bandwidth", "public ip", "ipv4 address", "nat gateway"):
+		return ledger.KindNetwork
+	case rt == "volume" || rt == "bootvolume" || rt == "disk" || has("managed disk", "provisioned storage", "block volume"):
+		return ledger.KindStorage
+	}
+	switch strings.ToLower(serviceCat) {
+	case "compute":
+		return ledger.KindCompute
+	case "storage":
+		return ledger.KindStorage
+	case "networking":
+		return ledger.KindNetwork
+	case "", "other":
+		return ledger.KindOther
+	}
+	return ledger.KindService
+}
+
+// GPU instance families: AWS instance types (g5.4xlarge …) and Azure N-series
+// names, with the GPU they carry.
+var (
+	awsGPUType = regexp.MustCompile(`\b(p2|p3|p3dn|p4d|p4de|p5|p5e|p5en|g3|g3s|g4dn|g4ad|g5|g5g|g6|g6e|gr6)\.(\d*x?large|metal)\b`)
+	awsGPU     = map[string]string{
+		"p2": "K80", "p3": "V100", "p3dn": "V100", "p4d": "A100", "p4de": "A100 80G", "p5": "H100", "p5e": "H200",
+		"p5en": "H200", "g3": "M60", "g3s": "M60", "g4dn": "T4", "g4ad": "Radeon Pro V520", "g5": "A10G",
+		"g5g": "T4G", "g6": "L4", "g6e": "L40S", "gr6": "L4",
+	}
+	azureNSeries = regexp.MustCompile(`\bN(C|D|V)[A-Za-z0-9_]*\b`)
+	gpuNames     = regexp.MustCompile(`\b(H200|H100|A100|A10|V100|T4|M60|K80|P100|P40|L4|L40S|MI300X)\b`)
+)
+
+// gpuModelFromText recognises a GPU instance type in a description or SKU
+// (g5.4xlarge → A10G; an Azure N-series VM naming its GPU → that GPU); ""
+// when it cannot tell.
+func gpuModelFromText(s string) string {
+	if m := awsGPUType.FindStringSubmatch(s); m != nil {
+		return awsGPU[m[1]]
+	}
+	if azureNSeries.MatchString(s) {
+		if m := gpuNames.FindString(s); m != "" {
+			return m
+		}
+		switch {
+		case strings.Contains(s, "NCv3") || strings.Contains(s, "NCsv3") || strings.Contains(s, "NDv2"):
+			return "V100"
+		case strings.Contains(s, "NCv2"):
+			return "P100"
+		}
+	}
+	return ""
+}

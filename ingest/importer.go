@@ -1,0 +1,576 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// Options control an import.
+type Options struct {
+	DryRun   bool           // do everything inside the transaction, then roll it back
+	Provider string         // --provider: the platform, for formats (or empty cells) that cannot tell
+	TZ       *time.Location // zone of naive Chinese timestamps and of billing months; nil = Asia/Shanghai
+	Preview  int            // how many mapped rows to keep in Result.Preview / PreviewTx
+}
+
+// Result is the outcome of importing one file.
+type Result struct {
+	Path     string
+	Format   string // format id; several joined by "," when sheets differ
+	Provider string // providers seen, sorted, joined by ","
+	// Read counts the data records after the header (empty records at the
+	// very end of a table are not counted); Read = New + Duplicate + Skipped.
+	Read, New, Duplicate, Skipped int
+	Status                        string // "ok", "dry-run" or "failed"
+	Err                           error
+	Preview                       []ledger.LineItem
+	PreviewTx                     []ledger.Transaction
+	Encoding                      string // EncUTF8 … for text files, "xlsx" for workbooks
+	Tables                        int    // recognised tables (sheets) imported
+}
+
+// Statuses of a Result.
+const (
+	StatusOK     = "ok"
+	StatusDryRun = "dry-run"
+	StatusFailed = "failed"
+)
+
+// batchSize is how many rows the parse goroutine hands to the inserter at a
+// time; it fits one multi-row INSERT of the ledger (at most 819 rows). 100,
+// 400, 500 and 800 measured within the noise of a 2-core machine.
+const batchSize = 500
+
+// defaultTZ is Asia/Shanghai, or UTC+8 where the system has no zone data.
+func defaultTZ() *time.Location {
+	if loc, err := time.LoadLocation("Asia/Shanghai"); err == nil {
+		return loc
+	}
+	return time.FixedZone("CST", 8*3600)
+}
+
+// ImportFile imports one file into the ledger in one transaction: every
+// recognised table (an XLSX workbook may hold several) gets an imports
+// record, and its rows are mapped, keyed and inserted in batches. Any error
+// rolls the whole file back. With opts.DryRun the import runs to the end and
+// is rolled back, so the counts are exact and nothing is stored.
+//
+// The returned Result is filled in either case; on failure its Status is
+// "failed", its Err the returned error, and nothing of the file is stored.
+// Errors in the user's file are *InputError.
+func ImportFile(ctx context.Context, db *ledger.DB, path string, opts Options) (Result, error) {
+	// An import allocates many short-lived rows; a less eager collector
+	// saves about a fifth of the wall time (PERFORMANCE.md). Only the
+	// default setting is changed, so GOGC from the environment wins.
+	if prev := debug.SetGCPercent(400); prev != 100 {
+		debug.SetGCPercent(prev)
+	} else {
+		defer debug.SetGCPercent(prev)
+	}
+	res := Result{Path: path, Status: StatusFailed}
+	err := importFile(ctx, db, path, opts, &res)
+	if err != nil {
+		res.Err = err
+		res.Status = StatusFailed
+		res.New, res.Duplicate = 0, 0
+		return res, err
+	}
+	res.Status = StatusOK
+	if opts.DryRun {
+		res.Status = StatusDryRun
+	}
+	return res, nil
+}
+
+func importFile(ctx context.Context, db *ledger.DB, path string, opts Options, res *Result) (err error) {
+	if opts.TZ == nil {
+		opts.TZ = defaultTZ()
+	}
+	if opts.Provider != "" {
+		opts.Provider = focusProvider(strings.TrimSpace(opts.Provider), "")
+	}
+	sum, size, err := fileDigest(path)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	src, err := openSource(path, f)
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	res.Encoding = src.encoding
+
+	var itx *ledger.ImportTx
+	defer func() {
+		if itx == nil {
+			return
+		}
+		if err != nil || opts.DryRun {
+			itx.Rollback()
+			return
+		}
+		if cerr := itx.Commit(); cerr != nil {
+			err = cerr
+		}
+	}()
+
+	im := &importer{ctx: ctx, opts: opts, res: res, keys: newRowKeyer(), providers: map[string]bool{}}
+	var formats []string
+	var cands []string
+	for i := 0; i < src.numTables(); i++ {
+		t, err := src.openTable(i)
+		if err != nil {
+			return err
+		}
+		b, hdrLine, seen, err := findHeader(t)
+		if err != nil {
+			closeTable(t)
+			return err
+		}
+		if b == nil {
+			cands = append(cands, describeCandidates(t.sheet(), seen)...)
+			closeTable(t)
+			continue
+		}
+		if itx == nil {
+			if itx, err = db.BeginImport(ctx); err != nil {
+				closeTable(t)
+				return err
+			}
+		}
+		imp := &ledger.Import{Path: path, SHA256: sum, Size: size, Format: b.format.ID, FormatVersion: b.format.Version,
+			Sheet: t.sheet(), Header: b.header, HeaderRow: hdrLine}
+		if err := itx.AddImport(ctx, imp); err != nil {
+			closeTable(t)
+			return err
+		}
+		env := &mapEnv{path: path, tz: opts.TZ, provider: opts.Provider, xlsx: src.isXLSX(), date1904: src.date1904}
+		err = im.table(itx, t, b, env, imp)
+		closeTable(t)
+		if err != nil {
+			return err
+		}
+		if err := itx.FinishImport(ctx, imp); err != nil {
+			return err
+		}
+		res.Tables++
+		if !contains(formats, b.format.ID) {
+			formats = append(formats, b.format.ID)
+		}
+	}
+	if res.Tables == 0 {
+		return noFormatError(path, cands)
+	}
+	res.Format = strings.Join(formats, ",")
+	res.Provider = joinKeys(im.providers)
+	return nil
+}
+
+// noFormatError is the error for a file in which no table was recognised.
+func noFormatError(path string, cands []string) error {
+	msg := "no known bill format recognised"
+	if len(cands) > 0 {
+		if len(cands) > 4 {
+			cands = cands[:4]
+		}
+		msg += " (header candidates: " + strings.Join(cands, "; ") + ")"
+	} else {
+		msg += " (no rows)"
+	}
+	return &InputError{File: path, Msg: msg}
+}
+
+// findHeader reads up to maxHeaderSearch records of t and returns the binding
+// of the first record that carries a format's signature, with its physical
+// line; seen holds copies of the records read when none does.
+func findHeader(t table) (b *binding, line int, seen [][]string, err error) {
+	for n := 0; n < maxHeaderSearch; n++ {
+		rec, err := t.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		if emptyRecord(rec) {
+			continue
+		}
+		if b := detectHeader(rec); b != nil {
+			return b, t.line(0), nil, nil
+		}
+		seen = append(seen, append([]string(nil), rec...))
+	}
+	return nil, 0, seen, nil
+}
+
+// describeCandidates renders the first rows of an unrecognised table for an
+// error message, and names the format a row nearly matched.
+func describeCandidates(sheet string, seen [][]string) []string {
+	var out []string
+	for i, rec := range seen {
+		if i == 2 {
+			break
+		}
+		s := strings.Join(trimTrailingEmpty(rec), ",")
+		if r := []rune(s); len(r) > 80 {
+			s = string(r[:80]) + "…"
+		}
+		s = fmt.Sprintf("%q", s)
+		if sheet != "" {
+			s = sheet + ": " + s
+		}
+		if hint := nearMiss(rec); hint != "" {
+			s += " " + hint
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// nearMiss names the format a header row resembles and the required
+// columns it lacks ("" when it resembles none).
+func nearMiss(rec []string) string {
+	for _, f := range registry {
+		b := bind(f, rec)
+		if b.matched < 3 {
+			continue
+		}
+		var missing []string
+		for ci, c := range f.Columns {
+			if c.Required && b.pos[ci] < 0 {
+				missing = append(missing, c.Headers[0])
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Sprintf("looks like %s but lacks %s", f.ID, strings.Join(missing, ", "))
+		}
+	}
+	return ""
+}
+
+func trimTrailingEmpty(rec []string) []string {
+	for len(rec) > 0 && rec[len(rec)-1] == "" {
+		rec = rec[:len(rec)-1]
+	}
+	return rec
+}
+
+// importer holds what one file's tables share.
+type importer struct {
+	ctx       context.Context
+	opts      Options
+	res       *Result
+	keys      *rowKeyer
+	providers map[string]bool
+}
+
+// batch carries mapped rows from the parse goroutine to the inserter.
+type batch struct {
+	items []ledger.LineItem
+	txs   []ledger.Transaction
+	err   error
+}
+
+// counts are the parse goroutine's tallies, read after it finished.
+type counts struct {
+	read, skipped int
+}
+
+// table streams the rows of one recognised table into the ledger: a parse
+// goroutine maps records into batches, this goroutine inserts them (on two
+// cores the inserter is the bottleneck, so parsing runs beside it).
+func (im *importer) table(itx *ledger.ImportTx, t table, b *binding, env *mapEnv, imp *ledger.Import) error {
+	var lm lineMapper
+	var tm txMapper
+	var err error
+	if b.format.Target == TargetTransactions {
+		tm, err = b.format.txs(b, env)
+	} else {
+		lm, err = b.format.lines(b, env)
+	}
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(im.ctx)
+	defer cancel()
+	full := make(chan *batch, 2)
+	free := make(chan *batch, 3)
+	for i := 0; i < 3; i++ {
+		free <- &batch{}
+	}
+	var cnt counts
+	go im.parse(ctx, t, b, env, imp.ID, lm, tm, full, free, &cnt)
+
+	sent, added := 0, 0
+	var ferr error
+	for bt := range full {
+		if ferr != nil {
+			continue // drain after an error so the parser ends
+		}
+		if bt.err != nil {
+			ferr = bt.err
+			cancel()
+			continue
+		}
+		var n int
+		if lm != nil {
+			n, ferr = itx.InsertLineItems(ctx, bt.items)
+			sent += len(bt.items)
+		} else {
+			n, ferr = itx.InsertTransactions(ctx, bt.txs)
+			sent += len(bt.txs)
+		}
+		added += n
+		if ferr != nil {
+			cancel()
+			continue
+		}
+		bt.items, bt.txs = bt.items[:0], bt.txs[:0]
+		free <- bt
+	}
+	if ferr != nil {
+		return ferr
+	}
+	if err := im.ctx.Err(); err != nil {
+		return err
+	}
+	imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped = cnt.read, added, sent-added, cnt.skipped
+	im.res.Read += cnt.read
+	im.res.New += added
+	im.res.Duplicate += sent - added
+	im.res.Skipped += cnt.skipped
+	return nil
+}
+
+// parse is the parse goroutine of table: it reads records, maps them, keys
+// them and sends full batches; it closes full when done (after an error, it
+// sends a batch carrying the error).
+func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv, importID int64,
+	lm lineMapper, tm txMapper, full chan<- *batch, free chan *batch, cnt *counts) {
+	defer close(full)
+	rc := &rowCtx{env: env, b: b, t: t}
+	var cur *batch
+	get := func() bool {
+		if cur != nil {
+			return true
+		}
+		select {
+		case cur = <-free:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	send := func(bt *batch) bool {
+		select {
+		case full <- bt:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	fail := func(err error) {
+		send(&batch{err: err})
+	}
+	recNo, pendingEmpty := 0, 0
+	for {
+		rec, err := t.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fail(err)
+			return
+		}
+		recNo++
+		if emptyRecord(rec) {
+			pendingEmpty++ // counted only when a row follows: trailing empty rows are no data
+			continue
+		}
+		cnt.read += pendingEmpty + 1
+		cnt.skipped += pendingEmpty
+		pendingEmpty = 0
+		if !get() {
+			return
+		}
+		rc.rec = rec
+		if lm != nil {
+			cur.items = append(cur.items, ledger.LineItem{})
+			li := &cur.items[len(cur.items)-1]
+			skip, err := lm(rc, li)
+			if err != nil {
+				fail(err)
+				return
+			}
+			if skip {
+				cur.items = cur.items[:len(cur.items)-1]
+				cnt.skipped++
+				continue
+			}
+			li.ImportID, li.SourceRow = importID, recNo
+			li.RowKey = im.keys.lineKey(li)
+			im.providers[li.Provider] = true
+			if len(im.res.Preview) < im.opts.Preview {
+				im.res.Preview = append(im.res.Preview, *li)
+			}
+			if len(cur.items) == batchSize {
+				if !send(cur) {
+					return
+				}
+				cur = nil
+			}
+		} else {
+			cur.txs = append(cur.txs, ledger.Transaction{})
+			x := &cur.txs[len(cur.txs)-1]
+			skip, err := tm(rc, x)
+			if err != nil {
+				fail(err)
+				return
+			}
+			if skip {
+				cur.txs = cur.txs[:len(cur.txs)-1]
+				cnt.skipped++
+				continue
+			}
+			x.ImportID, x.SourceRow = importID, recNo
+			x.RowKey = im.keys.txKey(x)
+			im.providers[x.Provider] = true
+			if len(im.res.PreviewTx) < im.opts.Preview {
+				im.res.PreviewTx = append(im.res.PreviewTx, *x)
+			}
+			if len(cur.txs) == batchSize {
+				if !send(cur) {
+					return
+				}
+				cur = nil
+			}
+		}
+	}
+	if cur != nil && (len(cur.items) > 0 || len(cur.txs) > 0) {
+		send(cur)
+	}
+}
+
+// fileDigest returns the SHA-256 (hex) and size of a file.
+func fileDigest(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// ImportPaths imports files and folders: a folder is walked recursively in
+// name order, skipping hidden files and folders (names starting with ".").
+// Each file is imported in its own transaction; a refused file does not stop
+// the others. The error joins the errors of the files that failed (nil when
+// all succeeded); a cancelled context stops the walk.
+func ImportPaths(ctx context.Context, db *ledger.DB, paths []string, opts Options) ([]Result, error) {
+	var results []Result
+	var failed []error
+	for _, e := range expandPaths(paths) {
+		if err := ctx.Err(); err != nil {
+			return results, err
+		}
+		if e.err != nil {
+			results = append(results, Result{Path: e.path, Status: StatusFailed, Err: e.err})
+			failed = append(failed, e.err)
+			continue
+		}
+		r, err := ImportFile(ctx, db, e.path, opts)
+		results = append(results, r)
+		if err != nil {
+			failed = append(failed, err)
+		}
+	}
+	return results, errors.Join(failed...)
+}
+
+// pathEntry is one file to import, or a path that could not be read.
+type pathEntry struct {
+	path string
+	err  error
+}
+
+// expandPaths turns the arguments into files, in argument order: folders
+// walked recursively in name order, hidden entries skipped.
+func expandPaths(paths []string) []pathEntry {
+	var out []pathEntry
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			out = append(out, pathEntry{p, err})
+			continue
+		}
+		if !st.IsDir() {
+			out = append(out, pathEntry{path: p})
+			continue
+		}
+		// WalkDir visits entries in lexical order.
+		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				out = append(out, pathEntry{q, err})
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if q != p && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				out = append(out, pathEntry{path: q})
+			}
+			return nil
+		})
+		if err != nil {
+			out = append(out, pathEntry{p, err})
+		}
+	}
+	return out
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func joinKeys(m map[string]bool) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}

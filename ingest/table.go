@@ -1,0 +1,282 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// table is a streaming source of records: the rows of a CSV file or of one
+// XLSX sheet. Memory does not grow with the number of rows.
+type table interface {
+	// sheet names the XLSX sheet ("" for a CSV file).
+	sheet() string
+	// next returns the next record with its cells trimmed, or io.EOF. The
+	// slice is reused by the following call; its strings are not.
+	next() ([]string, error)
+	// line is the physical position of cell col (0-based) of the current
+	// record: the line number in a CSV file (the line the cell starts on,
+	// which differs from the record's first line only after a quoted
+	// multi-line cell), the row number in a sheet.
+	line(col int) int
+}
+
+// csvTable reads delimited text with encoding/csv.
+type csvTable struct {
+	path string
+	r    *csv.Reader
+	rec  []string
+}
+
+func newCSVTable(path string, r io.Reader, delim rune) *csvTable {
+	cr := csv.NewReader(r)
+	cr.Comma = delim
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	cr.LazyQuotes = false
+	return &csvTable{path: path, r: cr}
+}
+
+func (t *csvTable) sheet() string { return "" }
+
+func (t *csvTable) next() ([]string, error) {
+	rec, err := t.r.Read()
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			msg := "broken quote: " + pe.Err.Error()
+			if !errors.Is(pe.Err, csv.ErrQuote) && !errors.Is(pe.Err, csv.ErrBareQuote) {
+				msg = pe.Err.Error()
+			}
+			if pe.StartLine != pe.Line {
+				msg += fmt.Sprintf(" (in the record that starts on line %d)", pe.StartLine)
+			}
+			return nil, &InputError{File: t.path, Line: pe.Line, Msg: msg}
+		}
+		if err == io.EOF {
+			return nil, io.EOF
+		}
+		return nil, &InputError{File: t.path, Msg: "cannot read text", Err: err}
+	}
+	for i, c := range rec {
+		rec[i] = trimCell(c)
+	}
+	t.rec = rec
+	return rec, nil
+}
+
+func (t *csvTable) line(col int) int {
+	if col < 0 || col >= len(t.rec) {
+		col = 0
+	}
+	if len(t.rec) == 0 {
+		return 0
+	}
+	l, _ := t.r.FieldPos(col)
+	return l
+}
+
+// xlsxTable reads one sheet through excelize's streaming Rows iterator
+// (never GetRows, which holds the whole sheet).
+type xlsxTable struct {
+	path string
+	name string
+	rows *excelize.Rows
+	row  int
+}
+
+func (t *xlsxTable) sheet() string { return t.name }
+
+func (t *xlsxTable) next() (rec []string, err error) {
+	defer func() {
+		if r := recover(); r != nil { // excelize on a damaged sheet
+			rec, err = nil, &InputError{File: t.path, Sheet: t.name, Line: t.row, Msg: fmt.Sprintf("damaged worksheet: %v", r)}
+		}
+	}()
+	if !t.rows.Next() {
+		if err := t.rows.Error(); err != nil {
+			return nil, &InputError{File: t.path, Sheet: t.name, Line: t.row + 1, Msg: "cannot read worksheet", Err: err}
+		}
+		return nil, io.EOF
+	}
+	t.row++
+	cols, err := t.rows.Columns()
+	if err != nil {
+		return nil, &InputError{File: t.path, Sheet: t.name, Line: t.row, Msg: "cannot read row", Err: err}
+	}
+	for i, c := range cols {
+		cols[i] = trimCell(c)
+	}
+	return cols, nil
+}
+
+func (t *xlsxTable) line(int) int { return t.row }
+
+func (t *xlsxTable) close() error { return t.rows.Close() }
+
+// source is an opened bill file: delimited text (one table) or an XLSX
+// workbook (one table per sheet).
+type source struct {
+	path      string
+	encoding  string // text files: EncUTF8 …; "xlsx" for workbooks
+	delimiter rune
+	text      io.Reader
+	book      *excelize.File
+	sheets    []string
+	date1904  bool
+}
+
+// Magic numbers of files that are not bills in a form gpubill reads.
+var (
+	magicZip = []byte("PK\x03\x04")
+	magicOLE = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
+	magicPDF = []byte("%PDF")
+)
+
+// openSource looks at the content of r (never at the file name) and opens it
+// as an XLSX workbook or as delimited text.
+func openSource(path string, r io.Reader) (src *source, err error) {
+	br := bufio.NewReaderSize(r, sniffSize)
+	head, _ := br.Peek(8)
+	switch {
+	case len(head) == 0:
+		return nil, &InputError{File: path, Msg: "empty file"}
+	case bytes.HasPrefix(head, magicZip):
+		return openXLSX(path, br)
+	case bytes.HasPrefix(head, magicOLE):
+		return nil, &InputError{File: path, Msg: "an Excel 97-2003 (.xls) or encrypted workbook: save it as .xlsx or CSV"}
+	case bytes.HasPrefix(head, magicPDF):
+		return nil, &InputError{File: path, Msg: "a PDF document: export the bill as CSV or XLSX"}
+	}
+	text, enc, err := decodeText(br)
+	if err != nil {
+		if errors.Is(err, errBinary) {
+			return nil, &InputError{File: path, Msg: err.Error()}
+		}
+		return nil, &InputError{File: path, Msg: "cannot read", Err: err}
+	}
+	tb := bufio.NewReaderSize(text, sniffSize)
+	sample, err := tb.Peek(sniffSize)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, &InputError{File: path, Msg: "cannot decode text as " + enc, Err: err}
+	}
+	return &source{path: path, encoding: enc, delimiter: detectDelimiter(sample), text: tb}, nil
+}
+
+func openXLSX(path string, r io.Reader) (src *source, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			src, err = nil, &InputError{File: path, Msg: fmt.Sprintf("damaged XLSX workbook: %v", p)}
+		}
+	}()
+	book, err := excelize.OpenReader(r, excelize.Options{RawCellValue: true})
+	if err != nil {
+		return nil, &InputError{File: path, Msg: "not a readable XLSX workbook (truncated or damaged?)", Err: err}
+	}
+	src = &source{path: path, encoding: "xlsx", book: book, sheets: book.GetSheetList()}
+	if props, err := book.GetWorkbookProps(); err == nil && props.Date1904 != nil {
+		src.date1904 = *props.Date1904
+	}
+	return src, nil
+}
+
+func (s *source) isXLSX() bool { return s.book != nil }
+
+// numTables is how many tables the source holds.
+func (s *source) numTables() int {
+	if s.isXLSX() {
+		return len(s.sheets)
+	}
+	return 1
+}
+
+// openTable opens table i; the caller closes it with closeTable.
+func (s *source) openTable(i int) (t table, err error) {
+	if !s.isXLSX() {
+		return newCSVTable(s.path, s.text, s.delimiter), nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			t, err = nil, &InputError{File: s.path, Sheet: s.sheets[i], Msg: fmt.Sprintf("damaged worksheet: %v", p)}
+		}
+	}()
+	rows, err := s.book.Rows(s.sheets[i])
+	if err != nil {
+		return nil, &InputError{File: s.path, Sheet: s.sheets[i], Msg: "cannot open worksheet", Err: err}
+	}
+	return &xlsxTable{path: s.path, name: s.sheets[i], rows: rows}, nil
+}
+
+func closeTable(t table) {
+	if x, ok := t.(*xlsxTable); ok {
+		x.close()
+	}
+}
+
+func (s *source) close() error {
+	if s.book != nil {
+		return s.book.Close()
+	}
+	return nil
+}
+
+// InputError is a problem with a user's file (as opposed to an internal
+// error). It prints as FILE:LINE:COL: column NAME: message for text files and
+// as FILE: Sheet!D12: column NAME: message for XLSX sheets.
+type InputError struct {
+	File   string
+	Sheet  string // XLSX sheet, "" for text files
+	Line   int    // physical line (text) or row (sheet), 1-based; 0 = whole file
+	Col    int    // 1-based column (field) number; 0 = whole line
+	Column string // the column's header as written in the file, if known
+	Msg    string
+	Err    error // cause, if any
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	switch {
+	case e.Sheet != "" && e.Line > 0 && e.Col > 0:
+		fmt.Fprintf(&b, ": %s!%s%d", e.Sheet, columnLetters(e.Col), e.Line)
+	case e.Sheet != "" && e.Line > 0:
+		fmt.Fprintf(&b, ": %s!%d", e.Sheet, e.Line)
+	case e.Sheet != "":
+		fmt.Fprintf(&b, ": %s", e.Sheet)
+	case e.Line > 0 && e.Col > 0:
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+	case e.Line > 0:
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Column != "" {
+		b.WriteString("column ")
+		b.WriteString(e.Column)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// columnLetters turns a 1-based column number into A, B, … Z, AA, ….
+func columnLetters(n int) string {
+	var b []byte
+	for n > 0 {
+		n--
+		b = append([]byte{byte('A' + n%26)}, b...)
+		n /= 26
+	}
+	return string(b)
+}

@@ -1,0 +1,246 @@
+package reports
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpubill/gpubill/ledger"
+	"github.com/shopspring/decimal"
+)
+
+// sampleFindings stores an audit of 2026-10 over the sample ledger and
+// returns the findings as saved.
+func sampleFindings(t *testing.T, s *sample) []ledger.Finding {
+	t.Helper()
+	ev := func(li ledger.LineItem) ledger.Evidence {
+		return ledger.Evidence{LineItemID: li.ID, File: li.File, Row: li.SourceRow}
+	}
+	compute := s.item(t, "c7b24f3a9e", ledger.KindCompute)
+	storage := s.item(t, "c7b24f3a9e", ledger.KindStorage)
+	disk := s.item(t, "disk-2", ledger.KindStorage)
+	egress := s.item(t, "i-bp1xyz", ledger.KindNetwork)
+	var many []ledger.Evidence
+	for i := range 7 {
+		many = append(many, ledger.Evidence{LineItemID: int64(9001 + i), File: "bills/focus.csv", Row: 10 + i})
+	}
+	fs := []ledger.Finding{
+		{Fingerprint: "fp-stopped", RuleID: "stopped_storage", Severity: ledger.SeverityHigh, Provider: "autodl",
+			ResourceID: "c7b24f3a9e", PeriodStart: storage.ChargePeriodStart, PeriodEnd: storage.ChargePeriodEnd,
+			AmountAtRisk: nd(t, "0.12345678"), Currency: "CNY",
+			ReasonZH: "实例关机期间仍收取系统盘费用", ReasonEN: "system disk billed while the instance was stopped",
+			AdviceZH: "释放不用的数据盘", AdviceEN: "release disks you no longer need", Evidence: []ledger.Evidence{ev(storage)}},
+		{Fingerprint: "fp-unclassified", RuleID: "unclassified_charge", Severity: ledger.SeverityLow, Provider: "autodl",
+			ResourceID: "c7b24f3a9e", PeriodStart: storage.ChargePeriodStart, PeriodEnd: disk.ChargePeriodEnd,
+			AmountAtRisk: nd(t, "1.62345678"), Currency: "CNY",
+			ReasonZH: "费用类型不明", ReasonEN: "charge of unknown kind", Evidence: []ledger.Evidence{ev(storage), ev(disk)}},
+		{Fingerprint: "fp-forgotten", RuleID: "forgotten_instance", Severity: ledger.SeverityMedium, Provider: "autodl",
+			ResourceID: "c7b24f3a9e", PeriodStart: compute.ChargePeriodStart, PeriodEnd: compute.ChargePeriodEnd,
+			AmountAtRisk: nd(t, "3.76"), Currency: "CNY",
+			ReasonZH: "实例连续运行 10 小时，跨越夜间", ReasonEN: "instance ran 10 hours, overnight",
+			AdviceZH: "设置自动关机", AdviceEN: "set an automatic shutdown", Evidence: []ledger.Evidence{ev(compute)}},
+		{Fingerprint: "fp-rounding", RuleID: "min_duration_rounding", Severity: ledger.SeverityLow, Provider: "autodl",
+			ResourceID: "c7b24f3a9e", PeriodStart: compute.ChargePeriodStart, PeriodEnd: compute.ChargePeriodEnd,
+			AmountAtRisk: nd(t, "0.5"), Currency: "CNY",
+			ReasonZH: "按整小时计费", ReasonEN: "billed by the full hour", Evidence: []ledger.Evidence{ev(compute)}},
+		{Fingerprint: "fp-release", RuleID: "release_risk", Severity: ledger.SeverityInfo, Provider: "aliyun",
+			ResourceID: "i-bp1xyz", PeriodStart: bj("2026-10-31 00:00"), PeriodEnd: bj("2026-11-01 00:00"), Currency: "CNY",
+			ReasonZH: "实例将于 2026-11-02 被释放", ReasonEN: "instance will be released on 2026-11-02"},
+		{Fingerprint: "fp-egress", RuleID: "egress", Severity: ledger.SeverityMedium, Provider: "aliyun",
+			ResourceID: "i-bp1xyz", PeriodStart: egress.ChargePeriodStart, PeriodEnd: egress.ChargePeriodEnd,
+			AmountAtRisk: nd(t, "12.5"), Currency: "CNY",
+			ReasonZH: "公网流量费 ¥12.50 超过 ¥10", ReasonEN: "egress of ¥12.50 is above ¥10",
+			AdviceZH: "改用内网传输", AdviceEN: "move data over the internal network", Evidence: []ledger.Evidence{ev(egress)}},
+		{Fingerprint: "fp-aws", RuleID: "forgotten_instance", Severity: ledger.SeverityHigh, Provider: "aws",
+			ResourceID: "i-0abc", PeriodStart: bj("2026-10-05 08:00"), PeriodEnd: bj("2026-10-05 16:00"),
+			AmountAtRisk: nd(t, "1"), Currency: "USD",
+			ReasonZH: "=HYPERLINK(\"x\") 实例运行超过 8 小时", ReasonEN: "-instance ran more than 8 hours", Evidence: many},
+	}
+	if _, err := s.db.SaveAudit(context.Background(), "2026-10", "Asia/Shanghai", "{}", fs); err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+func TestFindingsGolden(t *testing.T) {
+	s := newSample(t)
+	sampleFindings(t, s)
+	rep, err := Findings(context.Background(), s.db, "2026-10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := append(formatCases[:len(formatCases):len(formatCases)],
+		struct {
+			name string
+			opts WriteOptions
+		}{"json_utc", WriteOptions{Format: FormatJSON, TZ: time.UTC}})
+	for _, fc := range cases {
+		t.Run(fc.name, func(t *testing.T) {
+			checkGolden(t, fc.name, render(t, rep, fc.opts))
+		})
+	}
+
+	// totals independent of the golden files: CNY = stopped 0.12345678 +
+	// unclassified's unclaimed disk 1.5 + forgotten 3.76 + rounding 0 (its
+	// line item is counted by the more severe forgotten_instance) + egress 12.5
+	var doc struct {
+		Findings []struct {
+			PeriodStart string `json:"period_start"`
+		} `json:"findings"`
+		Totals []struct {
+			Currency     string  `json:"currency"`
+			AmountAtRisk *string `json:"amount_at_risk"`
+			Count        int     `json:"count"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal(render(t, rep, WriteOptions{Format: FormatJSON}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		amount string
+		count  int
+	}{"CNY": {"17.88345678", 6}, "USD": {"1", 1}}
+	if len(doc.Totals) != len(want) {
+		t.Fatalf("totals: got %d want %d", len(doc.Totals), len(want))
+	}
+	for _, tot := range doc.Totals {
+		w := want[tot.Currency]
+		if tot.AmountAtRisk == nil || *tot.AmountAtRisk != w.amount || tot.Count != w.count {
+			t.Errorf("%s total: got %v × %d want %s × %d", tot.Currency, tot.AmountAtRisk, tot.Count, w.amount, w.count)
+		}
+	}
+	for _, f := range doc.Findings {
+		if !strings.HasSuffix(f.PeriodStart, "+08:00") {
+			t.Errorf("period_start %q: want RFC 3339 with the +08:00 offset of Asia/Shanghai", f.PeriodStart)
+		}
+	}
+}
+
+// TestFindingsTotals: each line item's money counts once, under the most
+// severe finding (then the rule listed first).
+func TestFindingsTotals(t *testing.T) {
+	billed := map[int64]decimal.Decimal{
+		1: decimal.RequireFromString("10"),
+		2: decimal.RequireFromString("2.5"),
+		3: decimal.RequireFromString("0.00000001"),
+	}
+	f := func(fp, rule, sev, amount, cur string, items ...int64) ledger.Finding {
+		var ev []ledger.Evidence
+		for _, id := range items {
+			ev = append(ev, ledger.Evidence{LineItemID: id, File: "a.csv", Row: int(id)})
+		}
+		return ledger.Finding{Fingerprint: fp, RuleID: rule, Severity: sev, Provider: "autodl", Currency: cur,
+			AmountAtRisk: nd(t, amount), Evidence: ev}
+	}
+	for _, tc := range []struct {
+		name        string
+		findings    []ledger.Finding
+		want        map[string]string // currency → total ("null" = unknown)
+		wantCounted map[string]string // fingerprint → counted
+	}{
+		{"disjoint findings add up",
+			[]ledger.Finding{f("a", "seat_fee", "low", "10", "CNY", 1), f("b", "egress", "low", "2.5", "CNY", 2)},
+			map[string]string{"CNY": "12.5"}, map[string]string{"a": "10", "b": "2.5"}},
+		{"itemised lower finding counts only unclaimed items",
+			[]ledger.Finding{f("low", "unclassified_charge", "low", "12.5", "CNY", 1, 2), f("high", "stopped_storage", "high", "10", "CNY", 1)},
+			map[string]string{"CNY": "12.5"}, map[string]string{"high": "10", "low": "2.5"}},
+		{"partial-amount lower finding counts nothing when overlapping",
+			[]ledger.Finding{f("round", "min_duration_rounding", "low", "0.4", "CNY", 1), f("forgot", "forgotten_instance", "medium", "3", "CNY", 1)},
+			map[string]string{"CNY": "3"}, map[string]string{"forgot": "3", "round": "0"}},
+		{"equal severity: the rule listed first wins",
+			[]ledger.Finding{f("u", "unclassified_charge", "medium", "10", "CNY", 1), f("s", "stopped_storage", "medium", "10", "CNY", 1)},
+			map[string]string{"CNY": "10"}, map[string]string{"s": "10", "u": "0"}},
+		{"unknown amount claims nothing",
+			[]ledger.Finding{f("r", "release_risk", "high", "", "CNY", 1), f("s", "seat_fee", "low", "10", "CNY", 1)},
+			map[string]string{"CNY": "10"}, map[string]string{"r": "null", "s": "10"}},
+		{"zero amount claims nothing",
+			[]ledger.Finding{f("z", "forgotten_instance", "high", "0", "CNY", 1), f("s", "seat_fee", "low", "10", "CNY", 1)},
+			map[string]string{"CNY": "10"}, map[string]string{"z": "0", "s": "10"}},
+		{"currencies never mix; all unknown is null",
+			[]ledger.Finding{f("c", "seat_fee", "low", "0.00000001", "CNY", 3), f("u", "release_risk", "info", "", "USD")},
+			map[string]string{"CNY": "0.00000001", "USD": "null"}, map[string]string{"c": "0.00000001", "u": "null"}},
+		{"finding citing an unknown line item is not split",
+			[]ledger.Finding{f("a", "seat_fee", "high", "10", "CNY", 1), f("b", "unclassified_charge", "low", "10", "CNY", 1, 99)},
+			map[string]string{"CNY": "10"}, map[string]string{"a": "10", "b": "0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := NewFindingsReport("2026-10", tc.findings, billed)
+			got := map[string]string{}
+			for _, tot := range rep.Totals {
+				got[tot.Currency] = "null"
+				if tot.AmountAtRisk.Valid {
+					got[tot.Currency] = tot.AmountAtRisk.Decimal.String()
+				}
+			}
+			for cur, w := range tc.want {
+				if got[cur] != w {
+					t.Errorf("%s total: got %s want %s", cur, got[cur], w)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Errorf("totals: got %v want %v", got, tc.want)
+			}
+			for _, e := range rep.Findings {
+				c := "null"
+				if e.Counted.Valid {
+					c = e.Counted.Decimal.String()
+				}
+				if w := tc.wantCounted[e.Fingerprint]; c != w {
+					t.Errorf("finding %s counted: got %s want %s", e.Fingerprint, c, w)
+				}
+			}
+		})
+	}
+}
+
+func TestEvidenceText(t *testing.T) {
+	var ev []ledger.Evidence
+	for i := range 7 {
+		ev = append(ev, ledger.Evidence{LineItemID: int64(i), File: "a.csv", Row: i + 1})
+	}
+	for _, tc := range []struct {
+		name  string
+		ev    []ledger.Evidence
+		lang  string
+		exact bool
+		want  string
+	}{
+		{"short list", ev[:2], "zh", false, "a.csv:1, a.csv:2"},
+		{"five fit", ev[:5], "en", false, "a.csv:1, a.csv:2, a.csv:3, a.csv:4, a.csv:5"},
+		{"long zh", ev, "zh", false, "a.csv:1, a.csv:2, a.csv:3, a.csv:4, a.csv:5 …共7行"},
+		{"long en", ev, "en", false, "a.csv:1, a.csv:2, a.csv:3, a.csv:4, a.csv:5 … 7 rows"},
+		{"exact keeps all", ev[:3], "en", true, "a.csv:1;a.csv:2;a.csv:3"},
+		{"none", nil, "en", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := evidenceText(tc.ev, tc.lang, tc.exact); got != tc.want {
+				t.Errorf("got %q want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFindingsEmpty(t *testing.T) {
+	db := newLedger(t)
+	rep, err := Findings(context.Background(), db, "2026-10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts WriteOptions
+		want string
+	}{
+		{"json", WriteOptions{Format: FormatJSON}, "{\n  \"month\": \"2026-10\",\n  \"findings\": [],\n  \"totals\": []\n}\n"},
+		{"table zh", WriteOptions{Format: FormatTable, Lang: "zh"}, "审计发现 2026-10\n\n没有发现问题。\n"},
+		{"csv header only", WriteOptions{Format: FormatCSV}, "fingerprint,rule_id,severity,provider,resource_id,period_start,period_end,currency,amount_at_risk,state,reason_zh,reason_en,advice_zh,advice_en,evidence\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(render(t, rep, tc.opts)); got != tc.want {
+				t.Errorf("got %q want %q", got, tc.want)
+			}
+		})
+	}
+}

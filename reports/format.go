@@ -1,0 +1,178 @@
+package reports
+
+import (
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// This file is the only place that rounds money (and ratios) for display.
+//
+// Rounding rule: decimal.Round, i.e. half away from zero (1.005 → 1.01,
+// −1.005 → −1.01), to the currency's minor unit (2 decimals; 0 for JPY and
+// KRW). Banker's rounding was rejected: users compare our figures with the
+// vendors' consoles, which round half up.
+
+// unknownDisplay is how a human format shows an unknown amount.
+const unknownDisplay = "-"
+
+// minorDigits is the number of decimals a currency is shown with.
+func minorDigits(currency string) int32 {
+	switch strings.ToUpper(currency) {
+	case "JPY", "KRW", "VND", "IDR":
+		return 0
+	}
+	return 2
+}
+
+// FormatMoney renders an amount. exact gives the decimal string at source
+// precision (for JSON, CSV, TSV: users re-sum those); otherwise the amount is
+// rounded half away from zero to the currency's minor unit and its integer
+// part grouped by thousands ("1,234.57"). The currency itself is not
+// written: every report shows it in its own column.
+func FormatMoney(d decimal.Decimal, currency string, exact bool) string {
+	if exact {
+		return d.String()
+	}
+	places := minorDigits(currency)
+	s := d.Round(places).StringFixed(places)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	if neg && strings.Trim(s, "0.") != "" { // never print "-0.00"
+		b.WriteByte('-')
+	}
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if hasFrac {
+		b.WriteByte('.')
+		b.WriteString(frac)
+	}
+	return b.String()
+}
+
+// FormatNullMoney renders an optional amount: unknown is "-" in human
+// formats and "" (an empty cell) in exact ones.
+func FormatNullMoney(d decimal.NullDecimal, currency string, exact bool) string {
+	if !d.Valid {
+		if exact {
+			return ""
+		}
+		return unknownDisplay
+	}
+	return FormatMoney(d.Decimal, currency, exact)
+}
+
+// jsonMoney renders an optional amount for JSON: its exact decimal string,
+// or nil (null) when unknown.
+func jsonMoney(d decimal.NullDecimal) *string {
+	if !d.Valid {
+		return nil
+	}
+	s := d.Decimal.String()
+	return &s
+}
+
+// shareDigits is the precision of a share (a ratio) in JSON: 4 decimals,
+// i.e. a hundredth of a percent.
+const shareDigits = 4
+
+// Share is part/whole rounded half away from zero to 4 decimals ("0.2345");
+// unknown when whole is not positive (a month of only credits has no
+// meaningful share).
+func Share(part, whole decimal.Decimal) decimal.NullDecimal {
+	if whole.Sign() <= 0 {
+		return decimal.NullDecimal{}
+	}
+	return decimal.NullDecimal{Decimal: part.DivRound(whole, shareDigits), Valid: true}
+}
+
+// FormatShare renders a share: exact gives the 4-decimal ratio ("0.2345"),
+// otherwise a percentage with 2 decimals ("23.45%"); unknown as for money.
+func FormatShare(s decimal.NullDecimal, exact bool) string {
+	if !s.Valid {
+		if exact {
+			return ""
+		}
+		return unknownDisplay
+	}
+	if exact {
+		return s.Decimal.StringFixed(shareDigits)
+	}
+	return s.Decimal.Shift(2).Round(2).StringFixed(2) + "%"
+}
+
+// defaultTZ is the report time zone when none is given (DESIGN.md: --tz
+// defaults to Asia/Shanghai). A binary without the zone database falls back
+// to the fixed offset, which is what Asia/Shanghai has been since 1991.
+func defaultTZ() *time.Location {
+	if loc, err := time.LoadLocation("Asia/Shanghai"); err == nil {
+		return loc
+	}
+	return time.FixedZone("CST", 8*3600)
+}
+
+// formatRFC3339 renders a time for JSON: RFC 3339 with the zone's offset;
+// "" for the zero time.
+func formatRFC3339(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(loc).Format(time.RFC3339)
+}
+
+// formatPeriod renders a half-open period for humans, minutes precision:
+// "2026-10-03 14:00~15:00" within a day, else both dates.
+func formatPeriod(start, end time.Time, loc *time.Location) string {
+	if start.IsZero() && end.IsZero() {
+		return unknownDisplay
+	}
+	s, e := start.In(loc), end.In(loc)
+	if end.IsZero() {
+		return s.Format("2006-01-02 15:04") + "~"
+	}
+	if start.IsZero() {
+		return "~" + e.Format("2006-01-02 15:04")
+	}
+	if s.Format("2006-01-02") == e.Format("2006-01-02") {
+		return s.Format("2006-01-02 15:04") + "~" + e.Format("15:04")
+	}
+	return s.Format("2006-01-02 15:04") + "~" + e.Format("2006-01-02 15:04")
+}
+
+// csvText protects a text cell that came from bill data against formula
+// injection in spreadsheets (DESIGN.md "Output safety"): a cell beginning
+// with = + - @, tab or CR gets a leading apostrophe. Numbers never pass
+// through here, so a negative amount stays a number.
+func csvText(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + s
+	}
+	return s
+}
+
+// oneLine makes bill text safe for a single table or TSV cell: tabs, line
+// breaks and other control characters become spaces.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' }

@@ -1,0 +1,45 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+)
+
+// Column describes one column of a Table.
+type Column struct {
+	Key     string // snake_case name: the header of csv and tsv output
+	Title   string // header of table and md output, in the report's language
+	Numeric bool   // right-aligned in tables; never prefixed against formula injection
+}
+
+// Table is a small table for command output that is not a report of its
+// own (the import summary, the rule list): it gets the same CJK-aware
+// alignment and the same encoders as the reports.
+type Table struct{ g grid }
+
+// NewTable starts a table with the given columns.
+func NewTable(cols ...Column) *Table {
+	t := &Table{}
+	for _, c := range cols {
+		t.g.cols = append(t.g.cols, column{key: c.Key, title: c.Title, numeric: c.Numeric})
+	}
+	return t
+}
+
+// Add appends a row; it must have one cell per column.
+func (t *Table) Add(cells ...string) { t.g.add(cells...) }
+
+// Write encodes the table as table, tsv, md or csv.
+func (t *Table) Write(w io.Writer, format string) error {
+	switch format {
+	case FormatTable, "":
+		return t.g.writeTable(w)
+	case FormatTSV:
+		return t.g.writeTSV(w)
+	case FormatMarkdown:
+		return t.g.writeMarkdown(w)
+	case FormatCSV:
+		return t.g.writeCSV(w)
+	}
+	return fmt.Errorf("table: unknown format %q", format)
+}

@@ -1,0 +1,132 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Output formats of Write.
+const (
+	FormatTable    = "table" // aligned columns for a terminal, headers in Lang
+	FormatTSV      = "tsv"   // tab-separated, one header line of keys, raw values (stdout not a terminal)
+	FormatMarkdown = "md"    // GitHub markdown tables with a title line
+	FormatCSV      = "csv"   // encoding/csv, snake_case header, exact values, formula-safe text
+	FormatJSON     = "json"  // the documented JSON contract (DESIGN.md "Command line")
+)
+
+// Formats lists the formats Write accepts.
+var Formats = []string{FormatTable, FormatTSV, FormatMarkdown, FormatCSV, FormatJSON}
+
+// WriteOptions says how a report is encoded.
+type WriteOptions struct {
+	Format string         // one of Formats; "" = table
+	Lang   string         // "zh" or "en"; "" = zh
+	TZ     *time.Location // zone for times; nil = Asia/Shanghai
+}
+
+// normalize fills the defaults and rejects unknown values.
+func (o WriteOptions) normalize() (WriteOptions, error) {
+	switch o.Format {
+	case "":
+		o.Format = FormatTable
+	case FormatTable, FormatTSV, FormatMarkdown, FormatCSV, FormatJSON:
+	default:
+		return o, fmt.Errorf("reports: unknown format %q (want table, tsv, md, csv or json)", o.Format)
+	}
+	switch o.Lang {
+	case "":
+		o.Lang = "zh"
+	case "zh", "en":
+	default:
+		return o, fmt.Errorf("reports: unknown language %q (want zh or en)", o.Lang)
+	}
+	if o.TZ == nil {
+		o.TZ = defaultTZ()
+	}
+	return o, nil
+}
+
+// exact tells whether the format carries exact values (machine formats) or
+// rounded display values (human formats).
+func (o WriteOptions) exact() bool {
+	return o.Format == FormatCSV || o.Format == FormatTSV || o.Format == FormatJSON
+}
+
+// section is one titled table of a human-format report.
+type section struct {
+	title string // "" = none
+	grid  *grid
+	empty string // shown instead of an empty table; "" = tr("none")
+}
+
+// writeSections lays out a human-format (table or md) report: a title line,
+// then each section, then notes.
+func writeSections(w io.Writer, opts WriteOptions, title string, secs []section, notes []string) error {
+	md := opts.Format == FormatMarkdown
+	var b strings.Builder
+	if md {
+		b.WriteString("# " + mdHeading(title) + "\n")
+	} else {
+		b.WriteString(title + "\n")
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	for _, s := range secs {
+		b.Reset()
+		b.WriteString("\n")
+		if s.title != "" {
+			if md {
+				b.WriteString("## " + mdHeading(s.title) + "\n\n")
+			} else {
+				b.WriteString(oneLine(s.title) + "\n")
+			}
+		}
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return err
+		}
+		if len(s.grid.rows) == 0 {
+			empty := s.empty
+			if empty == "" {
+				empty = tr(opts.Lang, "none")
+			}
+			if _, err := io.WriteString(w, empty+"\n"); err != nil {
+				return err
+			}
+			continue
+		}
+		var err error
+		if md {
+			err = s.grid.writeMarkdown(w)
+		} else {
+			err = s.grid.writeTable(w)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(notes) > 0 {
+		b.Reset()
+		b.WriteString("\n")
+		for _, n := range notes {
+			if md {
+				b.WriteString(mdCell(n) + "\n\n")
+			} else {
+				b.WriteString(n + "\n")
+			}
+		}
+		out := b.String()
+		if md {
+			out = strings.TrimSuffix(out, "\n")
+		}
+		if _, err := io.WriteString(w, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mdHeading makes text safe for a markdown heading.
+func mdHeading(s string) string { return mdCell(s) }

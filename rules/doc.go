@@ -1,0 +1,23 @@
+// Package rules is gpubill's audit engine: a registry of rules, each of which
+// reads the line items of one billing month from the ledger and returns
+// findings (ledger.Finding) with the money at risk, a bilingual reason, the
+// basis of the amount and the evidence rows behind it.
+//
+// Semantics follow DESIGN.md "Rule semantics". Shared building blocks:
+//   - sessions.go: on-demand compute sessions and which instance a charge
+//     serves (parent resource, same resource, or the account as a fallback);
+//   - policies.json / policy.go: the embedded platform policy table (billing
+//     step, minimum billed duration, what is charged while stopped, release
+//     days), each entry with its source and the date it was seen;
+//   - format.go: the one place where rules round money and durations for the
+//     text of a finding (amounts themselves stay exact decimals).
+//
+// The engine loads the month's line items plus the compute items of the
+// neighbouring months (so that sessions and idle days at the month's edges
+// are judged with their context), runs every enabled rule, fingerprints and
+// sorts the findings. It stores nothing: the caller saves the findings with
+// ledger.DB.SaveAudit.
+//
+// One rule = one file (stopped_storage.go, min_duration_rounding.go,
+// forgotten_instance.go …) plus one registry line in engine.go.
+package rules

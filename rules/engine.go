@@ -1,0 +1,519 @@
+package rules
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	_ "time/tzdata" // Asia/Shanghai must load on systems without zoneinfo
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// Rule is one audit rule. Run reads in and returns its findings; the engine
+// fills RuleID (when empty), Fingerprint and State, and sorts the evidence.
+type Rule interface {
+	ID() string
+	Info() Info
+	Run(ctx context.Context, in *Input) ([]ledger.Finding, error)
+}
+
+// Info describes a rule for `gpubill rules`.
+type Info struct {
+	ID            string
+	TitleZH       string
+	TitleEN       string
+	DescriptionZH string
+	DescriptionEN string
+	Params        []Param
+}
+
+// Param is one configurable threshold of a rule, set as "rule_id.name=value".
+type Param struct {
+	Name    string
+	Type    string // duration | amount | clock | bool
+	Default string
+	Value   string // the value in effect (Describe fills it)
+	HelpZH  string
+	HelpEN  string
+}
+
+// Parameter types.
+const (
+	ParamDuration = "duration" // Go duration: 8h, 90m
+	ParamAmount   = "amount"   // non-negative decimal, in the finding's currency
+	ParamClock    = "clock"    // HH:MM in --tz
+	ParamBool     = "bool"     // true | false
+)
+
+// enabledParam is added to every rule by the engine.
+var enabledParam = Param{Name: "enabled", Type: ParamBool, Default: "true",
+	HelpZH: "是否运行此规则", HelpEN: "whether the rule runs"}
+
+// registry lists the rules in the order of DESIGN.md (which also breaks
+// ties between findings). Adding a rule = one file + one line here.
+var registry = []Rule{
+	stoppedStorage{},
+	minDurationRounding{},
+	forgottenInstance{},
+}
+
+// Rules returns the registered rules in order.
+func Rules() []Rule { return append([]Rule(nil), registry...) }
+
+func ruleIndex(id string) int {
+	for i, r := range registry {
+		if r.ID() == id {
+			return i
+		}
+	}
+	return len(registry)
+}
+
+// Config is what an audit runs with.
+type Config struct {
+	// TZ cuts days and nights (default Asia/Shanghai).
+	TZ *time.Location
+	// Params overrides rule parameters, keyed "rule_id.param" (see Describe).
+	Params map[string]string
+	// Policies overrides entries of the embedded platform policy table,
+	// keyed by provider slug.
+	Policies map[string]Policy
+}
+
+// DefaultTZ is the zone used when Config.TZ is nil.
+const DefaultTZ = "Asia/Shanghai"
+
+// DefaultConfig returns the configuration with every default: Asia/Shanghai,
+// no parameter or policy overrides.
+func DefaultConfig() Config {
+	loc, err := time.LoadLocation(DefaultTZ)
+	if err != nil { // cannot happen: time/tzdata is linked in
+		loc = time.FixedZone("CST", 8*3600)
+	}
+	return Config{TZ: loc, Params: map[string]string{}, Policies: map[string]Policy{}}
+}
+
+func (c Config) tz() *time.Location {
+	if c.TZ != nil {
+		return c.TZ
+	}
+	return DefaultConfig().TZ
+}
+
+// Set applies one "rule_id.param=value" assignment (the CLI's --set flag),
+// checking that the parameter exists and the value parses.
+func (c *Config) Set(assignment string) error {
+	key, value, ok := strings.Cut(assignment, "=")
+	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+	if !ok || key == "" {
+		return fmt.Errorf("rule parameter %q: want rule_id.param=value, e.g. forgotten_instance.limit=6h", assignment)
+	}
+	p, err := lookupParam(key)
+	if err != nil {
+		return err
+	}
+	if err := checkParam(key, p.Type, value); err != nil {
+		return err
+	}
+	if c.Params == nil {
+		c.Params = map[string]string{}
+	}
+	c.Params[key] = value
+	return nil
+}
+
+// Validate checks every parameter override: known key, parsable value.
+func (c Config) Validate() error {
+	keys := make([]string, 0, len(c.Params))
+	for k := range c.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p, err := lookupParam(k)
+		if err != nil {
+			return err
+		}
+		if err := checkParam(k, p.Type, c.Params[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ruleParams(r Rule) []Param {
+	return append(append([]Param(nil), r.Info().Params...), enabledParam)
+}
+
+func lookupParam(key string) (Param, error) {
+	ruleID, name, ok := strings.Cut(key, ".")
+	if ok {
+		for _, r := range registry {
+			if r.ID() != ruleID {
+				continue
+			}
+			for _, p := range ruleParams(r) {
+				if p.Name == name {
+					return p, nil
+				}
+			}
+		}
+	}
+	return Param{}, fmt.Errorf("unknown rule parameter %q (未知规则参数; `gpubill rules` lists them)", key)
+}
+
+func checkParam(key, typ, value string) error {
+	var err error
+	switch typ {
+	case ParamDuration:
+		_, err = parseDurationParam(value)
+	case ParamAmount:
+		_, err = parseAmountParam(value)
+	case ParamClock:
+		_, err = parseClockParam(value)
+	case ParamBool:
+		_, err = strconv.ParseBool(value)
+		if err != nil {
+			err = fmt.Errorf("%q is not true or false", value)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("rule parameter %s: %w", key, err)
+	}
+	return nil
+}
+
+func parseDurationParam(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration such as 8h or 90m", s)
+	}
+	return d, nil
+}
+
+func parseAmountParam(s string) (decimal.Decimal, error) {
+	d, err := decimal.NewFromString(s)
+	if err != nil || d.IsNegative() {
+		return decimal.Decimal{}, fmt.Errorf("%q is not a non-negative amount such as 10 or 0.01", s)
+	}
+	return d, nil
+}
+
+// parseClockParam reads HH:MM (00:00 … 24:00) as the offset from midnight.
+func parseClockParam(s string) (time.Duration, error) {
+	h, m, ok := strings.Cut(s, ":")
+	hh, err1 := strconv.Atoi(h)
+	mm, err2 := strconv.Atoi(m)
+	if !ok || err1 != nil || err2 != nil || hh < 0 || mm < 0 || mm > 59 || hh > 24 || (hh == 24 && mm != 0) {
+		return 0, fmt.Errorf("%q is not a time of day such as 07:00", s)
+	}
+	return time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute, nil
+}
+
+// param returns the value in effect for rule.name.
+func (c Config) param(ruleID, name string) string {
+	if v, ok := c.Params[ruleID+"."+name]; ok {
+		return v
+	}
+	for _, r := range registry {
+		if r.ID() == ruleID {
+			for _, p := range ruleParams(r) {
+				if p.Name == name {
+					return p.Default
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func (c Config) enabled(ruleID string) bool {
+	b, err := strconv.ParseBool(c.param(ruleID, "enabled"))
+	return err != nil || b
+}
+
+// ParamsJSON renders every parameter in effect (defaults and overrides,
+// keyed "rule_id.param") and every policy override ("policy.slug.field"),
+// for the audit_runs record. Keys are sorted, so equal configs give equal text.
+func (c Config) ParamsJSON() string {
+	m := map[string]string{}
+	for _, r := range registry {
+		for _, p := range ruleParams(r) {
+			m[r.ID()+"."+p.Name] = c.param(r.ID(), p.Name)
+		}
+	}
+	for slug, p := range c.Policies {
+		pre := "policy." + slug + "."
+		m[pre+"billing_step"] = p.BillingStep.String()
+		m[pre+"minimum_billed"] = p.MinimumBilled.String()
+		m[pre+"release_days"] = strconv.Itoa(p.ReleaseDays)
+		m[pre+"charged_while_stopped"] = strings.Join(p.ChargedWhileStopped, ",")
+		if p.MinimumCharge.Valid {
+			m[pre+"minimum_charge"] = p.MinimumCharge.Decimal.String()
+		}
+	}
+	b, _ := json.Marshal(m) // a map of strings always marshals
+	return string(b)
+}
+
+// Describe lists every rule with its parameters and the values in effect
+// under cfg, for `gpubill rules`.
+func Describe(cfg Config) []Info {
+	out := make([]Info, 0, len(registry))
+	for _, r := range registry {
+		info := r.Info()
+		info.Params = ruleParams(r)
+		for i := range info.Params {
+			info.Params[i].Value = cfg.param(r.ID(), info.Params[i].Name)
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// Input is what a rule reads: the month's line items with their context.
+type Input struct {
+	Month string
+	// MonthStart and MonthEnd bound the calendar month in TZ (half-open).
+	MonthStart, MonthEnd time.Time
+	TZ                   *time.Location
+	// Items are the line items whose billing period is Month. Raw cells are
+	// not loaded.
+	Items []*ledger.LineItem
+	// Context are compute line items of the previous and next billing
+	// periods: they complete sessions and idle days at the month's edges.
+	// Rules never report them on their own.
+	Context []*ledger.LineItem
+	// DataEnd is, per provider, the latest charge period end in the whole
+	// ledger: a session ending there is still running as far as we know.
+	DataEnd map[string]time.Time
+
+	cfg      Config
+	ruleID   string
+	sessions []Session
+	sessIdx  map[int64]int
+	cover    *coverage
+}
+
+// Param returns the value in effect of the running rule's parameter name.
+func (in *Input) Param(name string) string { return in.cfg.param(in.ruleID, name) }
+
+func (in *Input) durationParam(name string) (time.Duration, error) {
+	d, err := parseDurationParam(in.Param(name))
+	if err != nil {
+		return 0, fmt.Errorf("rule parameter %s.%s: %w", in.ruleID, name, err)
+	}
+	return d, nil
+}
+
+func (in *Input) amountParam(name string) (decimal.Decimal, error) {
+	d, err := parseAmountParam(in.Param(name))
+	if err != nil {
+		return d, fmt.Errorf("rule parameter %s.%s: %w", in.ruleID, name, err)
+	}
+	return d, nil
+}
+
+func (in *Input) clockParam(name string) (time.Duration, error) {
+	d, err := parseClockParam(in.Param(name))
+	if err != nil {
+		return 0, fmt.Errorf("rule parameter %s.%s: %w", in.ruleID, name, err)
+	}
+	return d, nil
+}
+
+// Policy returns the platform policy of provider (override or embedded).
+func (in *Input) Policy(provider string) (Policy, bool) { return in.cfg.policyFor(provider) }
+
+// InMonth reports whether li belongs to the audited month (not context).
+func (in *Input) InMonth(li *ledger.LineItem) bool { return li.BillingPeriod == in.Month }
+
+// Run audits month: it loads the month's line items (and the compute items
+// of the neighbouring months as context), runs every enabled rule, and
+// returns the findings sorted by severity (most severe first), rule order,
+// provider, resource and period. It stores nothing.
+func Run(ctx context.Context, db *ledger.DB, month string, cfg Config) ([]ledger.Finding, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	in, err := load(ctx, db, month, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return runRules(ctx, in)
+}
+
+func parseMonth(month string, loc *time.Location) (start, end time.Time, err error) {
+	t, err := time.ParseInLocation("2006-01", month, loc)
+	if err != nil || t.Format("2006-01") != month {
+		return start, end, fmt.Errorf("month %q: want YYYY-MM", month)
+	}
+	return t, t.AddDate(0, 1, 0), nil
+}
+
+func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input, error) {
+	loc := cfg.tz()
+	start, end, err := parseMonth(month, loc)
+	if err != nil {
+		return nil, err
+	}
+	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, DataEnd: map[string]time.Time{}}
+	keep := func(dst *[]*ledger.LineItem) func(*ledger.LineItem) error {
+		return func(li *ledger.LineItem) error {
+			c := *li
+			c.Raw = nil // rules never read the source cells; they can be large
+			*dst = append(*dst, &c)
+			return nil
+		}
+	}
+	if err := db.EachLineItem(ctx, ledger.Filter{Month: month}, keep(&in.Items)); err != nil {
+		return nil, fmt.Errorf("rules: load %s: %w", month, err)
+	}
+	for _, m := range []string{start.AddDate(0, -1, 0).Format("2006-01"), end.Format("2006-01")} {
+		if err := db.EachLineItem(ctx, ledger.Filter{Month: m, Kinds: []string{ledger.KindCompute}}, keep(&in.Context)); err != nil {
+			return nil, fmt.Errorf("rules: load context %s: %w", m, err)
+		}
+	}
+	rows, err := db.SQL().QueryContext(ctx, `SELECT provider, max(charge_period_end) FROM line_items GROUP BY provider`)
+	if err != nil {
+		return nil, fmt.Errorf("rules: end of data: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p, e string
+		if err := rows.Scan(&p, &e); err != nil {
+			return nil, fmt.Errorf("rules: end of data: %w", err)
+		}
+		t, err := ledger.ParseTime(e)
+		if err != nil {
+			return nil, fmt.Errorf("rules: end of data of %s: %w", p, err)
+		}
+		in.DataEnd[p] = t
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("rules: end of data: %w", err)
+	}
+	return in, nil
+}
+
+func runRules(ctx context.Context, in *Input) ([]ledger.Finding, error) {
+	rowKeys := make(map[int64]string, len(in.Items)+len(in.Context))
+	for _, li := range in.Items {
+		rowKeys[li.ID] = li.RowKey
+	}
+	for _, li := range in.Context {
+		rowKeys[li.ID] = li.RowKey
+	}
+	var all []ledger.Finding
+	seen := map[string]string{}
+	for _, r := range registry {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !in.cfg.enabled(r.ID()) {
+			continue
+		}
+		in.ruleID = r.ID()
+		fs, err := r.Run(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("rules: %s: %w", r.ID(), err)
+		}
+		for i := range fs {
+			f := &fs[i]
+			if f.RuleID == "" {
+				f.RuleID = r.ID()
+			}
+			if ledger.SeverityRank(f.Severity) < 0 {
+				return nil, fmt.Errorf("rules: %s: unknown severity %q", r.ID(), f.Severity)
+			}
+			if f.State == "" {
+				f.State = "open"
+			}
+			f.Month = in.Month
+			sortEvidence(f.Evidence)
+			f.Fingerprint = Fingerprint(f, rowKeys)
+			if prev, dup := seen[f.Fingerprint]; dup {
+				return nil, fmt.Errorf("rules: %s: two findings with fingerprint %s (also from %s)", r.ID(), f.Fingerprint, prev)
+			}
+			seen[f.Fingerprint] = r.ID()
+		}
+		all = append(all, fs...)
+	}
+	in.ruleID = ""
+	SortFindings(all)
+	return all, nil
+}
+
+func sortEvidence(ev []ledger.Evidence) {
+	sort.Slice(ev, func(i, j int) bool {
+		a, b := ev[i], ev[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Row != b.Row {
+			return a.Row < b.Row
+		}
+		return a.LineItemID < b.LineItemID
+	})
+}
+
+// Fingerprint identifies a finding across reruns: the first 16 hex digits of
+// the SHA-256 of its rule, provider, resource, period and the sorted row keys
+// (dedupe keys, not database ids) of its evidence. rowKeys maps line item ids
+// to row keys; an id missing there falls back to "id:N".
+func Fingerprint(f *ledger.Finding, rowKeys map[int64]string) string {
+	keys := make([]string, 0, len(f.Evidence))
+	for _, e := range f.Evidence {
+		k, ok := rowKeys[e.LineItemID]
+		if !ok {
+			k = "id:" + strconv.FormatInt(e.LineItemID, 10)
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, s := range append([]string{f.RuleID, f.Provider, f.ResourceID,
+		ledger.FormatTime(f.PeriodStart), ledger.FormatTime(f.PeriodEnd)}, keys...) {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// SortFindings orders findings deterministically: most severe first, then
+// rule order, provider, resource, period, fingerprint.
+func SortFindings(fs []ledger.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := &fs[i], &fs[j]
+		if ra, rb := ledger.SeverityRank(a.Severity), ledger.SeverityRank(b.Severity); ra != rb {
+			return ra > rb
+		}
+		if ia, ib := ruleIndex(a.RuleID), ruleIndex(b.RuleID); ia != ib {
+			return ia < ib
+		}
+		if a.RuleID != b.RuleID {
+			return a.RuleID < b.RuleID
+		}
+		if a.Provider != b.Provider {
+			return a.Provider < b.Provider
+		}
+		if a.ResourceID != b.ResourceID {
+			return a.ResourceID < b.ResourceID
+		}
+		if !a.PeriodStart.Equal(b.PeriodStart) {
+			return a.PeriodStart.Before(b.PeriodStart)
+		}
+		if !a.PeriodEnd.Equal(b.PeriodEnd) {
+			return a.PeriodEnd.Before(b.PeriodEnd)
+		}
+		return a.Fingerprint < b.Fingerprint
+	})
+}

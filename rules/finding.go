@@ -1,0 +1,103 @@
+package rules
+
+import (
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// Helpers shared by the rules to build findings: evidence, severity by
+// amount, which charges count, pro-rata amounts.
+
+// evidenceOf lists the evidence of items.
+func evidenceOf(items []*ledger.LineItem) []ledger.Evidence {
+	ev := make([]ledger.Evidence, 0, len(items))
+	for _, li := range items {
+		ev = append(ev, ledger.Evidence{LineItemID: li.ID, File: li.File, Row: li.SourceRow})
+	}
+	return ev
+}
+
+// thresholds maps an amount to a severity: below low → info, below medium
+// → low, below high → medium, else high.
+type thresholds struct{ low, medium, high decimal.Decimal }
+
+func (in *Input) thresholds() (thresholds, error) {
+	var t thresholds
+	var err error
+	if t.low, err = in.amountParam("severity_low"); err != nil {
+		return t, err
+	}
+	if t.medium, err = in.amountParam("severity_medium"); err != nil {
+		return t, err
+	}
+	if t.high, err = in.amountParam("severity_high"); err != nil {
+		return t, err
+	}
+	return t, nil
+}
+
+func (t thresholds) severity(amount decimal.Decimal) string {
+	switch {
+	case amount.Cmp(t.high) >= 0:
+		return ledger.SeverityHigh
+	case amount.Cmp(t.medium) >= 0:
+		return ledger.SeverityMedium
+	case amount.Cmp(t.low) >= 0:
+		return ledger.SeverityLow
+	}
+	return ledger.SeverityInfo
+}
+
+// severityParams are the amount thresholds every money rule takes.
+func severityParams(low, medium, high string) []Param {
+	return []Param{
+		{Name: "severity_low", Type: ParamAmount, Default: low,
+			HelpZH: "风险金额达到此值为 low（以下为 info）", HelpEN: "amount at risk from which severity is low (below: info)"},
+		{Name: "severity_medium", Type: ParamAmount, Default: medium,
+			HelpZH: "风险金额达到此值为 medium", HelpEN: "amount at risk from which severity is medium"},
+		{Name: "severity_high", Type: ParamAmount, Default: high,
+			HelpZH: "风险金额达到此值为 high", HelpEN: "amount at risk from which severity is high"},
+	}
+}
+
+// raise returns the severity one step above s (high stays high).
+func raise(s string) string {
+	switch s {
+	case ledger.SeverityInfo:
+		return ledger.SeverityLow
+	case ledger.SeverityLow:
+		return ledger.SeverityMedium
+	}
+	return ledger.SeverityHigh
+}
+
+// valid wraps a known amount.
+func valid(d decimal.Decimal) decimal.NullDecimal {
+	return decimal.NullDecimal{Decimal: d, Valid: true}
+}
+
+// isUsage reports whether li is an ordinary charge (not a credit, tax or
+// adjustment row) with a positive amount.
+func isUsage(li *ledger.LineItem) bool {
+	switch li.ChargeCategory {
+	case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
+		return false
+	}
+	return li.BilledCost.IsPositive()
+}
+
+// isPrepaid reports whether li is a package (包日/周/月/年) or reserved charge.
+func isPrepaid(li *ledger.LineItem) bool {
+	return li.PricingModel == ledger.PricingPackage || li.PricingModel == ledger.PricingReserved
+}
+
+// proRata returns cost × part / whole, rounded to 8 decimals (whole > 0).
+// Chinese bills carry at most 8 decimals, so this is the precision of any
+// amount a rule has to split.
+func proRata(cost decimal.Decimal, part, whole int64) decimal.Decimal {
+	if whole <= 0 || part >= whole {
+		return cost
+	}
+	return cost.Mul(decimal.NewFromInt(part)).DivRound(decimal.NewFromInt(whole), 8)
+}

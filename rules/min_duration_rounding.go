@@ -1,0 +1,268 @@
+package rules
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// minDurationRounding flags time billed above actual use (DESIGN.md
+// "min_duration_rounding"): a 12-minute job billed one hour, 1h05 billed 2h.
+//
+// Billed = pricing_quantity in a time unit (hour, minute, second, day).
+// Actual = usage_end − usage_start where the bill gives both, else
+// consumed_quantity (in consumed_unit, or the pricing unit when that is
+// empty). Money at risk = (billed − actual) × unit price, the unit price being
+// list_unit_price, else billed_cost ÷ billed quantity; it never exceeds the
+// item's billed cost (a list price above the discounted one could claim more
+// than was paid). Prepaid items are skipped: a package is bought for its
+// whole period.
+//
+// Without actual times the rule only judges what the policy table allows: a
+// compute charge that forms a session on its own and is billed exactly the
+// platform's minimum billed duration (≥ 1 minute) gets an info finding with
+// the amount unknown.
+//
+// One finding per (provider, resource, currency) and month, so a platform
+// that rounds every short job gives one finding per instance, not hundreds.
+type minDurationRounding struct{}
+
+func (minDurationRounding) ID() string { return "min_duration_rounding" }
+
+func (minDurationRounding) Info() Info {
+	return Info{
+		ID:            "min_duration_rounding",
+		TitleZH:       "最低计费时长取整",
+		TitleEN:       "Minimum-duration rounding",
+		DescriptionZH: "计费时长多于实际使用时长（如 12 分钟的任务按 1 小时计费）。风险金额 = (计费时长 − 实际时长) × 单价。账单没有实际时间时，只按平台规则判断单独一次、恰为最低计费时长的计费，记为 info、金额未知。",
+		DescriptionEN: "Billed time above actual use (a 12-minute job billed one hour). Money at risk = (billed − actual) × unit price. Where the bill has no actual times, only a lone charge of exactly the platform's minimum billed duration is reported, as info with the amount unknown.",
+		Params: append([]Param{
+			{Name: "min_amount", Type: ParamAmount, Default: "0.01",
+				HelpZH: "多计金额低于此值不报告（避免不足一分钱的噪声）", HelpEN: "findings below this amount at risk are not reported (sub-cent noise)"},
+		}, severityParams("1", "10", "50")...),
+	}
+}
+
+// roundingTerm is one line item billed above its actual use.
+type roundingTerm struct {
+	li           *ledger.LineItem
+	unit         timeUnit
+	billedSecs   decimal.Decimal
+	actualSecs   decimal.Decimal
+	price        decimal.Decimal // per unit, for display
+	priceDerived bool
+	fromConsumed bool
+	money        decimal.Decimal
+	capped       bool
+}
+
+type roundingKey struct {
+	provider, resource, currency string
+	policy                       bool // judged by the policy table only
+}
+
+func (r minDurationRounding) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
+	minAmount, err := in.amountParam("min_amount")
+	if err != nil {
+		return nil, err
+	}
+	th, err := in.thresholds()
+	if err != nil {
+		return nil, err
+	}
+	groups := map[roundingKey][]roundingTerm{}
+	for _, li := range in.Items {
+		if !isUsage(li) || isPrepaid(li) || !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
+			continue
+		}
+		u, ok := parseTimeUnit(li.PricingUnit)
+		if !ok {
+			continue
+		}
+		t := roundingTerm{li: li, unit: u, billedSecs: u.seconds(li.PricingQuantity.Decimal)}
+		actual, fromConsumed, known := actualSeconds(li, u)
+		if !known {
+			if in.atPolicyMinimum(li, t.billedSecs) {
+				k := roundingKey{li.Provider, li.ResourceID, li.Currency, true}
+				groups[k] = append(groups[k], t)
+			}
+			continue
+		}
+		t.actualSecs, t.fromConsumed = actual, fromConsumed
+		excess := t.billedSecs.Sub(actual)
+		if !excess.IsPositive() {
+			continue
+		}
+		if li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive() {
+			t.price = li.ListUnitPrice.Decimal
+			t.money = excess.Mul(t.price).DivRound(decimal.NewFromInt(u.secs), 8)
+		} else {
+			t.priceDerived = true
+			t.price = li.BilledCost.DivRound(li.PricingQuantity.Decimal, 8)
+			t.money = excess.Mul(li.BilledCost).DivRound(t.billedSecs, 8)
+		}
+		if t.money.Cmp(li.BilledCost) > 0 {
+			t.money, t.capped = li.BilledCost, true
+		}
+		if !t.money.IsPositive() {
+			continue
+		}
+		k := roundingKey{li.Provider, li.ResourceID, li.Currency, false}
+		groups[k] = append(groups[k], t)
+	}
+	var out []ledger.Finding
+	for k, terms := range groups {
+		sort.Slice(terms, func(i, j int) bool { return terms[i].li.ID < terms[j].li.ID })
+		if k.policy {
+			out = append(out, r.policyFinding(in, k, terms))
+			continue
+		}
+		total := decimal.Zero
+		for _, t := range terms {
+			total = total.Add(t.money)
+		}
+		if total.Cmp(minAmount) < 0 {
+			continue
+		}
+		out = append(out, r.finding(k, terms, total, th))
+	}
+	return out, nil
+}
+
+// actualSeconds is li's actual use in seconds: from usage times, else from
+// the consumed quantity. known is false when the bill gives neither.
+func actualSeconds(li *ledger.LineItem, pricing timeUnit) (secs decimal.Decimal, fromConsumed, known bool) {
+	if !li.UsageStart.IsZero() && !li.UsageEnd.IsZero() && !li.UsageEnd.Before(li.UsageStart) {
+		return decimal.NewFromInt(int64(li.UsageEnd.Sub(li.UsageStart) / time.Second)), false, true
+	}
+	if li.ConsumedQuantity.Valid && !li.ConsumedQuantity.Decimal.IsNegative() {
+		u := pricing
+		if strings.TrimSpace(li.ConsumedUnit) != "" {
+			var ok bool
+			if u, ok = parseTimeUnit(li.ConsumedUnit); !ok {
+				return decimal.Zero, false, false
+			}
+		}
+		return u.seconds(li.ConsumedQuantity.Decimal), true, true
+	}
+	return decimal.Zero, false, false
+}
+
+// atPolicyMinimum reports whether li, with no actual times, is a lone
+// on-demand compute charge billed exactly its platform's minimum duration.
+func (in *Input) atPolicyMinimum(li *ledger.LineItem, billedSecs decimal.Decimal) bool {
+	p, ok := in.Policy(li.Provider)
+	if !ok || p.MinimumBilled < time.Minute || !isSessionItem(li) {
+		return false
+	}
+	if !billedSecs.Equal(decimal.NewFromInt(int64(p.MinimumBilled / time.Second))) {
+		return false
+	}
+	s, ok := in.sessionOf(li)
+	return ok && len(s.Items) == 1
+}
+
+func roundingPeriod(terms []roundingTerm) (start, end time.Time) {
+	for _, t := range terms {
+		if start.IsZero() || t.li.ChargePeriodStart.Before(start) {
+			start = t.li.ChargePeriodStart
+		}
+		if t.li.ChargePeriodEnd.After(end) {
+			end = t.li.ChargePeriodEnd
+		}
+	}
+	return start, end
+}
+
+func secsDuration(secs decimal.Decimal) time.Duration {
+	return time.Duration(secs.Round(0).IntPart()) * time.Second
+}
+
+func (minDurationRounding) finding(k roundingKey, terms []roundingTerm, total decimal.Decimal, th thresholds) ledger.Finding {
+	var billed, actual decimal.Decimal
+	var parts []string
+	var derived, capped, consumed bool
+	items := make([]*ledger.LineItem, 0, len(terms))
+	for i, t := range terms {
+		billed = billed.Add(t.billedSecs)
+		actual = actual.Add(t.actualSecs)
+		derived = derived || t.priceDerived
+		capped = capped || t.capped
+		consumed = consumed || t.fromConsumed
+		items = append(items, t.li)
+		if i < 4 {
+			parts = append(parts, fmt.Sprintf("(%s − %s) × %s", formatQty(t.li.PricingQuantity.Decimal, t.unit),
+				formatQty(t.unit.per(t.actualSecs), t.unit), FormatPrice(t.price, k.currency, t.unit.abbr)))
+		}
+	}
+	basis := strings.Join(parts, " + ")
+	if len(terms) > 4 {
+		basis += fmt.Sprintf(" + … (%d line items)", len(terms))
+	}
+	basis += " = " + FormatMoney(total, k.currency)
+	if derived {
+		basis += "; unit price = billed cost ÷ billed quantity where no list price"
+	}
+	if consumed {
+		basis += "; actual = consumed quantity where no usage times"
+	}
+	if capped {
+		basis += "; capped at the item's billed cost"
+	}
+	b, a := secsDuration(billed), secsDuration(actual)
+	amount := FormatMoney(total, k.currency)
+	start, end := roundingPeriod(terms)
+	return ledger.Finding{
+		Severity:     th.severity(total),
+		Provider:     k.provider,
+		ResourceID:   k.resource,
+		PeriodStart:  start,
+		PeriodEnd:    end,
+		AmountAtRisk: valid(total),
+		Currency:     k.currency,
+		Basis:        basis,
+		ReasonZH: fmt.Sprintf("%d 条计费记录共计费 %s，实际使用 %s，多计 %s，约 %s。",
+			len(terms), formatDuration(b), formatDuration(a), formatDuration(b-a), amount),
+		ReasonEN: fmt.Sprintf("%s billed %s in total for %s of actual use: %s more than used, about %s.",
+			plural(len(terms), "line item"), formatDuration(b), formatDuration(a), formatDuration(b-a), amount),
+		AdviceZH: "该平台按整段时长计费：短任务尽量合并，或改用按秒计费的平台；若平台声明按秒计费，可凭这些记录申请退还差额。",
+		AdviceEN: "This platform bills in whole steps: batch short jobs or use a platform that bills by the second; if it claims per-second billing, ask for the difference back with these rows.",
+		Evidence: evidenceOf(items),
+	}
+}
+
+func (minDurationRounding) policyFinding(in *Input, k roundingKey, terms []roundingTerm) ledger.Finding {
+	p, _ := in.Policy(k.provider)
+	items := make([]*ledger.LineItem, 0, len(terms))
+	for _, t := range terms {
+		items = append(items, t.li)
+	}
+	minDur := formatDuration(p.MinimumBilled)
+	guess := ""
+	if p.IsGuess("minimum_billed") {
+		guess = ", a guess"
+	}
+	start, end := roundingPeriod(terms)
+	return ledger.Finding{
+		Severity:    ledger.SeverityInfo,
+		Provider:    k.provider,
+		ResourceID:  k.resource,
+		PeriodStart: start,
+		PeriodEnd:   end,
+		Currency:    k.currency,
+		Basis:       fmt.Sprintf("billed quantity = minimum billed duration %s (policy table%s); actual use unknown, so no amount", minDur, guess),
+		ReasonZH: fmt.Sprintf("%d 次单独开机各计费 %s，恰为%s的最低计费时长；账单没有实际使用时间，无法算出多计金额。",
+			len(terms), minDur, ledger.ProviderName(k.provider, "zh")),
+		ReasonEN: fmt.Sprintf("%s billed %s each, exactly %s's minimum billed duration; the bill has no actual run times, so the excess cannot be computed.",
+			plural(len(terms), "separate run"), minDur, ledger.ProviderName(k.provider, "en")),
+		AdviceZH: "在平台控制台核对实际开关机时间；若实际用时远短于计费时长，短任务尽量合并。",
+		AdviceEN: "Check the actual start and stop times in the platform's console; if runs were much shorter than billed, batch short jobs.",
+		Evidence: evidenceOf(items),
+	}
+}

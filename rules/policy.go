@@ -1,0 +1,187 @@
+package rules
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// Policy is what gpubill knows about how one platform bills (DESIGN.md
+// "Reference data"). Zero durations and amounts mean none or unknown.
+type Policy struct {
+	Provider string
+	// BillingStep is the granularity of on-demand time billing (1s, 1m, 1h).
+	BillingStep time.Duration
+	// MinimumBilled is the shortest duration a charge is billed for.
+	MinimumBilled time.Duration
+	// MinimumCharge is the smallest amount of one charge (AutoDL: ¥0.01).
+	MinimumCharge decimal.NullDecimal
+	// ChargedWhileStopped lists the charge kinds that keep billing while an
+	// instance is shut down.
+	ChargedWhileStopped []string
+	// ReleaseDays is after how many days a stopped instance is released and
+	// its data deleted; 0 = no such rule known.
+	ReleaseDays        int
+	NotesZH, NotesEN   string
+	RefundZH, RefundEN string
+	InvoiceZH          string
+	InvoiceEN          string
+	// Guesses names the fields that are inferred, not confirmed by the vendor
+	// (billing_step, minimum_billed, …).
+	Guesses []string
+	Source  string
+	Seen    string // YYYY-MM-DD
+}
+
+// IsGuess reports whether field (a policies.json name) is a guess.
+func (p Policy) IsGuess(field string) bool {
+	for _, g := range p.Guesses {
+		if g == field {
+			return true
+		}
+	}
+	return false
+}
+
+// policyJSON is one entry of policies.json.
+type policyJSON struct {
+	Provider            string   `json:"provider"`
+	BillingStep         string   `json:"billing_step"`
+	MinimumBilled       string   `json:"minimum_billed"`
+	MinimumCharge       string   `json:"minimum_charge"`
+	ChargedWhileStopped []string `json:"charged_while_stopped"`
+	ReleaseDays         int      `json:"release_days"`
+	NotesZH             string   `json:"notes_zh"`
+	NotesEN             string   `json:"notes_en"`
+	RefundZH            string   `json:"refund_zh"`
+	RefundEN            string   `json:"refund_en"`
+	InvoiceZH           string   `json:"invoice_zh"`
+	InvoiceEN           string   `json:"invoice_en"`
+	Guesses             []string `json:"guesses"`
+	Source              string   `json:"source"`
+	Seen                string   `json:"seen"`
+}
+
+//go:embed policies.json
+var policiesData []byte
+
+// defaultPolicies is the embedded policy table, keyed by provider slug.
+var defaultPolicies = mustParsePolicies(policiesData)
+
+func mustParsePolicies(b []byte) map[string]Policy {
+	m, err := ParsePolicies(b)
+	if err != nil {
+		// The file is embedded at build time; TestPolicies keeps it valid.
+		panic(err)
+	}
+	return m
+}
+
+// ParsePolicies reads a policy table in the format of the embedded
+// policies.json ({"policies": [...]}), keyed by provider slug.
+func ParsePolicies(b []byte) (map[string]Policy, error) {
+	var doc struct {
+		Policies []policyJSON `json:"policies"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("rules: policies: %w", err)
+	}
+	out := make(map[string]Policy, len(doc.Policies))
+	for i, pj := range doc.Policies {
+		p, err := pj.policy()
+		if err != nil {
+			return nil, fmt.Errorf("rules: policies: entry %d (%s): %w", i+1, pj.Provider, err)
+		}
+		if _, dup := out[p.Provider]; dup {
+			return nil, fmt.Errorf("rules: policies: provider %q listed twice", p.Provider)
+		}
+		out[p.Provider] = p
+	}
+	return out, nil
+}
+
+func (pj policyJSON) policy() (Policy, error) {
+	p := Policy{Provider: strings.TrimSpace(pj.Provider), ChargedWhileStopped: pj.ChargedWhileStopped,
+		ReleaseDays: pj.ReleaseDays, NotesZH: pj.NotesZH, NotesEN: pj.NotesEN, RefundZH: pj.RefundZH, RefundEN: pj.RefundEN,
+		InvoiceZH: pj.InvoiceZH, InvoiceEN: pj.InvoiceEN, Guesses: pj.Guesses, Source: pj.Source, Seen: pj.Seen}
+	if p.Provider == "" {
+		return p, fmt.Errorf("no provider")
+	}
+	var err error
+	if p.BillingStep, err = parseOptDuration(pj.BillingStep); err != nil {
+		return p, fmt.Errorf("billing_step: %w", err)
+	}
+	if p.MinimumBilled, err = parseOptDuration(pj.MinimumBilled); err != nil {
+		return p, fmt.Errorf("minimum_billed: %w", err)
+	}
+	if s := strings.TrimSpace(pj.MinimumCharge); s != "" {
+		d, err := decimal.NewFromString(s)
+		if err != nil {
+			return p, fmt.Errorf("minimum_charge: %q is not an amount", s)
+		}
+		p.MinimumCharge = decimal.NullDecimal{Decimal: d, Valid: true}
+	}
+	if p.ReleaseDays < 0 {
+		return p, fmt.Errorf("release_days: %d is negative", p.ReleaseDays)
+	}
+	if p.Seen != "" {
+		if _, err := time.Parse("2006-01-02", p.Seen); err != nil {
+			return p, fmt.Errorf("seen: %q is not a date (YYYY-MM-DD)", p.Seen)
+		}
+	}
+	return p, nil
+}
+
+func parseOptDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration such as 1s, 1m or 1h", s)
+	}
+	return d, nil
+}
+
+// DefaultPolicies returns a copy of the embedded policy table, sorted by
+// provider in the order of ledger.Providers, then by slug.
+func DefaultPolicies() []Policy {
+	out := make([]Policy, 0, len(defaultPolicies))
+	for _, p := range defaultPolicies {
+		out = append(out, p)
+	}
+	rank := func(slug string) int {
+		for i, p := range ledger.Providers {
+			if p.Slug == slug {
+				return i
+			}
+		}
+		return len(ledger.Providers)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ri, rj := rank(out[i].Provider), rank(out[j].Provider)
+		if ri != rj {
+			return ri < rj
+		}
+		return out[i].Provider < out[j].Provider
+	})
+	return out
+}
+
+// policyFor returns the policy of provider: an override from cfg, else the
+// embedded entry. ok is false for a provider with no policy (FOCUS providers).
+func (c Config) policyFor(provider string) (Policy, bool) {
+	if p, ok := c.Policies[provider]; ok {
+		return p, true
+	}
+	p, ok := defaultPolicies[provider]
+	return p, ok
+}

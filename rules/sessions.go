@@ -1,0 +1,285 @@
+package rules
+
+import (
+	"sort"
+	"time"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// Session is a run of consecutive on-demand (or spot) compute line items of
+// one resource whose active spans touch or overlap (DESIGN.md "Session").
+type Session struct {
+	Provider   string
+	Account    string
+	ResourceID string
+	Currency   string
+	Start, End time.Time          // union of the items' active spans
+	Items      []*ledger.LineItem // ordered by active start
+}
+
+// sessionGapMin is the largest gap that still joins two items when the
+// platform's billing step is smaller.
+const sessionGapMin = time.Minute
+
+// activeSpan is when li's resource really ran: usage_start/usage_end where
+// the bill gives them, else the charge period. A span never ends before it
+// starts.
+func activeSpan(li *ledger.LineItem) (start, end time.Time) {
+	start, end = li.ChargePeriodStart, li.ChargePeriodEnd
+	if !li.UsageStart.IsZero() {
+		start = li.UsageStart
+	}
+	if !li.UsageEnd.IsZero() {
+		end = li.UsageEnd
+	}
+	if end.Before(start) {
+		end = start
+	}
+	return start, end
+}
+
+// isRunning reports whether li says its resource ran: a compute charge that
+// is not a credit, tax or adjustment and not negative. Prepaid items count
+// (a package runs whether on or off).
+func isRunning(li *ledger.LineItem) bool {
+	if li.Kind != ledger.KindCompute {
+		return false
+	}
+	switch li.ChargeCategory {
+	case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
+		return false
+	}
+	return !li.BilledCost.IsNegative()
+}
+
+// isSessionItem reports whether li takes part in on-demand sessions:
+// running compute of a named resource that is not prepaid.
+func isSessionItem(li *ledger.LineItem) bool {
+	return isRunning(li) && !isPrepaid(li) && li.ResourceID != ""
+}
+
+// Sessions builds (once) the sessions of every resource from the month's
+// items and their context, ordered by provider, resource, currency, start.
+// A session may include context items of the neighbouring months.
+func (in *Input) Sessions() []Session {
+	if in.sessIdx == nil {
+		in.sessions = buildSessions(append(append([]*ledger.LineItem(nil), in.Items...), in.Context...), in.cfg)
+		in.sessIdx = map[int64]int{}
+		for i, s := range in.sessions {
+			for _, li := range s.Items {
+				in.sessIdx[li.ID] = i
+			}
+		}
+	}
+	return in.sessions
+}
+
+// sessionOf returns the session li belongs to.
+func (in *Input) sessionOf(li *ledger.LineItem) (Session, bool) {
+	in.Sessions()
+	i, ok := in.sessIdx[li.ID]
+	if !ok {
+		return Session{}, false
+	}
+	return in.sessions[i], true
+}
+
+type sessionKey struct{ provider, resource, currency string }
+
+func buildSessions(items []*ledger.LineItem, cfg Config) []Session {
+	groups := map[sessionKey][]*ledger.LineItem{}
+	seen := map[int64]bool{}
+	for _, li := range items {
+		if !isSessionItem(li) || seen[li.ID] {
+			continue
+		}
+		seen[li.ID] = true
+		k := sessionKey{li.Provider, li.ResourceID, li.Currency}
+		groups[k] = append(groups[k], li)
+	}
+	keys := make([]sessionKey, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.provider != b.provider {
+			return a.provider < b.provider
+		}
+		if a.resource != b.resource {
+			return a.resource < b.resource
+		}
+		return a.currency < b.currency
+	})
+	var out []Session
+	for _, k := range keys {
+		lis := groups[k]
+		sort.Slice(lis, func(i, j int) bool {
+			si, ei := activeSpan(lis[i])
+			sj, ej := activeSpan(lis[j])
+			if !si.Equal(sj) {
+				return si.Before(sj)
+			}
+			if !ei.Equal(ej) {
+				return ei.Before(ej)
+			}
+			return lis[i].ID < lis[j].ID
+		})
+		gap := sessionGapMin
+		if p, ok := cfg.policyFor(k.provider); ok && p.BillingStep > gap {
+			gap = p.BillingStep
+		}
+		var cur *Session
+		for _, li := range lis {
+			s, e := activeSpan(li)
+			if cur != nil && !s.After(cur.End.Add(gap)) {
+				cur.Items = append(cur.Items, li)
+				if e.After(cur.End) {
+					cur.End = e
+				}
+				continue
+			}
+			out = append(out, Session{Provider: k.provider, Account: li.BillingAccountID, ResourceID: k.resource,
+				Currency: k.currency, Start: s, End: e, Items: []*ledger.LineItem{li}})
+			cur = &out[len(out)-1]
+		}
+	}
+	return out
+}
+
+// lastItem is the item of s whose charge period ends last (ties: higher id).
+func (s Session) lastItem() *ledger.LineItem {
+	var last *ledger.LineItem
+	for _, li := range s.Items {
+		if last == nil || li.ChargePeriodEnd.After(last.ChargePeriodEnd) ||
+			(li.ChargePeriodEnd.Equal(last.ChargePeriodEnd) && li.ID > last.ID) {
+			last = li
+		}
+	}
+	return last
+}
+
+// served says which instance a charge serves (DESIGN.md "Which instance a
+// charge serves").
+type served struct {
+	how      string // parent | same | account
+	provider string
+	id       string // instance id, or the billing account id for "account"
+}
+
+const (
+	servedParent  = "parent"
+	servedSame    = "same"
+	servedAccount = "account"
+)
+
+type instKey struct{ provider, resource string }
+type acctKey struct{ provider, account string }
+
+type interval struct{ start, end time.Time }
+
+// coverage holds when each instance and each account ran compute, as sorted,
+// merged half-open intervals.
+type coverage struct {
+	byInstance map[instKey][]interval
+	byAccount  map[acctKey][]interval
+}
+
+// coverage builds (once) the compute coverage from the month's items and
+// their context. Every running compute item counts, prepaid ones included.
+func (in *Input) coverage() *coverage {
+	if in.cover != nil {
+		return in.cover
+	}
+	c := &coverage{byInstance: map[instKey][]interval{}, byAccount: map[acctKey][]interval{}}
+	add := func(li *ledger.LineItem) {
+		if !isRunning(li) {
+			return
+		}
+		s, e := activeSpan(li)
+		if !e.After(s) {
+			e = s.Add(time.Second) // a point in time still says it ran then
+		}
+		iv := interval{s, e}
+		if li.ResourceID != "" {
+			k := instKey{li.Provider, li.ResourceID}
+			c.byInstance[k] = append(c.byInstance[k], iv)
+		}
+		a := acctKey{li.Provider, li.BillingAccountID}
+		c.byAccount[a] = append(c.byAccount[a], iv)
+	}
+	for _, li := range in.Items {
+		add(li)
+	}
+	for _, li := range in.Context {
+		add(li)
+	}
+	for k, ivs := range c.byInstance {
+		c.byInstance[k] = mergeIntervals(ivs)
+	}
+	for k, ivs := range c.byAccount {
+		c.byAccount[k] = mergeIntervals(ivs)
+	}
+	in.cover = c
+	return c
+}
+
+func mergeIntervals(ivs []interval) []interval {
+	sort.Slice(ivs, func(i, j int) bool { return ivs[i].start.Before(ivs[j].start) })
+	var out []interval
+	for _, iv := range ivs {
+		if n := len(out); n > 0 && !iv.start.After(out[n-1].end) {
+			if iv.end.After(out[n-1].end) {
+				out[n-1].end = iv.end
+			}
+			continue
+		}
+		out = append(out, iv)
+	}
+	return out
+}
+
+// overlaps reports whether any interval of ivs overlaps [s, e).
+func overlaps(ivs []interval, s, e time.Time) bool {
+	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].end.After(s) })
+	return i < len(ivs) && ivs[i].start.Before(e)
+}
+
+// servedBy resolves which instance the charge li serves: its parent resource
+// if the bill names one; else its own resource id when that resource has
+// compute in the data (an instance's own component row); else, as a
+// fallback, the provider account as a whole.
+func (in *Input) servedBy(li *ledger.LineItem) served {
+	if li.ParentResourceID != "" {
+		return served{servedParent, li.Provider, li.ParentResourceID}
+	}
+	if li.ResourceID != "" {
+		if _, ok := in.coverage().byInstance[instKey{li.Provider, li.ResourceID}]; ok {
+			return served{servedSame, li.Provider, li.ResourceID}
+		}
+	}
+	return served{servedAccount, li.Provider, li.BillingAccountID}
+}
+
+// ranDuring reports whether the served instance (or account) ran compute
+// during [s, e).
+func (in *Input) ranDuring(sv served, s, e time.Time) bool {
+	c := in.coverage()
+	if sv.how == servedAccount {
+		return overlaps(c.byAccount[acctKey{sv.provider, sv.id}], s, e)
+	}
+	return overlaps(c.byInstance[instKey{sv.provider, sv.id}], s, e)
+}
+
+// dayStart is the midnight in loc that starts t's day.
+func dayStart(t time.Time, loc *time.Location) time.Time {
+	y, m, d := t.In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, loc)
+}
+
+// nextDay is the midnight after the day starting at day.
+func nextDay(day time.Time) time.Time {
+	y, m, d := day.Date()
+	return time.Date(y, m, d+1, 0, 0, 0, 0, day.Location())
+}

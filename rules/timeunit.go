@@ -1,0 +1,53 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// timeUnit is a unit of billed or consumed time.
+type timeUnit struct {
+	name string // hour | minute | second | day
+	abbr string // h | min | s | d
+	secs int64
+}
+
+var (
+	unitSecond = timeUnit{"second", "s", 1}
+	unitMinute = timeUnit{"minute", "min", 60}
+	unitHour   = timeUnit{"hour", "h", 3600}
+	unitDay    = timeUnit{"day", "d", 86400}
+	unitWeek   = timeUnit{"week", "wk", 7 * 86400}
+)
+
+// parseTimeUnit reads a pricing or consumed unit that is a pure time unit
+// (小时, hour, h, Hours, 分钟, 秒, 天, 周 …; ingest normalises to hour,
+// minute, second, day, week). Months and years have no fixed length and are
+// not judged; units of other things (GB·天, GB-hour) are not time units.
+func parseTimeUnit(s string) (timeUnit, bool) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	switch t {
+	case "second", "seconds", "sec", "secs", "s", "秒", "秒钟":
+		return unitSecond, true
+	case "minute", "minutes", "min", "mins", "m", "分钟", "分":
+		return unitMinute, true
+	case "hour", "hours", "hr", "hrs", "h", "小时", "时", "个小时":
+		return unitHour, true
+	case "day", "days", "d", "天", "日":
+		return unitDay, true
+	case "week", "weeks", "周", "星期":
+		return unitWeek, true
+	}
+	return timeUnit{}, false
+}
+
+// seconds converts a quantity of u into seconds (exact).
+func (u timeUnit) seconds(q decimal.Decimal) decimal.Decimal {
+	return q.Mul(decimal.NewFromInt(u.secs))
+}
+
+// per converts seconds into a quantity of u (display only: may round).
+func (u timeUnit) per(secs decimal.Decimal) decimal.Decimal {
+	return secs.DivRound(decimal.NewFromInt(u.secs), 8)
+}
