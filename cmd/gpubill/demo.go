@@ -59,6 +59,9 @@ func (a *app) runDemo(cmd *cobra.Command, dir string) error {
 	}
 	defer db.Close()
 
+	if !a.formatOn {
+		a.format, a.formatOn = "table", true // the demo is for people
+	}
 	a.heading("导入示例账单", "Importing the sample bills")
 	results, err := ingest.ImportPaths(ctx, db, []string{bills}, ingest.Options{TZ: a.loc})
 	if err != nil {
@@ -85,9 +88,6 @@ func (a *app) runDemo(cmd *cobra.Command, dir string) error {
 		return internal(err)
 	}
 
-	if !a.formatOn {
-		a.format, a.formatOn = "table", true // the demo is for people
-	}
 	a.heading("本月支出 "+a.month, "Spend in "+a.month)
 	spend, err := reports.Spend(ctx, db, reports.SpendOptions{Month: a.month})
 	if err != nil {

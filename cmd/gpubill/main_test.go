@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -18,6 +20,11 @@ func TestMain(m *testing.M) {
 	})
 }
 
+var (
+	focusSample, _ = filepath.Abs("../../../shared/external/focus-sample/focus_sample.csv")
+	demoDir, _     = filepath.Abs("../../testdata/demo")
+)
+
 // TestScripts runs testdata/script/*.txtar: one CLI behaviour per script.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -25,9 +32,16 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GPUBILL_DB", env.WorkDir+"/ledger.db")
 			env.Setenv("LANG", "en_US.UTF-8")
-			env.Setenv("TZ", "UTC")
-			env.Setenv("FOCUS_SAMPLE", os.Getenv("PWD")+"/../../../shared/external/focus-sample/focus_sample.csv")
+			env.Setenv("FOCUS_SAMPLE", focusSample)
+			env.Setenv("DEMO", demoDir)
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "focus" { // the external FOCUS sample is present
+				_, err := os.Stat(focusSample)
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		RequireExplicitExec: true,
 	})
