@@ -169,7 +169,7 @@ func TestSaveAuditIsIdempotent(t *testing.T) {
 		return []Finding{{Fingerprint: "fp1", RuleID: "seat_fee", Severity: SeverityLow, Provider: "autodl",
 			PeriodStart: time.Unix(0, 0), PeriodEnd: time.Unix(3600, 0), Currency: "CNY",
 			AmountAtRisk: decimal.NewNullDecimal(decimal.RequireFromString("1.5")),
-			ReasonZH: "原因", ReasonEN: "reason", Evidence: []Evidence{{LineItemID: 1, File: "x.csv", Row: 1}}}}
+			ReasonZH:     "原因", ReasonEN: "reason", Evidence: []Evidence{{LineItemID: 1, File: "x.csv", Row: 1}}}}
 	}
 	if _, err := db.SaveAudit(ctx, "2026-10", "Asia/Shanghai", "{}", mk()); err != nil {
 		t.Fatal(err)
