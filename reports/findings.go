@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
@@ -262,24 +264,14 @@ func itemised(f *ledger.Finding, billed map[int64]decimal.Decimal) bool {
 	return sum.Equal(f.AmountAtRisk.Decimal)
 }
 
-// maxEvidenceShown is how many file:row references a human format lists
-// before it shortens the list.
-const maxEvidenceShown = 5
-
-// evidenceText renders the evidence as file:row references; human formats
-// show the first few and the count.
-func evidenceText(ev []ledger.Evidence, lang string, exact bool) string {
+// evidenceText renders the evidence as file:row references separated by
+// semicolons, all of them (CSV and TSV).
+func evidenceText(ev []ledger.Evidence) string {
 	refs := make([]string, len(ev))
 	for i, e := range ev {
 		refs[i] = e.File + ":" + strconv.Itoa(e.Row)
 	}
-	if exact {
-		return strings.Join(refs, ";")
-	}
-	if len(refs) <= maxEvidenceShown {
-		return strings.Join(refs, ", ")
-	}
-	return strings.Join(refs[:maxEvidenceShown], ", ") + " " + fmt.Sprintf(tr(lang, "rows_more"), len(refs))
+	return strings.Join(refs, ";")
 }
 
 func pick(lang, zh, en string) string {
@@ -298,7 +290,7 @@ func pick(lang, zh, en string) string {
 // Write encodes the report (see WriteOptions). CSV and TSV hold one line per
 // finding (both languages' reason and advice, the full evidence list as
 // file:row;file:row); JSON holds findings and totals; table and markdown
-// group the findings by rule and provider and end with the totals.
+// show one block per finding, grouped by rule, and end with the totals.
 func (r *FindingsReport) Write(w io.Writer, opts WriteOptions) error {
 	opts, err := opts.normalize()
 	if err != nil {
@@ -312,34 +304,59 @@ func (r *FindingsReport) Write(w io.Writer, opts WriteOptions) error {
 	case FormatTSV:
 		return r.flatGrid(opts).writeTSV(w)
 	}
-	lang := opts.Lang
+	return r.writeBlocks(w, opts)
+}
+
+// writeBlocks writes the table or markdown report: a title, then per rule a
+// heading and one block per finding (a summary line, then the reason, the
+// advice and the evidence on lines of their own), then the totals table and
+// its note. A finding's text is not wrapped: each detail is one line.
+//
+// Table layout (zh):
+//
+//	遗忘的实例 (forgotten_instance)
+//	  [高] AutoDL  autodl-4090-a  2026-10-12 20:00 ~ 10-14 09:00  涉及金额 ¥54.52  指纹 3f9c0e1a2b4d5e6f
+//	      实例 autodl-4090-a 连续运行 …
+//	      建议：…
+//	      证据：bills/autodl-2026-10.csv 第 8–44 行（共 37 行）
+//
+// Markdown: a "###" heading per rule, one list item per finding with the
+// details as a nested list; text from bills is escaped.
+func (r *FindingsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
+	lang, md := opts.Lang, opts.Format == FormatMarkdown
 	month := r.Month
 	if month == "" {
 		month = tr(lang, "all_months")
 	}
 	title := tr(lang, "title.findings") + " " + month
-	var secs []section
-	var cur *section
-	var curKey string
+	var b strings.Builder
+	if md {
+		b.WriteString("# " + mdHeading(title) + "\n")
+	} else {
+		b.WriteString(oneLine(title) + "\n")
+	}
+	if len(r.Findings) == 0 {
+		b.WriteString("\n" + tr(lang, "no_findings") + "\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	for i := range r.Findings {
 		e := &r.Findings[i]
-		key := e.RuleID + "\x00" + e.Provider
-		if cur == nil || key != curKey {
-			secs = append(secs, section{
-				title: tr(lang, "rule."+e.RuleID) + " (" + e.RuleID + ") — " + providerName(e.Provider, lang),
-				grid:  &grid{cols: findingCols(lang)},
-			})
-			cur, curKey = &secs[len(secs)-1], key
+		if i == 0 || e.RuleID != r.Findings[i-1].RuleID {
+			if md {
+				b.WriteString("\n### " + mdHeading(ruleHeading(lang, e.RuleID)) + "\n\n")
+			} else {
+				b.WriteString("\n" + oneLine(ruleHeading(lang, e.RuleID)) + "\n")
+			}
 		}
-		cur.grid.add(trOr(lang, "severity.", e.Severity), orDash(e.ResourceID),
-			formatPeriod(e.PeriodStart, e.PeriodEnd, opts.TZ), e.Currency,
-			FormatNullMoney(e.AmountAtRisk, e.Currency, false), trOr(lang, "state.", e.State),
-			pick(lang, e.ReasonZH, e.ReasonEN), pick(lang, e.AdviceZH, e.AdviceEN),
-			evidenceText(e.Evidence, lang, false))
+		if md {
+			writeFindingMarkdown(&b, e, opts)
+		} else {
+			writeFindingText(&b, e, opts)
+		}
 	}
-	if len(secs) == 0 {
-		secs = append(secs, section{grid: &grid{}, empty: tr(lang, "no_findings")})
-	}
+
+	// Totals, as a table.
 	totals := &grid{cols: []column{
 		{key: "currency", title: tr(lang, "col.currency")},
 		{key: "count", title: tr(lang, "col.count"), numeric: true},
@@ -348,12 +365,204 @@ func (r *FindingsReport) Write(w io.Writer, opts WriteOptions) error {
 	for _, t := range r.Totals {
 		totals.add(t.Currency, strconv.Itoa(t.Count), FormatNullMoney(t.AmountAtRisk, t.Currency, false))
 	}
-	var notes []string
-	if len(r.Totals) > 0 {
-		secs = append(secs, section{title: tr(lang, "title.find_totals"), grid: totals})
-		notes = append(notes, tr(lang, "note.find_totals"))
+	var err error
+	if md {
+		b.WriteString("\n## " + mdHeading(tr(lang, "title.find_totals")) + "\n\n")
+		err = totals.writeMarkdown(&b)
+		b.WriteString("\n" + mdCell(tr(lang, "note.find_totals")) + "\n")
+	} else {
+		b.WriteString("\n" + tr(lang, "title.find_totals") + "\n")
+		err = totals.writeTable(&b)
+		b.WriteString("\n" + tr(lang, "note.find_totals") + "\n")
 	}
-	return writeSections(w, opts, title, secs, notes)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// ruleHeading is a rule's title in lang and its id; a rule without a
+// translated title (a user rule) shows its id alone.
+func ruleHeading(lang, id string) string {
+	if _, ok := messages["rule."+id]; !ok {
+		return id
+	}
+	return tr(lang, "rule."+id) + " (" + id + ")"
+}
+
+// findingSummary holds the parts of a finding's summary line, already in
+// the report's language but not yet escaped for the target format.
+type findingSummary struct {
+	severity, provider, resource, period, amount, fingerprint, state string
+}
+
+func summarize(e *FindingEntry, opts WriteOptions) findingSummary {
+	s := findingSummary{
+		severity:    trOr(opts.Lang, "severity.", e.Severity),
+		provider:    providerName(e.Provider, opts.Lang),
+		resource:    e.ResourceID,
+		period:      blockPeriod(e.PeriodStart, e.PeriodEnd, opts.TZ),
+		amount:      moneyWithCurrency(e.AmountAtRisk, e.Currency),
+		fingerprint: e.Fingerprint,
+	}
+	if e.State != "" && e.State != "open" {
+		s.state = trOr(opts.Lang, "state.", e.State)
+	}
+	return s
+}
+
+// blockIndent and detailIndent indent a finding's summary line and its
+// detail lines in the table format.
+const (
+	blockIndent  = "  "
+	detailIndent = "      "
+)
+
+// writeFindingText writes one finding as a block of plain text lines.
+func writeFindingText(b *strings.Builder, e *FindingEntry, opts WriteOptions) {
+	lang := opts.Lang
+	s := summarize(e, opts)
+	parts := []string{"[" + s.severity + "] " + oneLine(s.provider), orDash(oneLine(s.resource)), s.period,
+		tr(lang, "find.at_risk") + " " + s.amount, tr(lang, "find.fingerprint") + " " + orDash(oneLine(s.fingerprint))}
+	if s.state != "" {
+		parts = append(parts, tr(lang, "find.state")+" "+s.state)
+	}
+	b.WriteString(blockIndent + strings.Join(parts, "  ") + "\n")
+	if reason := pick(lang, e.ReasonZH, e.ReasonEN); reason != "" {
+		b.WriteString(detailIndent + oneLine(reason) + "\n")
+	}
+	if advice := pick(lang, e.AdviceZH, e.AdviceEN); advice != "" {
+		b.WriteString(detailIndent + tr(lang, "find.advice") + oneLine(advice) + "\n")
+	}
+	if len(e.Evidence) > 0 {
+		b.WriteString(detailIndent + tr(lang, "find.evidence") + evidenceSummary(e.Evidence, lang, oneLineOrDash) + "\n")
+	}
+}
+
+// writeFindingMarkdown writes one finding as a markdown list item whose
+// details form a nested list.
+func writeFindingMarkdown(b *strings.Builder, e *FindingEntry, opts WriteOptions) {
+	lang := opts.Lang
+	s := summarize(e, opts)
+	parts := []string{"**" + mdInline(s.severity) + "**", mdInline(s.provider), mdCodeOrDash(s.resource),
+		s.period, tr(lang, "find.at_risk") + " " + s.amount,
+		tr(lang, "find.fingerprint") + " " + mdCodeOrDash(s.fingerprint)}
+	if s.state != "" {
+		parts = append(parts, tr(lang, "find.state")+" "+mdInline(s.state))
+	}
+	b.WriteString("- " + strings.Join(parts, " · ") + "\n")
+	if reason := pick(lang, e.ReasonZH, e.ReasonEN); reason != "" {
+		b.WriteString("  - " + mdInline(reason) + "\n")
+	}
+	if advice := pick(lang, e.AdviceZH, e.AdviceEN); advice != "" {
+		b.WriteString("  - " + tr(lang, "find.advice") + mdInline(advice) + "\n")
+	}
+	if len(e.Evidence) > 0 {
+		b.WriteString("  - " + tr(lang, "find.evidence") + evidenceSummary(e.Evidence, lang, mdCodeOrDash) + "\n")
+	}
+}
+
+// maxRangesShown is how many row ranges per file the human formats list
+// before they shorten the list with "…".
+const maxRangesShown = 8
+
+// evidenceSummary renders the evidence for humans: per file (in the order
+// the files are first cited), the path as stored, rendered by path, then
+// its rows compressed into ranges and, for more than one row, their count.
+func evidenceSummary(ev []ledger.Evidence, lang string, path func(string) string) string {
+	var files []string
+	rows := map[string][]int{}
+	for _, e := range ev {
+		if _, ok := rows[e.File]; !ok {
+			files = append(files, e.File)
+		}
+		rows[e.File] = append(rows[e.File], e.Row)
+	}
+	parts := make([]string, len(files))
+	for i, f := range files {
+		text, n := compressRows(rows[f], maxRangesShown)
+		if n == 1 {
+			parts[i] = path(f) + " " + fmt.Sprintf(tr(lang, "find.row"), text)
+		} else {
+			parts[i] = path(f) + " " + fmt.Sprintf(tr(lang, "find.rows"), text, n)
+		}
+	}
+	return strings.Join(parts, tr(lang, "find.file_sep"))
+}
+
+// compressRows sorts and de-duplicates rows and writes them as ranges of
+// consecutive numbers: "8–44, 47, 50–52". With limit > 0, ranges after the
+// first limit are replaced by "…". It also returns the number of distinct
+// rows.
+func compressRows(rows []int, limit int) (string, int) {
+	s := slices.Clone(rows)
+	slices.Sort(s)
+	s = slices.Compact(s)
+	var parts []string
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
+		}
+		if limit > 0 && len(parts) == limit {
+			parts = append(parts, "…")
+			break
+		}
+		if i == j {
+			parts = append(parts, strconv.Itoa(s[i]))
+		} else {
+			parts = append(parts, strconv.Itoa(s[i])+"–"+strconv.Itoa(s[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", "), len(s)
+}
+
+// moneyWithCurrency renders an amount for a finding's summary line, as the
+// rules write amounts in their text: "¥1,234.57" for CNY, "28.17 USD" for
+// any other currency; "-" when unknown.
+func moneyWithCurrency(d decimal.NullDecimal, currency string) string {
+	s := FormatNullMoney(d, currency, false)
+	if !d.Valid {
+		return s
+	}
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	switch cur := strings.ToUpper(currency); cur {
+	case "CNY", "RMB", "":
+		s = "¥" + s
+	default:
+		s = s + " " + oneLine(cur)
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// blockPeriod renders a half-open period for a finding's summary line,
+// minutes precision, leaving out what the end shares with the start:
+// "2026-10-05 08:00 ~ 16:00", "2026-10-12 20:00 ~ 10-14 09:00",
+// "2026-12-31 20:00 ~ 2027-01-01 08:00".
+func blockPeriod(start, end time.Time, loc *time.Location) string {
+	const full = "2006-01-02 15:04"
+	switch {
+	case start.IsZero() && end.IsZero():
+		return unknownDisplay
+	case end.IsZero():
+		return start.In(loc).Format(full) + " ~"
+	case start.IsZero():
+		return "~ " + end.In(loc).Format(full)
+	}
+	s, e := start.In(loc), end.In(loc)
+	switch {
+	case s.Format("2006-01-02") == e.Format("2006-01-02"):
+		return s.Format(full) + " ~ " + e.Format("15:04")
+	case s.Year() == e.Year():
+		return s.Format(full) + " ~ " + e.Format("01-02 15:04")
+	}
+	return s.Format(full) + " ~ " + e.Format(full)
 }
 
 func orDash(s string) string {
@@ -363,21 +572,54 @@ func orDash(s string) string {
 	return s
 }
 
-// findingCols are the columns of a findings table (human formats). The
-// evidence comes last: it may hold characters whose width differs between
-// terminals ("…"), which can then only shift the end of the line.
-func findingCols(lang string) []column {
-	return []column{
-		{key: "severity", title: tr(lang, "col.severity")},
-		{key: "resource_id", title: tr(lang, "col.resource")},
-		{key: "period", title: tr(lang, "col.period")},
-		{key: "currency", title: tr(lang, "col.currency")},
-		{key: "amount_at_risk", title: tr(lang, "col.amount"), numeric: true},
-		{key: "state", title: tr(lang, "col.state")},
-		{key: "reason", title: tr(lang, "col.reason")},
-		{key: "advice", title: tr(lang, "col.advice")},
-		{key: "evidence", title: tr(lang, "col.evidence")},
+func oneLineOrDash(s string) string { return orDash(oneLine(s)) }
+
+// mdInline escapes bill-derived text for a line of markdown: everything
+// mdCell escapes, plus entities (&), strikethrough (~) and, at the start,
+// what would begin a heading, a list or a block quote.
+func mdInline(s string) string {
+	s = strings.ReplaceAll(s, "&", "&amp;")
+	s = strings.ReplaceAll(mdCell(s), "~", `\~`)
+	if s == "" {
+		return s
 	}
+	switch s[0] {
+	case '#', '-', '+', '=':
+		return `\` + s
+	}
+	// "1. " or "1) " would start an ordered list.
+	i := 0
+	for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') {
+		return s[:i] + `\` + s[i:]
+	}
+	return s
+}
+
+// mdCodeOrDash shows s (a path, an id) as a markdown code span, fenced by
+// more backticks than s holds in a row; "-" when s is empty.
+func mdCodeOrDash(s string) string {
+	s = oneLine(s)
+	if s == "" {
+		return unknownDisplay
+	}
+	run, longest := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") ||
+		(strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") && strings.Trim(s, " ") != "") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }
 
 // flatGrid is the one-line-per-finding table of CSV and TSV: stable keys,
@@ -394,7 +636,7 @@ func (r *FindingsReport) flatGrid(opts WriteOptions) *grid {
 		g.add(e.Fingerprint, e.RuleID, e.Severity, e.Provider, e.ResourceID,
 			formatRFC3339(e.PeriodStart, opts.TZ), formatRFC3339(e.PeriodEnd, opts.TZ), e.Currency,
 			FormatNullMoney(e.AmountAtRisk, e.Currency, true), e.State, e.ReasonZH, e.ReasonEN, e.AdviceZH, e.AdviceEN,
-			evidenceText(e.Evidence, opts.Lang, true))
+			evidenceText(e.Evidence))
 	}
 	return g
 }

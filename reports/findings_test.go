@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,22 +202,141 @@ func TestEvidenceText(t *testing.T) {
 		ev = append(ev, ledger.Evidence{LineItemID: int64(i), File: "a.csv", Row: i + 1})
 	}
 	for _, tc := range []struct {
-		name  string
-		ev    []ledger.Evidence
-		lang  string
-		exact bool
-		want  string
+		name string
+		ev   []ledger.Evidence
+		want string
 	}{
-		{"short list", ev[:2], "zh", false, "a.csv:1, a.csv:2"},
-		{"five fit", ev[:5], "en", false, "a.csv:1, a.csv:2, a.csv:3, a.csv:4, a.csv:5"},
-		{"long zh", ev, "zh", false, "a.csv:1, a.csv:2, a.csv:3, a.csv:4, a.csv:5 …共7行"},
-		{"long en", ev, "en", false, "a.csv:1, a.csv:2, a.csv:3, a.csv:4, a.csv:5 … 7 rows"},
-		{"exact keeps all", ev[:3], "en", true, "a.csv:1;a.csv:2;a.csv:3"},
-		{"none", nil, "en", false, ""},
+		{"one", ev[:1], "a.csv:1"},
+		{"all kept", ev, "a.csv:1;a.csv:2;a.csv:3;a.csv:4;a.csv:5;a.csv:6;a.csv:7"},
+		{"none", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := evidenceText(tc.ev, tc.lang, tc.exact); got != tc.want {
+			if got := evidenceText(tc.ev); got != tc.want {
 				t.Errorf("got %q want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCompressRows(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rows  []int
+		limit int
+		want  string
+		n     int
+	}{
+		{"empty", nil, 8, "", 0},
+		{"single", []int{7}, 8, "7", 1},
+		{"consecutive", []int{8, 9, 10, 11}, 8, "8–11", 4},
+		{"pair is a range", []int{3, 4}, 8, "3–4", 2},
+		{"gaps", []int{8, 9, 10, 47, 50, 51, 52}, 8, "8–10, 47, 50–52", 7},
+		{"unsorted", []int{52, 8, 47, 10, 51, 9, 50}, 8, "8–10, 47, 50–52", 7},
+		{"duplicates", []int{5, 5, 6, 6, 6, 9, 9}, 8, "5–6, 9", 3},
+		{"limit reached exactly", []int{1, 3, 5}, 3, "1, 3, 5", 3},
+		{"over the limit", []int{1, 3, 5, 7, 8, 9}, 2, "1, 3, …", 6},
+		{"no limit", []int{1, 3, 5, 7}, 0, "1, 3, 5, 7", 4},
+		{"zero and negative rows", []int{0, -1, 2}, 8, "-1–0, 2", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := slices.Clone(tc.rows)
+			got, n := compressRows(tc.rows, tc.limit)
+			if got != tc.want || n != tc.n {
+				t.Errorf("got %q, %d want %q, %d", got, n, tc.want, tc.n)
+			}
+			if !slices.Equal(tc.rows, in) {
+				t.Errorf("input changed: got %v want %v", tc.rows, in)
+			}
+		})
+	}
+}
+
+func TestEvidenceSummary(t *testing.T) {
+	ev := func(file string, rows ...int) []ledger.Evidence {
+		var out []ledger.Evidence
+		for _, r := range rows {
+			out = append(out, ledger.Evidence{File: file, Row: r})
+		}
+		return out
+	}
+	var many []int
+	for i := range 10 {
+		many = append(many, 2*i+1)
+	}
+	for _, tc := range []struct {
+		name string
+		ev   []ledger.Evidence
+		lang string
+		want string
+	}{
+		{"one row zh", ev("b/a.csv", 2), "zh", "b/a.csv 第 2 行"},
+		{"one row en", ev("b/a.csv", 2), "en", "b/a.csv row 2"},
+		{"ranges zh", ev("b/a.csv", 8, 9, 10, 47), "zh", "b/a.csv 第 8–10, 47 行（共 4 行）"},
+		{"ranges en", ev("b/a.csv", 8, 9, 10, 47), "en", "b/a.csv rows 8–10, 47 (4 rows)"},
+		{"files in order of first citation", slices.Concat(ev("z.csv", 3), ev("a.csv", 1), ev("z.csv", 4)), "en",
+			"z.csv rows 3–4 (2 rows); a.csv row 1"},
+		{"files zh", slices.Concat(ev("z.csv", 3), ev("a.csv", 1)), "zh", "z.csv 第 3 行；a.csv 第 1 行"},
+		{"long list shortened, count complete", ev("a.csv", many...), "en", "a.csv rows 1, 3, 5, 7, 9, 11, 13, 15, … (10 rows)"},
+		{"unknown file", ev("", 4), "en", "- row 4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := evidenceSummary(tc.ev, tc.lang, oneLineOrDash); got != tc.want {
+				t.Errorf("got %q want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestFindingsBlocks checks what the golden sample does not hold: a state
+// other than open, a user rule without a title, a negative amount, unknown
+// fields, and markdown escaping of hostile bill text.
+func TestFindingsBlocks(t *testing.T) {
+	fs := []ledger.Finding{
+		{Fingerprint: "fp1", RuleID: "seat_fee", Severity: ledger.SeverityHigh, Provider: "autodl", ResourceID: "inst-1",
+			PeriodStart: bj("2026-12-31 20:00"), PeriodEnd: bj("2027-01-01 08:00"), AmountAtRisk: nd(t, "-1234.5"),
+			Currency: "CNY", ReasonZH: "占用费", ReasonEN: "seat fee", State: "acknowledged",
+			Evidence: []ledger.Evidence{{LineItemID: 1, File: "a.csv", Row: 3}}},
+		{Fingerprint: "fp2", RuleID: "my_rule", Severity: "weird", Provider: "acme", Currency: "EUR",
+			AmountAtRisk: nd(t, "2"), ReasonEN: "1. *bold* | <b> & [x](y) ~~s~~ `c`", AdviceEN: "- do _this_\tnow",
+			State: "open", Evidence: []ledger.Evidence{{LineItemID: 2, File: "dir/we`ird_1.csv", Row: 6}, {LineItemID: 3, File: "dir/we`ird_1.csv", Row: 5}}},
+	}
+	rep := NewFindingsReport("2026-12", fs, nil)
+	for _, tc := range []struct {
+		name string
+		opts WriteOptions
+		want string
+	}{
+		{"table zh", WriteOptions{Format: FormatTable, Lang: "zh"}, "审计发现 2026-12\n\n" +
+			"关机占用费 (seat_fee)\n" +
+			"  [高] AutoDL  inst-1  2026-12-31 20:00 ~ 2027-01-01 08:00  涉及金额 -¥1,234.50  指纹 fp1  状态 已确认\n" +
+			"      占用费\n" +
+			"      证据：a.csv 第 3 行\n" +
+			"\nmy_rule\n" +
+			"  [weird] acme  -  -  涉及金额 2.00 EUR  指纹 fp2\n" +
+			"      1. *bold* | <b> & [x](y) ~~s~~ `c`\n" +
+			"      建议：- do _this_ now\n" +
+			"      证据：dir/we`ird_1.csv 第 5–6 行（共 2 行）\n"},
+		{"md en", WriteOptions{Format: FormatMarkdown, Lang: "en"}, "# Findings 2026-12\n\n" +
+			"### Seat fee while stopped (seat\\_fee)\n\n" +
+			"- **high** · AutoDL · `inst-1` · 2026-12-31 20:00 ~ 2027-01-01 08:00 · at risk -¥1,234.50 · fingerprint `fp1` · state acknowledged\n" +
+			"  - seat fee\n" +
+			"  - Evidence: `a.csv` row 3\n" +
+			"\n### my\\_rule\n\n" +
+			"- **weird** · acme · - · - · at risk 2.00 EUR · fingerprint `fp2`\n" +
+			"  - 1\\. \\*bold\\* \\| &lt;b&gt; &amp; \\[x\\](y) \\~\\~s\\~\\~ \\`c\\`\n" +
+			"  - Advice: \\- do \\_this\\_ now\n" +
+			"  - Evidence: ``dir/we`ird_1.csv`` rows 5–6 (2 rows)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(render(t, rep, tc.opts))
+			// the totals section is checked by the golden files
+			for _, totals := range []string{"\n风险金额合计\n", "\n## "} {
+				if i := strings.Index(got, totals); i >= 0 {
+					got = got[:i]
+				}
+			}
+			if got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
 			}
 		})
 	}

@@ -17,7 +17,16 @@ var messages = map[string][2]string{ // key → {zh, en}
 	"note.partial":       {"* 部分行缺少该金额，合计只含已知部分。", "* some rows do not state this amount; the sum covers the rows that do."},
 	"note.hidden":        {"隐性费用 = 除计算和代金券以外的全部费用；占比 = 隐性费用 ÷ 除代金券以外的应付金额。", "Hidden = everything billed that is not compute or credit; share = hidden ÷ everything billed except credits."},
 	"note.find_totals":   {"同一费用行被多条发现引用时，只计入严重程度最高（其次规则靠前）的一条。", "A line item flagged by several findings counts once, under the most severe finding (then the rule listed first)."},
-	"rows_more":          {"…共%d行", "… %d rows"},
+
+	// finding blocks (table and markdown)
+	"find.at_risk":     {"涉及金额", "at risk"},
+	"find.fingerprint": {"指纹", "fingerprint"},
+	"find.state":       {"状态", "state"},
+	"find.advice":      {"建议：", "Advice: "},
+	"find.evidence":    {"证据：", "Evidence: "},
+	"find.row":         {"第 %s 行", "row %s"},
+	"find.rows":        {"第 %s 行（共 %d 行）", "rows %s (%d rows)"},
+	"find.file_sep":    {"；", "; "},
 
 	// column headers
 	"col.provider":      {"平台", "Provider"},
