@@ -14,7 +14,9 @@ import (
 // several tables (XLSX sheets, zip members): each gets its own imports record
 // through AddImport, all inside the same transaction.
 type ImportTx struct {
-	tx *sql.Tx
+	tx       *sql.Tx
+	stmts    map[int]*sql.Stmt // multi-row INSERTs by row count, prepared once
+	deferred []string          // CREATE INDEX statements to run again before commit
 }
 
 // BeginImport starts the transaction of one file.
@@ -23,7 +25,7 @@ func (db *DB) BeginImport(ctx context.Context) (*ImportTx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ledger: begin import: %w", err)
 	}
-	return &ImportTx{tx: tx}, nil
+	return &ImportTx{tx: tx, stmts: map[int]*sql.Stmt{}}, nil
 }
 
 // AddImport records one imported table and sets imp.ID; rows written for it
@@ -59,8 +61,63 @@ func (t *ImportTx) FinishImport(ctx context.Context, imp *Import) error {
 	return nil
 }
 
-// Commit commits every row of the file.
+// LineItemCount is the number of line items in the ledger (as this
+// transaction sees it); importers use it to decide on DeferIndexes.
+func (t *ImportTx) LineItemCount(ctx context.Context) (int64, error) {
+	var n sql.NullInt64
+	// max(id) is an O(1) look-up, and ids are never reused below it.
+	if err := t.tx.QueryRowContext(ctx, `SELECT max(id) FROM line_items`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("ledger: %w", err)
+	}
+	return n.Int64, nil
+}
+
+// DeferIndexes drops the secondary indexes of line_items for the rest of the
+// transaction and builds them again in Commit. For a bulk import into a ledger
+// that holds fewer rows than the file, building an index once over sorted
+// data is much cheaper than updating it row by row; the unique dedupe key
+// stays, so duplicates are still ignored. Being inside the transaction, a
+// rollback or a crash leaves the indexes as they were.
+func (t *ImportTx) DeferIndexes(ctx context.Context) error {
+	if t.deferred != nil {
+		return nil
+	}
+	rows, err := t.tx.QueryContext(ctx, `SELECT name, sql FROM sqlite_master
+		WHERE type = 'index' AND tbl_name = 'line_items' AND sql IS NOT NULL ORDER BY name`)
+	if err != nil {
+		return fmt.Errorf("ledger: defer indexes: %w", err)
+	}
+	var names []string
+	t.deferred = []string{}
+	for rows.Next() {
+		var name, ddl string
+		if err := rows.Scan(&name, &ddl); err != nil {
+			rows.Close()
+			return fmt.Errorf("ledger: defer indexes: %w", err)
+		}
+		names = append(names, name)
+		t.deferred = append(t.deferred, ddl)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("ledger: defer indexes: %w", err)
+	}
+	for _, name := range names {
+		if _, err := t.tx.ExecContext(ctx, `DROP INDEX "`+name+`"`); err != nil {
+			return fmt.Errorf("ledger: defer index %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Commit builds any deferred indexes and commits every row of the file.
 func (t *ImportTx) Commit() error {
+	for _, ddl := range t.deferred {
+		if _, err := t.tx.Exec(ddl); err != nil {
+			t.tx.Rollback()
+			return fmt.Errorf("ledger: rebuild index: %w", err)
+		}
+	}
 	if err := t.tx.Commit(); err != nil {
 		return fmt.Errorf("ledger: commit import: %w", err)
 	}
@@ -71,72 +128,106 @@ func (t *ImportTx) Commit() error {
 // and for dry runs).
 func (t *ImportTx) Rollback() error { return t.tx.Rollback() }
 
-const lineItemCols = 40 // columns written per line item, see InsertLineItems
+const lineItemCols = 39 // columns written per line item, see InsertLineItems
 
 // maxBatch keeps a multi-row INSERT under SQLite's 32766 bound variables.
 const maxBatch = 32766 / lineItemCols
 
-// InsertLineItems writes a batch of line items (each with its ImportID set),
-// ignoring rows whose row_key is already in the ledger; it returns how many
-// were new.
-func (t *ImportTx) InsertLineItems(ctx context.Context, items []LineItem) (int, error) {
-	added := 0
-	for len(items) > 0 {
-		n := min(len(items), maxBatch)
-		k, err := t.insertLineItems(ctx, items[:n])
-		if err != nil {
-			return added, err
-		}
-		added += k
-		items = items[n:]
+// lineItemStmt returns the prepared INSERT of n line items.
+func (t *ImportTx) lineItemStmt(ctx context.Context, n int) (*sql.Stmt, error) {
+	if st, ok := t.stmts[n]; ok {
+		return st, nil
 	}
-	return added, nil
-}
-
-func (t *ImportTx) insertLineItems(ctx context.Context, items []LineItem) (int, error) {
 	var b strings.Builder
 	b.WriteString(`INSERT OR IGNORE INTO line_items(provider, billing_account_id, sub_account, billing_period,
 		charge_period_start, charge_period_end, charge_category, kind, pricing_model, service_name,
 		resource_id, resource_name, resource_type, sku, parent_resource_id, gpu_model, gpu_count, region, zone,
 		consumed_quantity, consumed_unit, pricing_quantity, pricing_unit, list_unit_price, list_cost, billed_cost,
 		voucher_paid, cash_paid, other_paid, unpaid, currency, usage_start, usage_end, tags, description, raw,
-		import_id, source_row, row_key, id) VALUES `)
-	args := make([]any, 0, len(items)*lineItemCols)
-	for i := range items {
-		li := &items[i]
+		import_id, source_row, row_key) VALUES `)
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", lineItemCols), ",") + ")"
+	for i := 0; i < n; i++ {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL)")
-		raw, err := json.Marshal(nonNil(li.Raw))
-		if err != nil {
-			return 0, fmt.Errorf("ledger: raw row: %w", err)
-		}
-		tags := li.Tags
-		if tags == "" {
-			tags = "{}"
-		}
-		var gpuCount any
-		if li.GPUCount > 0 {
-			gpuCount = li.GPUCount
-		}
-		pricing := li.PricingModel
-		if pricing == "" {
-			pricing = PricingOnDemand
-		}
-		args = append(args, li.Provider, li.BillingAccountID, li.SubAccount, li.BillingPeriod,
-			FormatTime(li.ChargePeriodStart), FormatTime(li.ChargePeriodEnd), li.ChargeCategory, li.Kind, pricing, li.ServiceName,
-			li.ResourceID, li.ResourceName, li.ResourceType, li.SKU, li.ParentResourceID, li.GPUModel, gpuCount, li.Region, li.Zone,
-			nullDec(li.ConsumedQuantity), li.ConsumedUnit, nullDec(li.PricingQuantity), li.PricingUnit, nullDec(li.ListUnitPrice), nullDec(li.ListCost), li.BilledCost.String(),
-			nullDec(li.VoucherPaid), nullDec(li.CashPaid), nullDec(li.OtherPaid), nullDec(li.Unpaid), li.Currency, nullTime(li.UsageStart), nullTime(li.UsageEnd), tags, li.Description, string(raw),
-			li.ImportID, li.SourceRow, li.RowKey)
+		b.WriteString(row)
 	}
-	res, err := t.tx.ExecContext(ctx, b.String(), args...)
+	st, err := t.tx.PrepareContext(ctx, b.String())
 	if err != nil {
-		return 0, fmt.Errorf("ledger: insert line items: %w", err)
+		return nil, fmt.Errorf("ledger: prepare insert: %w", err)
 	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	t.stmts[n] = st
+	return st, nil
+}
+
+// InsertLineItems writes a batch of line items (each with its ImportID set),
+// ignoring rows whose row_key is already in the ledger; it returns how many
+// were new.
+func (t *ImportTx) InsertLineItems(ctx context.Context, items []LineItem) (int, error) {
+	args := make([]any, 0, len(items)*lineItemCols)
+	for i := range items {
+		var err error
+		if args, err = AppendLineItemArgs(args, &items[i]); err != nil {
+			return 0, err
+		}
+	}
+	return t.InsertLineItemArgs(ctx, args)
+}
+
+// AppendLineItemArgs appends the values of one line item, as InsertLineItemArgs
+// binds them, to dst. Importers call it in their parsing goroutine so that
+// the goroutine writing to SQLite only binds and steps.
+func AppendLineItemArgs(dst []any, li *LineItem) ([]any, error) {
+	raw, err := json.Marshal(nonNil(li.Raw))
+	if err != nil {
+		return dst, fmt.Errorf("ledger: raw row: %w", err)
+	}
+	tags := li.Tags
+	if tags == "" {
+		tags = "{}"
+	}
+	var gpuCount any
+	if li.GPUCount > 0 {
+		gpuCount = li.GPUCount
+	}
+	pricing := li.PricingModel
+	if pricing == "" {
+		pricing = PricingOnDemand
+	}
+	return append(dst, li.Provider, li.BillingAccountID, li.SubAccount, li.BillingPeriod,
+		FormatTime(li.ChargePeriodStart), FormatTime(li.ChargePeriodEnd), li.ChargeCategory, li.Kind, pricing, li.ServiceName,
+		li.ResourceID, li.ResourceName, li.ResourceType, li.SKU, li.ParentResourceID, li.GPUModel, gpuCount, li.Region, li.Zone,
+		nullDec(li.ConsumedQuantity), li.ConsumedUnit, nullDec(li.PricingQuantity), li.PricingUnit, nullDec(li.ListUnitPrice), nullDec(li.ListCost), li.BilledCost.String(),
+		nullDec(li.VoucherPaid), nullDec(li.CashPaid), nullDec(li.OtherPaid), nullDec(li.Unpaid), li.Currency, nullTime(li.UsageStart), nullTime(li.UsageEnd), tags, li.Description, string(raw),
+		li.ImportID, li.SourceRow, li.RowKey), nil
+}
+
+// InsertLineItemArgs writes line items given as the concatenated values of
+// AppendLineItemArgs, ignoring rows whose row_key is already in the ledger;
+// it returns how many were new.
+func (t *ImportTx) InsertLineItemArgs(ctx context.Context, args []any) (int, error) {
+	if len(args)%lineItemCols != 0 {
+		return 0, fmt.Errorf("ledger: %d values do not make whole line items", len(args))
+	}
+	added := 0
+	for len(args) > 0 {
+		n := min(len(args)/lineItemCols, maxBatch)
+		st, err := t.lineItemStmt(ctx, n)
+		if err != nil {
+			return added, err
+		}
+		res, err := st.ExecContext(ctx, args[:n*lineItemCols]...)
+		if err != nil {
+			return added, fmt.Errorf("ledger: insert line items: %w", err)
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return added, err
+		}
+		added += int(k)
+		args = args[n*lineItemCols:]
+	}
+	return added, nil
 }
 
 // InsertTransactions writes a batch of money-flow rows, ignoring known

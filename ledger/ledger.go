@@ -59,7 +59,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		"journal_mode(WAL)",
 		"busy_timeout(10000)",
 		"synchronous(NORMAL)",
-		"cache_size(-65536)",
+		"cache_size(-16384)",
 	} {
 		q.Add("_pragma", p)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,5 +207,80 @@ func TestDefaultMonth(t *testing.T) {
 		if got, _ := db.DefaultMonth(ctx, now); got != tc.want {
 			t.Errorf("now %s: got %s, want %s", tc.now, got, tc.want)
 		}
+	}
+}
+
+func indexNames(t *testing.T, db *DB) []string {
+	t.Helper()
+	rows, err := db.SQL().Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'line_items' AND sql IS NOT NULL ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		names = append(names, n)
+	}
+	return names
+}
+
+func TestDeferIndexesRebuildsOrRestores(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	want := indexNames(t, db)
+	if len(want) < 3 {
+		t.Fatalf("schema has indexes %v, want at least 3", want)
+	}
+	for _, commit := range []bool{false, true} {
+		tx, err := db.BeginImport(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.DeferIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+		imp := &Import{Path: "bulk.csv", Format: "test"}
+		if err := tx.AddImport(ctx, imp); err != nil {
+			t.Fatal(err)
+		}
+		a, b := item("bulk1", "1"), item("bulk1", "1")
+		a.ImportID, b.ImportID = imp.ID, imp.ID
+		n, err := tx.InsertLineItems(ctx, []LineItem{a, b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			t.Errorf("with deferred indexes, a repeated row key was inserted %d times, want once", n)
+		}
+		if commit {
+			err = tx.Commit()
+		} else {
+			err = tx.Rollback()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := indexNames(t, db); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("commit=%v: indexes %v, want %v", commit, got, want)
+		}
+	}
+	var n int
+	db.SQL().QueryRow(`SELECT count(*) FROM line_items INDEXED BY line_items_resource WHERE provider = 'autodl'`).Scan(&n)
+	if n != 1 {
+		t.Errorf("rebuilt index finds %d rows, want 1", n)
+	}
+}
+
+func TestInsertLineItemArgsRejectsPartialRows(t *testing.T) {
+	db := openTest(t)
+	tx, err := db.BeginImport(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.InsertLineItemArgs(context.Background(), []any{"autodl"}); err == nil {
+		t.Error("a partial row was accepted")
 	}
 }

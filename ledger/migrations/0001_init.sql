@@ -1,5 +1,8 @@
 -- 0001: the first schema. Column names follow FOCUS 1.2 in snake_case where the
 -- concept exists there; columns marked "ext" are gpubill's own extensions.
+-- Row tables reference their import with a DEFERRABLE foreign key: checked at
+-- commit, so a multi-row INSERT needs no statement journal (measured: a tenth
+-- of the insert time of a bulk import).
 -- Money columns are TEXT holding a canonical decimal string (NULL = unknown);
 -- times are TEXT, RFC 3339 in UTC.
 
@@ -60,7 +63,7 @@ CREATE TABLE line_items (
     tags                TEXT NOT NULL DEFAULT '{}',
     description         TEXT NOT NULL DEFAULT '',
     raw                 TEXT NOT NULL DEFAULT '[]', -- ext: source cells as a JSON array
-    import_id           INTEGER NOT NULL REFERENCES imports(id) ON DELETE CASCADE,
+    import_id           INTEGER NOT NULL REFERENCES imports(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
     source_row          INTEGER NOT NULL,           -- ext: 1-based record number (header = 0)
     row_key             TEXT NOT NULL UNIQUE        -- ext: dedupe key
 );
@@ -80,7 +83,7 @@ CREATE TABLE transactions (
     reference   TEXT NOT NULL DEFAULT '',
     description TEXT NOT NULL DEFAULT '',
     raw         TEXT NOT NULL DEFAULT '[]',
-    import_id   INTEGER NOT NULL REFERENCES imports(id) ON DELETE CASCADE,
+    import_id   INTEGER NOT NULL REFERENCES imports(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
     source_row  INTEGER NOT NULL,
     row_key     TEXT NOT NULL UNIQUE
 );
@@ -100,7 +103,7 @@ CREATE TABLE payments (
     order_no     TEXT NOT NULL DEFAULT '',
     merchant_order_no TEXT NOT NULL DEFAULT '',
     raw          TEXT NOT NULL DEFAULT '[]',
-    import_id    INTEGER NOT NULL REFERENCES imports(id) ON DELETE CASCADE,
+    import_id    INTEGER NOT NULL REFERENCES imports(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
     source_row   INTEGER NOT NULL,
     row_key      TEXT NOT NULL UNIQUE
 );
