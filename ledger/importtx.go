@@ -197,7 +197,7 @@ func AppendLineItemArgs(dst []any, li *LineItem) ([]any, error) {
 	return append(dst, li.Provider, li.BillingAccountID, li.SubAccount, li.BillingPeriod,
 		FormatTime(li.ChargePeriodStart), FormatTime(li.ChargePeriodEnd), li.ChargeCategory, li.Kind, pricing, li.ServiceName,
 		li.ResourceID, li.ResourceName, li.ResourceType, li.SKU, li.ParentResourceID, li.GPUModel, gpuCount, li.Region, li.Zone,
-		nullDec(li.ConsumedQuantity), li.ConsumedUnit, nullDec(li.PricingQuantity), li.PricingUnit, nullDec(li.ListUnitPrice), nullDec(li.ListCost), li.BilledCost.String(),
+		nullDec(li.ConsumedQuantity), li.ConsumedUnit, nullDec(li.PricingQuantity), li.PricingUnit, nullDec(li.ListUnitPrice), nullDec(li.ListCost), DecimalString(li.BilledCost),
 		nullDec(li.VoucherPaid), nullDec(li.CashPaid), nullDec(li.OtherPaid), nullDec(li.Unpaid), li.Currency, nullTime(li.UsageStart), nullTime(li.UsageEnd), tags, li.Description, string(raw),
 		li.ImportID, li.SourceRow, li.RowKey), nil
 }
@@ -246,7 +246,7 @@ func (t *ImportTx) InsertTransactions(ctx context.Context, txs []Transaction) (i
 		if err != nil {
 			return added, err
 		}
-		res, err := stmt.ExecContext(ctx, x.Provider, x.Account, FormatTime(x.Time), x.Type, x.Amount.String(), x.Currency,
+		res, err := stmt.ExecContext(ctx, x.Provider, x.Account, FormatTime(x.Time), x.Type, DecimalString(x.Amount), x.Currency,
 			nullDec(x.Balance), x.Reference, x.Description, string(raw), x.ImportID, x.SourceRow, x.RowKey)
 		if err != nil {
 			return added, fmt.Errorf("ledger: insert transaction: %w", err)

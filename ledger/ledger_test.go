@@ -284,3 +284,22 @@ func TestInsertLineItemArgsRejectsPartialRows(t *testing.T) {
 		t.Error("a partial row was accepted")
 	}
 }
+
+func TestDecimalStringKeepsSourcePrecision(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"416.00", "416.00"}, {"-1.50", "-1.50"}, {"0.00107392473", "0.00107392473"}, {"3", "3"}, {"1e3", "1000"}, {"-0.0", "0.0"},
+	} {
+		if got := DecimalString(decimal.RequireFromString(tc.in)); got != tc.want {
+			t.Errorf("DecimalString(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	db := openTest(t)
+	importItems(t, db, []LineItem{item("a", "416.00"), item("b", "0.5")})
+	var got string
+	if err := db.SQL().QueryRow(`SELECT dsum(billed_cost) FROM line_items`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "416.50" {
+		t.Errorf("dsum = %s, want 416.50 (the finer of the terms' precisions)", got)
+	}
+}

@@ -73,10 +73,21 @@ func (a *dsumAgg) WindowValue(_ *sqlite.FunctionContext) (driver.Value, error) {
 	if !a.valid {
 		return nil, nil
 	}
-	return a.sum.String(), nil
+	return DecimalString(a.sum), nil
 }
 
 func (a *dsumAgg) Final(_ *sqlite.FunctionContext) {}
+
+// DecimalString renders an amount exactly, keeping the precision it was
+// read with: "416.00" stays "416.00" (decimal.Decimal.String would print
+// "416"), and a sum keeps the finest precision of its terms. It is how money
+// is stored and how exact output (JSON, CSV) writes it.
+func DecimalString(d decimal.Decimal) string {
+	if e := d.Exponent(); e < 0 {
+		return d.StringFixed(-e)
+	}
+	return d.String()
+}
 
 // TimeLayout is how times are stored: RFC 3339 in UTC, seconds precision.
 const TimeLayout = "2006-01-02T15:04:05Z"
@@ -100,7 +111,7 @@ func nullDec(d decimal.NullDecimal) any {
 	if !d.Valid {
 		return nil
 	}
-	return d.Decimal.String()
+	return DecimalString(d.Decimal)
 }
 
 // ScanDec parses a stored optional amount.

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/ledger"
 )
 
 // This file is the only place that rounds money (and ratios) for display.
@@ -33,7 +35,7 @@ func minorDigits(currency string) int32 {
 // written: every report shows it in its own column.
 func FormatMoney(d decimal.Decimal, currency string, exact bool) string {
 	if exact {
-		return d.String()
+		return ledger.DecimalString(d)
 	}
 	places := minorDigits(currency)
 	s := d.Round(places).StringFixed(places)
@@ -75,7 +77,7 @@ func jsonMoney(d decimal.NullDecimal) *string {
 	if !d.Valid {
 		return nil
 	}
-	s := d.Decimal.String()
+	s := ledger.DecimalString(d.Decimal)
 	return &s
 }
 

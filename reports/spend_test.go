@@ -327,11 +327,11 @@ func TestSpendCSVFormulaInjection(t *testing.T) {
 		}
 		if r[col["kind"]] == ledger.KindCredit {
 			sawCredit = true
-			// The ledger keeps the value, not the spelling: -1.50 is stored as -1.5.
-			if got, want := r[col["billed_cost"]], "-1.5"; got != want {
+			// The ledger keeps the source precision: -1.50 stays -1.50, a number.
+			if got, want := r[col["billed_cost"]], "-1.50"; got != want {
 				t.Errorf("credit billed_cost: got %q want %q (a number, no apostrophe)", got, want)
 			}
-			if got, want := r[col["cash_paid"]], "-1.5"; got != want {
+			if got, want := r[col["cash_paid"]], "-1.50"; got != want {
 				t.Errorf("credit cash_paid: got %q want %q", got, want)
 			}
 		}
