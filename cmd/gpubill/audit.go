@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -86,33 +87,35 @@ func (a *app) runAudit(cmd *cobra.Command, o auditOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := a.openLedger(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	month, err := a.resolveMonth(ctx, db)
-	if err != nil {
-		return err
-	}
-	findings, err := rules.Run(ctx, db, month, cfg)
-	if err != nil {
-		return internal(err)
-	}
-	if _, err := db.SaveAudit(ctx, month, a.loc.String(), cfg.ParamsJSON(), findings); err != nil {
-		return internal(err)
-	}
-	if err := a.writeFindings(cmd, db, month); err != nil {
-		return err
-	}
-	if o.failOn != "" {
-		for _, f := range findings {
-			if ledger.SeverityRank(f.Severity) >= ledger.SeverityRank(o.failOn) {
-				return &exitError{code: exitFindings}
+	return a.withMonth(ctx, func(db *ledger.DB, month string) error {
+		findings, err := a.audit(ctx, db, month, cfg)
+		if err != nil {
+			return err
+		}
+		if err := a.writeFindings(cmd, db, month); err != nil {
+			return err
+		}
+		if o.failOn != "" {
+			for _, f := range findings {
+				if ledger.SeverityRank(f.Severity) >= ledger.SeverityRank(o.failOn) {
+					return &exitError{code: exitFindings}
+				}
 			}
 		}
+		return nil
+	})
+}
+
+// audit runs the rules on month and stores the findings.
+func (a *app) audit(ctx context.Context, db *ledger.DB, month string, cfg rules.Config) ([]ledger.Finding, error) {
+	findings, err := rules.Run(ctx, db, month, cfg)
+	if err != nil {
+		return nil, internal(err)
 	}
-	return nil
+	if _, err := db.SaveAudit(ctx, month, a.loc.String(), cfg.ParamsJSON(), findings); err != nil {
+		return nil, internal(err)
+	}
+	return findings, nil
 }
 
 // writeFindings prints the stored findings of month in the chosen format.

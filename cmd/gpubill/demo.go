@@ -12,7 +12,6 @@ import (
 	"github.com/gpubill/gpubill"
 	"github.com/gpubill/gpubill/ingest"
 	"github.com/gpubill/gpubill/reports"
-	"github.com/gpubill/gpubill/rules"
 )
 
 func (a *app) demoCommand() *cobra.Command {
@@ -80,12 +79,8 @@ func (a *app) runDemo(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return err
 	}
-	findings, err := rules.Run(ctx, db, a.month, cfg)
-	if err != nil {
-		return internal(err)
-	}
-	if _, err := db.SaveAudit(ctx, a.month, a.loc.String(), cfg.ParamsJSON(), findings); err != nil {
-		return internal(err)
+	if _, err := a.audit(ctx, db, a.month, cfg); err != nil {
+		return err
 	}
 
 	a.heading("本月支出 "+a.month, "Spend in "+a.month)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/reports"
 )
 
@@ -29,27 +30,19 @@ ledger rows; table and markdown round to 2 decimals for display only.
   gpubill report spend --by provider,resource --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			db, err := a.openLedger(ctx)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			month, err := a.resolveMonth(ctx, db)
-			if err != nil {
-				return err
-			}
 			var dims []string
 			for _, d := range strings.Split(by, ",") {
 				if d = strings.TrimSpace(d); d != "" {
 					dims = append(dims, d)
 				}
 			}
-			rep, err := reports.Spend(ctx, db, reports.SpendOptions{Month: month, By: dims})
-			if err != nil {
-				return err
-			}
-			return a.writeReport(rep)
+			return a.withMonth(cmd.Context(), func(db *ledger.DB, month string) error {
+				rep, err := reports.Spend(cmd.Context(), db, reports.SpendOptions{Month: month, By: dims})
+				if err != nil {
+					return err
+				}
+				return a.writeReport(rep)
+			})
 		},
 	}
 	spend.Flags().StringVar(&by, "by", "provider,kind", fmt.Sprintf("group by these dimensions (%s)", strings.Join(reports.SpendDimensions, ",")))
@@ -58,17 +51,9 @@ ledger rows; table and markdown round to 2 decimals for display only.
 		Short: "The stored findings of the month (run audit first) / 本月审计发现",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			db, err := a.openLedger(ctx)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			month, err := a.resolveMonth(ctx, db)
-			if err != nil {
-				return err
-			}
-			return a.writeFindings(cmd, db, month)
+			return a.withMonth(cmd.Context(), func(db *ledger.DB, month string) error {
+				return a.writeFindings(cmd, db, month)
+			})
 		},
 	}
 	cmd.AddCommand(spend, findings)

@@ -203,6 +203,20 @@ func (a *app) openLedger(ctx context.Context) (*ledger.DB, error) {
 	return db, nil
 }
 
+// withMonth opens the ledger, resolves the month and runs fn with both.
+func (a *app) withMonth(ctx context.Context, fn func(db *ledger.DB, month string) error) error {
+	db, err := a.openLedger(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	month, err := a.resolveMonth(ctx, db)
+	if err != nil {
+		return err
+	}
+	return fn(db, month)
+}
+
 // resolveMonth returns --month or the ledger's default month.
 func (a *app) resolveMonth(ctx context.Context, db *ledger.DB) (string, error) {
 	if a.month != "" {
