@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/xuri/excelize/v2"
 )
@@ -236,7 +237,7 @@ func FuzzReadCSV(f *testing.F) {
 	}
 	f.Add([]byte("平台,费用类型,开始时间,结束时间,应付金额\nAutoDL,快照,20261003,20261004,\"(1.20)\"\n"))
 	f.Add([]byte("\xff\xfe平\x00"))
-	db := openTestDB(f)
+	db := testkit.OpenLedger(f)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := writeTemp(t, dir, "fuzz.csv", data)
@@ -263,7 +264,7 @@ func FuzzReadXLSX(f *testing.F) {
 	}
 	x.Close()
 	f.Add(buf.Bytes())
-	db := openTestDB(f)
+	db := testkit.OpenLedger(f)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := writeTemp(t, dir, "fuzz.xlsx", data)

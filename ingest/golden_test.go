@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -34,7 +35,7 @@ func TestGolden(t *testing.T) {
 			path := filepath.Join(dir, e.Name())
 			base := strings.TrimSuffix(path, ext)
 			t.Run(f.ID+"/"+e.Name(), func(t *testing.T) {
-				db := openTestDB(t)
+				db := testkit.OpenLedger(t)
 				res, err := ImportFile(context.Background(), db, path, Options{TZ: shanghai})
 				if strings.HasPrefix(e.Name(), "bad_") {
 					if err == nil {
@@ -44,7 +45,7 @@ func TestGolden(t *testing.T) {
 					if !errors.As(err, &ie) {
 						t.Errorf("error %v is a %T, want *InputError", err, err)
 					}
-					checkGolden(t, base+".err", []byte(err.Error()+"\n"))
+					testkit.Golden(t, base+".err", []byte(err.Error()+"\n"), *update)
 					if n := countRows(t, db, "line_items") + countRows(t, db, "transactions") + countRows(t, db, "imports"); n != 0 {
 						t.Errorf("after a failed import the ledger holds %d rows, want 0", n)
 					}
@@ -69,7 +70,7 @@ func TestGolden(t *testing.T) {
 					out.LineItems = append(out.LineItems, toGolden(&li, true))
 				}
 				out.Transactions = storedTxs(t, db)
-				checkGolden(t, base+".golden", mustJSON(t, out))
+				testkit.Golden(t, base+".golden", mustJSON(t, out), *update)
 			})
 		}
 		if n == 0 {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
@@ -26,7 +27,7 @@ import (
 // the column, and leaves the ledger as it was.
 func TestImportBadAmountRollsBack(t *testing.T) {
 	ctx := context.Background()
-	db := openTestDB(t)
+	db := testkit.OpenLedger(t)
 	path := filepath.Join("testdata", "gpubill-bill", "bad_amount.csv")
 	res, err := ImportFile(ctx, db, path, Options{TZ: shanghai})
 	if err == nil {
@@ -52,7 +53,7 @@ func TestImportBadAmountRollsBack(t *testing.T) {
 // rows, not those of earlier imports.
 func TestImportRollbackKeepsEarlierImports(t *testing.T) {
 	ctx := context.Background()
-	db := openTestDB(t)
+	db := testkit.OpenLedger(t)
 	if _, err := ImportFile(ctx, db, filepath.Join("testdata", "gpubill-bill", "bill_en.csv"), Options{TZ: shanghai}); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestSameBillEveryEncoding(t *testing.T) {
 	var want []ledger.LineItem
 	for _, name := range names {
 		path := writeTemp(t, dir, name, variants[name])
-		db := openTestDB(t)
+		db := testkit.OpenLedger(t)
 		res, err := ImportFile(ctx, db, path, Options{TZ: shanghai})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -224,7 +225,7 @@ func TestSameBillEveryEncoding(t *testing.T) {
 		}
 	}
 	// Dedupe across encodings and containers: one ledger, five files.
-	db := openTestDB(t)
+	db := testkit.OpenLedger(t)
 	for i, name := range names {
 		res, err := ImportFile(ctx, db, filepath.Join(dir, name), Options{TZ: shanghai})
 		if err != nil {
@@ -255,7 +256,7 @@ func TestOverlappingExport(t *testing.T) {
 	lines := strings.SplitAfter(buf.String(), "\n")
 	first := writeTemp(t, dir, "nov1-15.csv", []byte(strings.Join(lines[:11], "")))
 	all := writeTemp(t, dir, "nov1-30.csv", buf.Bytes())
-	db := openTestDB(t)
+	db := testkit.OpenLedger(t)
 	for _, step := range []struct {
 		path         string
 		new, dup     int
@@ -286,7 +287,7 @@ func TestIdenticalRowsStayTwo(t *testing.T) {
 	ctx := context.Background()
 	row := "AutoDL,c1,GPU计算,2026-10-03 14:00,2026-10-03 15:00,1.88\n"
 	path := writeTemp(t, t.TempDir(), "twice.csv", []byte("平台,实例ID,费用类型,开始时间,结束时间,应付金额\n"+row+row))
-	db := openTestDB(t)
+	db := testkit.OpenLedger(t)
 	for i, want := range []int{2, 0} {
 		res, err := ImportFile(ctx, db, path, Options{TZ: shanghai})
 		if err != nil {
@@ -339,7 +340,7 @@ func TestBrokenFiles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeTemp(t, dir, tc.name, tc.data)
-			db := openTestDB(t)
+			db := testkit.OpenLedger(t)
 			res, err := ImportFile(ctx, db, path, Options{TZ: shanghai})
 			if err == nil {
 				t.Fatalf("import succeeded: %+v", res)
@@ -361,7 +362,7 @@ func TestBrokenFiles(t *testing.T) {
 // TestHeaderOnly: a recognised header without rows is a valid, empty import.
 func TestHeaderOnly(t *testing.T) {
 	path := writeTemp(t, t.TempDir(), "h.csv", []byte("provider,kind,start,end,billed_cost\n"))
-	db := openTestDB(t)
+	db := testkit.OpenLedger(t)
 	res, err := ImportFile(context.Background(), db, path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -374,7 +375,7 @@ func TestHeaderOnly(t *testing.T) {
 // TestDryRun: a dry run reports exact counts and stores nothing.
 func TestDryRun(t *testing.T) {
 	ctx := context.Background()
-	db := openTestDB(t)
+	db := testkit.OpenLedger(t)
 	path := filepath.Join("testdata", "gpubill-bill", "bill_zh.csv")
 	res, err := ImportFile(ctx, db, path, Options{TZ: shanghai, DryRun: true, Preview: 3})
 	if err != nil {
@@ -431,7 +432,7 @@ func TestWorkbookSheets(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := writeTemp(t, dir, "book.xlsx", build(1.88))
-	db := openTestDB(t)
+	db := testkit.OpenLedger(t)
 	res, err := ImportFile(ctx, db, path, Options{TZ: shanghai})
 	if err != nil {
 		t.Fatal(err)
@@ -460,7 +461,7 @@ func TestWorkbookSheets(t *testing.T) {
 	}
 
 	bad := writeTemp(t, dir, "bad.xlsx", build("12,3O"))
-	db2 := openTestDB(t)
+	db2 := testkit.OpenLedger(t)
 	_, err = ImportFile(ctx, db2, bad, Options{TZ: shanghai})
 	want := bad + `: 收支明细!D3: column 金额: "12,3O" is not an amount`
 	if err == nil || err.Error() != want {
@@ -518,7 +519,7 @@ func TestFOCUSSample(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	db := openTestDB(t)
+	db := testkit.OpenLedger(t)
 	res, err := ImportFile(ctx, db, path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -578,7 +579,7 @@ func TestImportPaths(t *testing.T) {
 	writeTemp(t, dir, "b/readme.txt", []byte("hello\n"))
 	writeTemp(t, dir, ".hidden.csv", []byte("garbage\x00\x01"))
 	writeTemp(t, dir, ".git/config", []byte("[core]\n"))
-	db := openTestDB(t)
+	db := testkit.OpenLedger(t)
 	results, err := ImportPaths(context.Background(), db, []string{dir, filepath.Join(dir, "missing.csv")}, Options{TZ: shanghai})
 	if err == nil {
 		t.Error("ImportPaths returned no error though two paths failed")
@@ -614,7 +615,7 @@ func TestProviderOverride(t *testing.T) {
 		{focus, "", "", "f.csv:2: the file has no ProviderName column: pass --provider"},
 		{focus, "Google Cloud", "google cloud", ""},
 	} {
-		db := openTestDB(t)
+		db := testkit.OpenLedger(t)
 		res, err := ImportFile(context.Background(), db, tc.path, Options{Provider: tc.provider, TZ: shanghai})
 		if tc.wantErr != "" {
 			if err == nil || !strings.HasSuffix(err.Error(), tc.wantErr) {

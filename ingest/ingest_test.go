@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -16,17 +15,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the ingest tests")
-
-// openTestDB opens a fresh ledger file under t.TempDir().
-func openTestDB(t testing.TB) *ledger.DB {
-	t.Helper()
-	db, err := ledger.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 // writeTemp writes data to a file named name under dir and returns its path.
 func writeTemp(t testing.TB, dir, name string, data []byte) string {
@@ -142,25 +130,6 @@ func sortBySourceRow(items []ledger.LineItem) {
 		}
 		return items[i].SourceRow < items[j].SourceRow
 	})
-}
-
-// checkGolden compares got with the golden file at path (rewriting it with
-// -update).
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./ingest -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s: output differs from the golden file (rerun with -update after checking)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
 }
 
 func mustJSON(t testing.TB, v any) []byte {

@@ -69,7 +69,7 @@ func templateLines(b *binding, env *mapEnv) (lineMapper, error) {
 	kinds, pricings, units, currencies := newMemo(ParseKind), newMemo(ParsePricingModel), newMemo(ParseUnit), newMemo(normCurrency)
 	providers := newMemo(ledger.ParseProvider)
 	return func(c *rowCtx, li *ledger.LineItem) (bool, error) {
-		if isTotalRow(c.rec) {
+		if isTotalRow(c.rec) || isExampleRow(c.cell(ix.description)) {
 			return true, nil
 		}
 		var err error
@@ -186,7 +186,7 @@ func templateTxs(b *binding, env *mapEnv) (txMapper, error) {
 	}
 	types, currencies, providers := newMemo(ParseTxType), newMemo(normCurrency), newMemo(ledger.ParseProvider)
 	return func(c *rowCtx, tx *ledger.Transaction) (bool, error) {
-		if isTotalRow(c.rec) {
+		if isTotalRow(c.rec) || isExampleRow(c.cell(ix.description)) {
 			return true, nil
 		}
 		var err error
@@ -326,6 +326,18 @@ func ParseUnit(s string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// ExampleMarkZH and ExampleMarkEN are the 说明 of the example row that
+// `gpubill template` writes: a row carrying one of them is skipped on import,
+// so a template filled in without deleting the example adds no fake charge.
+const (
+	ExampleMarkZH = "示例行：导入时自动跳过"
+	ExampleMarkEN = "example row: skipped on import"
+)
+
+func isExampleRow(description string) bool {
+	return description == ExampleMarkZH || description == ExampleMarkEN
 }
 
 // totalWords start a total line (合计 …) that carries no charge of its own.

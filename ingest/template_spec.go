@@ -51,7 +51,7 @@ var BillColumns = []TemplateColumn{
 	{Field: "billed_cost", ZH: "应付金额", Required: true, Aliases: []string{"amount", "cost", "金额", "费用", "消费金额"}, HelpZH: "平台实际扣费", HelpEN: "what the platform charged", Example: "1.88"},
 	{Field: "voucher_paid", ZH: "代金券", Aliases: []string{"voucher", "代金券抵扣", "优惠券"}, HelpZH: "代金券支付部分（不可开票）", HelpEN: "part paid by vouchers (not invoiceable)", Example: "0"},
 	{Field: "cash_paid", ZH: "现金支付", Aliases: []string{"cash", "现金"}, HelpZH: "现金支付部分（可开票）；空 = 应付 − 代金券", HelpEN: "part paid in cash (invoiceable); empty = billed − voucher", Example: "1.88"},
-	{Field: "description", ZH: "说明", Aliases: []string{"备注", "note", "notes", "描述"}, HelpZH: "说明（可选）", HelpEN: "free text (optional)", Example: ""},
+	{Field: "description", ZH: "说明", Aliases: []string{"备注", "note", "notes", "描述"}, HelpZH: "说明（可选）；示例行的说明为“示例行：导入时自动跳过”", HelpEN: "free text (optional); the example row says it is skipped", Example: ExampleMarkZH},
 	{Field: "currency", ZH: "币种", Aliases: []string{"货币"}, HelpZH: "币种，空 = CNY", HelpEN: "currency code, empty = CNY", Example: "CNY"},
 }
 
@@ -65,7 +65,7 @@ var FlowColumns = []TemplateColumn{
 	{Field: "amount", ZH: "金额", Required: true, Aliases: []string{"交易金额"}, HelpZH: "正数，方向由类型决定", HelpEN: "positive; the type gives the direction", Example: "100.00"},
 	{Field: "balance", ZH: "余额", Aliases: []string{"账户余额"}, HelpZH: "变动后余额（可选）", HelpEN: "balance after the movement, if shown", Example: "100.00"},
 	{Field: "reference", ZH: "单号", Aliases: []string{"订单号", "流水号", "交易单号"}, HelpZH: "订单号或流水号（可选）", HelpEN: "order / transaction number", Example: "R20261001090000"},
-	{Field: "description", ZH: "说明", Aliases: []string{"备注", "note"}, HelpZH: "说明（可选）", HelpEN: "free text (optional)", Example: "支付宝充值"},
+	{Field: "description", ZH: "说明", Aliases: []string{"备注", "note"}, HelpZH: "说明（可选）；示例行的说明为“示例行：导入时自动跳过”", HelpEN: "free text (optional); the example row says it is skipped", Example: ExampleMarkZH},
 	{Field: "currency", ZH: "币种", Aliases: []string{"货币"}, HelpZH: "币种，空 = CNY", HelpEN: "currency code, empty = CNY", Example: "CNY"},
 }
 

@@ -80,7 +80,7 @@ var tmplUnitsEN = []string{"hour", "minute", "second", "day", "GB", "GB-day", "G
 var tmplExampleEN = map[string]string{
 	"bill.provider": "autodl", "bill.kind": ledger.KindCompute, "bill.pricing_model": ledger.PricingOnDemand,
 	"bill.unit":     "hour",
-	"flow.provider": "autodl", "flow.type": ledger.TxTopup, "flow.description": "Alipay top-up",
+	"flow.provider": "autodl", "flow.type": ledger.TxTopup, "flow.description": ExampleMarkEN, "bill.description": ExampleMarkEN,
 }
 
 // TemplateCodes returns the values offered in the drop-down list of column c

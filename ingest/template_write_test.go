@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -23,28 +24,11 @@ import (
 // flag because the package-wide -update flag belongs to the reader's tests.
 var updateTemplate = flag.Bool("update-template", false, "rewrite the template writer's golden files")
 
+// tmplGolden compares got with testdata/<top-level test name>/<name>.golden,
+// rewriting it with -update-template.
 func tmplGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", t.Name(), name+".golden")
-	if i := strings.IndexByte(t.Name(), '/'); i >= 0 {
-		path = filepath.Join("testdata", t.Name()[:i], name+".golden")
-	}
-	if *updateTemplate {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run go test -update-template to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s: got\n%s\nwant\n%s", path, got, want)
-	}
+	testkit.GoldenFlag(t, filepath.Join(testkit.TopTestDir(t), name+".golden"), got, *updateTemplate, "-update-template")
 }
 
 func TestTemplateCSV(t *testing.T) {
@@ -670,7 +654,18 @@ func TestTemplateImport(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
+			// As written, the template's example rows are skipped.
 			res, err := ImportFile(ctx, db, path, Options{})
+			if err != nil {
+				t.Fatalf("import %s: %v", tt.file, err)
+			}
+			if res.New != 0 || res.Skipped != tt.wantLines+tt.wantTxs {
+				t.Errorf("import of the blank template: got new %d skipped %d, want the %d example rows skipped",
+					res.New, res.Skipped, tt.wantLines+tt.wantTxs)
+			}
+			// With the example's 说明 changed, it is a real row of the user's.
+			tmplUnmark(t, path)
+			res, err = ImportFile(ctx, db, path, Options{})
 			if err != nil {
 				t.Fatalf("import %s: %v", tt.file, err)
 			}
@@ -702,6 +697,49 @@ func TestTemplateImport(t *testing.T) {
 				t.Errorf("transaction: got %s %s at %s want topup 100 at 2026-10-01T01:00:00Z", typ, amount, tm)
 			}
 		})
+	}
+}
+
+// tmplUnmark replaces the example-row mark in a written template by an
+// ordinary description, as a user who fills in the example row would.
+func tmplUnmark(t *testing.T, path string) {
+	t.Helper()
+	if filepath.Ext(path) != ".xlsx" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []string{ExampleMarkZH, ExampleMarkEN} {
+			b = bytes.ReplaceAll(b, []byte(m), []byte("filled in"))
+		}
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, sheet := range f.GetSheetList() {
+		rows, err := f.GetRows(sheet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r, row := range rows {
+			for c, v := range row {
+				if v == ExampleMarkZH || v == ExampleMarkEN {
+					cell, _ := excelize.CoordinatesToCellName(c+1, r+1)
+					if err := f.SetCellStr(sheet, cell, "filled in"); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	if err := f.Save(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
 )
@@ -343,7 +344,7 @@ func TestFindingsBlocks(t *testing.T) {
 }
 
 func TestFindingsEmpty(t *testing.T) {
-	db := newLedger(t)
+	db := testkit.OpenLedger(t)
 	rep, err := Findings(context.Background(), db, "2026-10")
 	if err != nil {
 		t.Fatal(err)

@@ -2,16 +2,14 @@ package reports
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
 )
@@ -37,68 +35,6 @@ func nd(t *testing.T, s string) decimal.NullDecimal {
 	return decimal.NullDecimal{Decimal: dec(t, s), Valid: true}
 }
 
-// newLedger opens an empty ledger in a file under t.TempDir().
-func newLedger(t *testing.T) *ledger.DB {
-	t.Helper()
-	db, err := ledger.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatalf("open ledger: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// importItems writes items as one imported file called path, numbering
-// their source rows from 1, and returns them as stored (with IDs).
-func importItems(t *testing.T, db *ledger.DB, path string, items []ledger.LineItem) []ledger.LineItem {
-	t.Helper()
-	ctx := context.Background()
-	tx, err := db.BeginImport(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	imp := &ledger.Import{Path: path, SHA256: "sha-" + path, Size: 1, Format: "gpubill-bill"}
-	if err := tx.AddImport(ctx, imp); err != nil {
-		t.Fatal(err)
-	}
-	for i := range items {
-		items[i].ImportID = imp.ID
-		items[i].SourceRow = i + 1
-		if items[i].RowKey == "" {
-			items[i].RowKey = fmt.Sprintf("%s#%d", path, i+1)
-		}
-		if items[i].ChargeCategory == "" {
-			items[i].ChargeCategory = ledger.CategoryUsage
-		}
-		if items[i].Currency == "" {
-			items[i].Currency = "CNY"
-		}
-	}
-	n, err := tx.InsertLineItems(ctx, items)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != len(items) {
-		t.Fatalf("inserted %d line items, want %d", n, len(items))
-	}
-	imp.RowsRead, imp.RowsNew = len(items), n
-	if err := tx.FinishImport(ctx, imp); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	var out []ledger.LineItem
-	err = db.EachLineItem(ctx, ledger.Filter{ImportID: imp.ID}, func(li *ledger.LineItem) error {
-		out = append(out, *li)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // bj is a time in Beijing (naive Chinese export times are Beijing time).
 func bj(s string) time.Time {
 	t, err := time.ParseInLocation("2006-01-02 15:04", s, time.FixedZone("CST", 8*3600))
@@ -119,7 +55,7 @@ type sample struct {
 
 func newSample(t *testing.T) *sample {
 	t.Helper()
-	db := newLedger(t)
+	db := testkit.OpenLedger(t)
 	s := &sample{db: db, byKey: map[string]ledger.LineItem{}}
 	day := func(d int) (time.Time, time.Time) {
 		return bj(fmt.Sprintf("2026-10-%02d 00:00", d)), bj(fmt.Sprintf("2026-10-%02d 00:00", d+1))
@@ -162,7 +98,7 @@ func newSample(t *testing.T) *sample {
 		path  string
 		items []ledger.LineItem
 	}{{"bills/autodl-2026-10.csv", cn}, {"bills/阿里云账单.csv", ali}, {"bills/focus.csv", focus}} {
-		for _, li := range importItems(t, db, f.path, f.items) {
+		for _, li := range testkit.ImportItems(t, db, f.path, f.items) {
 			s.byKey[li.ResourceID+"/"+li.Kind+"/"+li.BillingPeriod] = li
 		}
 	}
@@ -180,27 +116,10 @@ func (s *sample) item(t *testing.T, resource, kind string) ledger.LineItem {
 }
 
 // checkGolden compares got with testdata/<TestName>/<name>.golden, or
-// rewrites the file with -update.
+// rewrites it with -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	dir := filepath.Join("testdata", strings.SplitN(t.Name(), "/", 2)[0])
-	path := filepath.Join(dir, name+".golden")
-	if *update {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./reports -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s: got\n%s\nwant\n%s", path, got, want)
-	}
+	testkit.Golden(t, filepath.Join(testkit.TopTestDir(t), name+".golden"), got, *update)
 }
 
 // formatCases are every format × language whose output differs; the

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
 )
@@ -109,7 +110,7 @@ func sortedCopy(s []string) []string {
 // TestSpendTotalsExact checks that totals (and the groups) equal the exact
 // sum of the ledger rows, computed independently in Go.
 func TestSpendTotalsExact(t *testing.T) {
-	db := newLedger(t)
+	db := testkit.OpenLedger(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	kinds := []string{ledger.KindCompute, ledger.KindStorage, ledger.KindNetwork, ledger.KindImage, ledger.KindCredit}
 	var items []ledger.LineItem
@@ -142,10 +143,10 @@ func TestSpendTotalsExact(t *testing.T) {
 		}
 		items = append(items, li)
 	}
-	importItems(t, db, "many.csv", items)
+	testkit.ImportItems(t, db, "many.csv", items)
 	other := []ledger.LineItem{{Provider: "autodl", BillingPeriod: "2026-09", ChargePeriodStart: bj("2026-09-03 00:00"),
 		ChargePeriodEnd: bj("2026-09-04 00:00"), Kind: ledger.KindCompute, BilledCost: dec(t, "7.77")}}
-	importItems(t, db, "september.csv", other)
+	testkit.ImportItems(t, db, "september.csv", other)
 
 	stored, err := db.LineItems(context.Background(), ledger.Filter{Month: "2026-10"})
 	if err != nil {
@@ -225,13 +226,13 @@ func pow10(n int) int64 {
 // TestSpendUnknownAmounts: a group's total of an optional column is null
 // only when no row states it; a partial sum covers the known rows.
 func TestSpendUnknownAmounts(t *testing.T) {
-	db := newLedger(t)
+	db := testkit.OpenLedger(t)
 	mk := func(res, voucher string) ledger.LineItem {
 		return ledger.LineItem{Provider: "autodl", BillingPeriod: "2026-10", ChargePeriodStart: bj("2026-10-03 00:00"),
 			ChargePeriodEnd: bj("2026-10-04 00:00"), Kind: ledger.KindCompute, ResourceID: res,
 			BilledCost: dec(t, "2"), VoucherPaid: nd(t, voucher)}
 	}
-	importItems(t, db, "b.csv", []ledger.LineItem{mk("none", ""), mk("none", ""), mk("part", ""), mk("part", "1.25"),
+	testkit.ImportItems(t, db, "b.csv", []ledger.LineItem{mk("none", ""), mk("none", ""), mk("part", ""), mk("part", "1.25"),
 		mk("all", "0.5"), mk("all", "0.25")})
 	rep, err := Spend(context.Background(), db, SpendOptions{Month: "2026-10", By: []string{ByResource}})
 	if err != nil {
@@ -275,7 +276,7 @@ func TestSpendUnknownAmounts(t *testing.T) {
 }
 
 func TestSpendOptionErrors(t *testing.T) {
-	db := newLedger(t)
+	db := testkit.OpenLedger(t)
 	for _, tc := range []struct {
 		name    string
 		opts    SpendOptions

@@ -1,12 +1,10 @@
 package rules
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -118,43 +117,15 @@ func hourly(t *testing.T, provider, resource, start string, n int, cost string, 
 // imported file "bills/test.csv" with rows 1…n and row keys row-001….
 func newLedger(t *testing.T, items []ledger.LineItem) *ledger.DB {
 	t.Helper()
-	ctx := context.Background()
-	db, err := ledger.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatalf("open ledger: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	tx, err := db.BeginImport(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	imp := &ledger.Import{Path: "bills/test.csv", SHA256: "test", Size: 1, Format: "gpubill-bill"}
-	if err := tx.AddImport(ctx, imp); err != nil {
-		t.Fatal(err)
-	}
+	db := testkit.OpenLedger(t)
 	rows := make([]ledger.LineItem, len(items))
 	copy(rows, items)
 	for i := range rows {
-		rows[i].ImportID = imp.ID
-		rows[i].SourceRow = i + 1
 		if rows[i].RowKey == "" {
 			rows[i].RowKey = fmt.Sprintf("row-%03d", i+1)
 		}
 	}
-	n, err := tx.InsertLineItems(ctx, rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != len(rows) {
-		t.Fatalf("inserted %d line items, want %d", n, len(rows))
-	}
-	imp.RowsRead, imp.RowsNew = n, n
-	if err := tx.FinishImport(ctx, imp); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	testkit.ImportItems(t, db, "bills/test.csv", rows)
 	return db
 }
 
@@ -231,23 +202,7 @@ func renderFindings(t *testing.T, fs []ledger.Finding) []byte {
 // it with -update.
 func golden(t *testing.T, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", filepath.FromSlash(t.Name()), "findings.golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./rules -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("findings differ from %s (rerun with -update if the change is intended):\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	testkit.Golden(t, filepath.Join("testdata", filepath.FromSlash(t.Name()), "findings.golden"), got, *update)
 }
 
 // want is the essence of one expected finding.
