@@ -11,11 +11,13 @@ import (
 	"github.com/gpubill/gpubill/ledger"
 )
 
-// BenchmarkImportTemplateCSV imports a generated template CSV of 100k rows
-// (GPUBILL_BENCH_ROWS raises it, e.g. to 1000000) into a fresh ledger per
-// iteration and reports rows/s.
+// BenchmarkImportTemplateCSV imports a generated template CSV of 1M rows
+// (GPUBILL_BENCH_ROWS changes it, e.g. to 100000 for a quick look) into a
+// fresh ledger per iteration and reports rows/s. It runs only with -bench:
+//
+//	go test ./ingest -run '^$' -bench ImportTemplateCSV -benchtime 1x
 func BenchmarkImportTemplateCSV(b *testing.B) {
-	rows := 100_000
+	rows := 1_000_000
 	if s := os.Getenv("GPUBILL_BENCH_ROWS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n <= 0 {

@@ -44,7 +44,7 @@ func (k *rowKeyer) str(s string) {
 }
 
 func (k *rowKeyer) dec(d decimal.Decimal) {
-	k.str(d.String())
+	k.str(ledger.CanonicalDecimal(d))
 }
 
 func (k *rowKeyer) ndec(d decimal.NullDecimal) {

@@ -303,3 +303,27 @@ func TestDecimalStringKeepsSourcePrecision(t *testing.T) {
 		t.Errorf("dsum = %s, want 416.50 (the finer of the terms' precisions)", got)
 	}
 }
+
+// The fast path of DecimalString must agree with decimal's own rendering.
+func FuzzDecimalString(f *testing.F) {
+	for _, s := range []string{"0", "-0.00", "416.00", "-1.50", "0.00107392473", "1e3", "123456789012345678.9", "-99999999999999999999.5", "1E-40", "5e-41"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := decimal.NewFromString(s)
+		if err != nil || d.Exponent() < -1000 || d.Exponent() > 1000 {
+			return
+		}
+		got := DecimalString(d)
+		want := d.String()
+		if e := d.Exponent(); e < 0 {
+			want = d.StringFixed(-e)
+		}
+		if got != want {
+			t.Fatalf("DecimalString(%s) = %q, want %q", s, got, want)
+		}
+		if got, want := CanonicalDecimal(d), d.String(); got != want {
+			t.Fatalf("CanonicalDecimal(%s) = %q, want %q", s, got, want)
+		}
+	})
+}

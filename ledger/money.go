@@ -3,6 +3,8 @@ package ledger
 import (
 	"database/sql/driver"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -83,10 +85,58 @@ func (a *dsumAgg) Final(_ *sqlite.FunctionContext) {}
 // "416"), and a sum keeps the finest precision of its terms. It is how money
 // is stored and how exact output (JSON, CSV) writes it.
 func DecimalString(d decimal.Decimal) string {
-	if e := d.Exponent(); e < 0 {
-		return d.StringFixed(-e)
+	e := d.Exponent()
+	if e > 0 {
+		return d.String()
 	}
-	return d.String()
+	// Fast path, without math/big: almost every amount has a coefficient of
+	// at most 18 digits (an int64). It is on the import's hot path.
+	if e >= -40 && d.NumDigits() <= 18 {
+		return string(appendScaled(make([]byte, 0, 24), d.CoefficientInt64(), int(-e)))
+	}
+	return d.StringFixed(-e)
+}
+
+// CanonicalDecimal renders an amount's value without its precision: the
+// same text as decimal.Decimal.String ("1.50" and "1.5" both give "1.5"),
+// without math/big on the usual path. Dedupe keys hash it.
+func CanonicalDecimal(d decimal.Decimal) string {
+	s := DecimalString(d)
+	if d.Exponent() >= 0 || !strings.Contains(s, ".") {
+		return s
+	}
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// appendScaled appends c × 10^-scale with exactly scale decimals.
+func appendScaled(b []byte, c int64, scale int) []byte {
+	var digits [20]byte
+	u := uint64(c)
+	if c < 0 {
+		u = -u
+		b = append(b, '-')
+	}
+	ds := strconv.AppendUint(digits[:0], u, 10)
+	if c == 0 && len(b) > 0 && b[len(b)-1] == '-' {
+		b = b[:len(b)-1]
+	}
+	if scale == 0 {
+		return append(b, ds...)
+	}
+	if len(ds) <= scale { // 0.000ddd
+		b = append(b, '0', '.')
+		for i := len(ds); i < scale; i++ {
+			b = append(b, '0')
+		}
+		return append(b, ds...)
+	}
+	b = append(b, ds[:len(ds)-scale]...)
+	b = append(b, '.')
+	return append(b, ds[len(ds)-scale:]...)
 }
 
 // TimeLayout is how times are stored: RFC 3339 in UTC, seconds precision.
