@@ -60,6 +60,23 @@ const (
 // TxTypes lists the money-flow types.
 var TxTypes = []string{TxTopup, TxCharge, TxRefund, TxWithdrawal, TxVoucher, TxFreeze, TxUnfreeze}
 
+// RuleIDs are the built-in rules in the order of DESIGN.md: rules run and
+// print in this order, and it breaks ties between findings (then user rules
+// follow, by id).
+var RuleIDs = []string{"stopped_storage", "egress", "snapshot_image", "min_duration_rounding", "seat_fee",
+	"forgotten_instance", "duplicate_charge", "overlapping_charge", "price_deviation", "unclassified_charge",
+	"release_risk"}
+
+// RuleRank is a rule's position in RuleIDs; rules not listed rank last.
+func RuleRank(id string) int {
+	for i, r := range RuleIDs {
+		if r == id {
+			return i
+		}
+	}
+	return len(RuleIDs)
+}
+
 // Severities, from least to most severe.
 const (
 	SeverityInfo   = "info"

@@ -14,21 +14,9 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// RuleOrder lists the built-in rules in DESIGN.md order: it orders the
-// report's groups and breaks ties between findings of equal severity that
-// cover the same line item. Rules not listed (user rules) come after, by id.
-var RuleOrder = []string{"stopped_storage", "egress", "snapshot_image", "min_duration_rounding", "seat_fee",
-	"forgotten_instance", "duplicate_charge", "overlapping_charge", "price_deviation", "unclassified_charge",
-	"release_risk"}
-
-func ruleRank(id string) int {
-	for i, r := range RuleOrder {
-		if r == id {
-			return i
-		}
-	}
-	return len(RuleOrder)
-}
+// ruleRank orders the report's groups and breaks ties between findings of
+// equal severity that cover the same line item (ledger.RuleIDs order).
+func ruleRank(id string) int { return ledger.RuleRank(id) }
 
 // FindingEntry is one finding of the report, with what it adds to the
 // totals once overlaps with other findings are taken out.
@@ -50,7 +38,7 @@ type FindingTotal struct {
 // FindingsReport is the stored findings of a month with per-currency totals.
 type FindingsReport struct {
 	Month    string
-	Findings []FindingEntry // by rule (RuleOrder), provider, severity (most severe first), period, resource
+	Findings []FindingEntry // by rule (ledger.RuleIDs order), provider, severity (most severe first), period, resource
 	Totals   []FindingTotal // by currency code
 }
 

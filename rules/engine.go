@@ -1,11 +1,13 @@
 package rules
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,25 +59,24 @@ const (
 var enabledParam = Param{Name: "enabled", Type: ParamBool, Default: "true",
 	HelpZH: "是否运行此规则", HelpEN: "whether the rule runs"}
 
-// registry lists the rules in the order of DESIGN.md (which also breaks
-// ties between findings). Adding a rule = one file + one line here.
-var registry = []Rule{
-	stoppedStorage{},
-	minDurationRounding{},
-	forgottenInstance{},
+// registry holds the rules in ledger.RuleIDs order. Adding a rule = one file whose
+// init calls register.
+var registry []Rule
+
+// register adds a rule at its place in ledger.RuleIDs (a rule missing from
+// it goes last). It is called from the rule files' init functions.
+func register(r Rule) {
+	registry = append(registry, r)
+	slices.SortStableFunc(registry, func(a, b Rule) int {
+		if c := cmp.Compare(ledger.RuleRank(a.ID()), ledger.RuleRank(b.ID())); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID(), b.ID())
+	})
 }
 
 // Rules returns the registered rules in order.
 func Rules() []Rule { return append([]Rule(nil), registry...) }
-
-func ruleIndex(id string) int {
-	for i, r := range registry {
-		if r.ID() == id {
-			return i
-		}
-	}
-	return len(registry)
-}
 
 // Config is what an audit runs with.
 type Config struct {
@@ -496,7 +497,7 @@ func SortFindings(fs []ledger.Finding) {
 		if ra, rb := ledger.SeverityRank(a.Severity), ledger.SeverityRank(b.Severity); ra != rb {
 			return ra > rb
 		}
-		if ia, ib := ruleIndex(a.RuleID), ruleIndex(b.RuleID); ia != ib {
+		if ia, ib := ledger.RuleRank(a.RuleID), ledger.RuleRank(b.RuleID); ia != ib {
 			return ia < ib
 		}
 		if a.RuleID != b.RuleID {

@@ -11,6 +11,8 @@ import (
 	"github.com/gpubill/gpubill/ledger"
 )
 
+func init() { register(forgottenInstance{}) }
+
 // forgottenInstance flags on-demand sessions longer than the limit, and
 // sessions still running at the end of the data (DESIGN.md
 // "forgotten_instance").

@@ -12,6 +12,8 @@ import (
 	"github.com/gpubill/gpubill/ledger"
 )
 
+func init() { register(minDurationRounding{}) }
+
 // minDurationRounding flags time billed above actual use (DESIGN.md
 // "min_duration_rounding"): a 12-minute job billed one hour, 1h05 billed 2h.
 //

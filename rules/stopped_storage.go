@@ -12,6 +12,8 @@ import (
 	"github.com/gpubill/gpubill/ledger"
 )
 
+func init() { register(stoppedStorage{}) }
+
 // stoppedStorage flags storage billed while the instance it serves ran no
 // compute (DESIGN.md "stopped_storage").
 //
