@@ -257,6 +257,34 @@ func (t *ImportTx) InsertTransactions(ctx context.Context, txs []Transaction) (i
 	return added, nil
 }
 
+// InsertPayments writes a batch of payment records, ignoring known row
+// keys; it returns how many were new.
+func (t *ImportTx) InsertPayments(ctx context.Context, ps []Payment) (int, error) {
+	stmt, err := t.tx.PrepareContext(ctx, `INSERT OR IGNORE INTO payments(source, time, direction, counterparty, item,
+		amount, currency, status, order_no, merchant_order_no, raw, import_id, source_row, row_key)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: insert payments: %w", err)
+	}
+	defer stmt.Close()
+	added := 0
+	for i := range ps {
+		p := &ps[i]
+		raw, err := json.Marshal(nonNil(p.Raw))
+		if err != nil {
+			return added, err
+		}
+		res, err := stmt.ExecContext(ctx, p.Source, FormatTime(p.Time), p.Direction, p.Counterparty, p.Item,
+			DecimalString(p.Amount), p.Currency, p.Status, p.OrderNo, p.MerchantOrderNo, string(raw), p.ImportID, p.SourceRow, p.RowKey)
+		if err != nil {
+			return added, fmt.Errorf("ledger: insert payment: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		added += int(n)
+	}
+	return added, nil
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}

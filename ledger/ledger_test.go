@@ -327,3 +327,59 @@ func FuzzDecimalString(f *testing.F) {
 		}
 	})
 }
+
+func TestPaymentsAndTransactionsRoundTrip(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	tx, err := db.BeginImport(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := &Import{Path: "alipay.csv", Format: "test"}
+	if err := tx.AddImport(ctx, imp); err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 10, 1, 1, 12, 40, 0, time.UTC)
+	p := Payment{Source: "alipay", Time: when, Direction: "out", Counterparty: "优刻得", Amount: decimal.RequireFromString("200.00"),
+		Currency: "CNY", Status: "交易成功", OrderNo: "2026100122001", MerchantOrderNo: "AD202610010912", Raw: []string{"x"},
+		ImportID: imp.ID, SourceRow: 1, RowKey: "p1"}
+	x := Transaction{Provider: "autodl", Time: when.Add(time.Minute), Type: TxTopup, Amount: decimal.RequireFromString("200.00"),
+		Currency: "CNY", Balance: decimal.NewNullDecimal(decimal.RequireFromString("200.00")), Reference: "AD202610010912",
+		ImportID: imp.ID, SourceRow: 1, RowKey: "t1"}
+	for i := 0; i < 2; i++ { // the second write of the same keys adds nothing
+		np, err := tx.InsertPayments(ctx, []Payment{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nt, err := tx.InsertTransactions(ctx, []Transaction{x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 1 - i; np != want || nt != want {
+			t.Errorf("write %d: new payments %d, transactions %d; want %d each", i+1, np, nt, want)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := db.Payments(ctx, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 1 || ps[0].Amount.String() != "200" || ps[0].MerchantOrderNo != "AD202610010912" || !ps[0].Time.Equal(when) {
+		t.Errorf("payments: %+v", ps)
+	}
+	if got, _ := db.Payments(ctx, when.Add(time.Second), when.Add(time.Hour)); len(got) != 0 {
+		t.Errorf("time filter kept %d payments", len(got))
+	}
+	xs, err := db.Transactions(ctx, "autodl", time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(xs) != 1 || !xs[0].Balance.Valid || xs[0].Type != TxTopup {
+		t.Errorf("transactions: %+v", xs)
+	}
+	if got, _ := db.Transactions(ctx, "gpushare", time.Time{}, time.Time{}); len(got) != 0 {
+		t.Errorf("provider filter kept %d transactions", len(got))
+	}
+}

@@ -184,3 +184,85 @@ func (db *DB) DefaultMonth(ctx context.Context, now time.Time) (string, error) {
 	}
 	return ms[len(ms)-1], nil
 }
+
+// Payments returns the payment records whose time falls in [from, to)
+// (all when both are zero), oldest first.
+func (db *DB) Payments(ctx context.Context, from, to time.Time) ([]Payment, error) {
+	q := `SELECT p.id, p.source, p.time, p.direction, p.counterparty, p.item, p.amount, p.currency, p.status,
+		p.order_no, p.merchant_order_no, p.raw, p.import_id, p.source_row, p.row_key FROM payments p`
+	var args []any
+	if !from.IsZero() || !to.IsZero() {
+		q += ` WHERE p.time >= ? AND p.time < ?`
+		args = append(args, FormatTime(from), FormatTime(to))
+	}
+	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY p.time, p.id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: payments: %w", err)
+	}
+	defer rows.Close()
+	var out []Payment
+	for rows.Next() {
+		var p Payment
+		var tm, amount, raw string
+		if err := rows.Scan(&p.ID, &p.Source, &tm, &p.Direction, &p.Counterparty, &p.Item, &amount, &p.Currency, &p.Status,
+			&p.OrderNo, &p.MerchantOrderNo, &raw, &p.ImportID, &p.SourceRow, &p.RowKey); err != nil {
+			return nil, fmt.Errorf("ledger: scan payment: %w", err)
+		}
+		if p.Time, err = ParseTime(tm); err != nil {
+			return nil, fmt.Errorf("ledger: payment %d: %w", p.ID, err)
+		}
+		a, err := ScanDec(&amount)
+		if err != nil {
+			return nil, err
+		}
+		p.Amount = a.Decimal
+		if err := json.Unmarshal([]byte(raw), &p.Raw); err != nil {
+			return nil, fmt.Errorf("ledger: payment %d raw: %w", p.ID, err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// Transactions returns the money-flow rows of provider ("" = all) whose
+// time falls in [from, to) (all when both are zero), oldest first.
+func (db *DB) Transactions(ctx context.Context, provider string, from, to time.Time) ([]Transaction, error) {
+	q := `SELECT id, provider, account, time, type, amount, currency, balance, reference, description, raw,
+		import_id, source_row, row_key FROM transactions WHERE (? = '' OR provider = ?)`
+	args := []any{provider, provider}
+	if !from.IsZero() || !to.IsZero() {
+		q += ` AND time >= ? AND time < ?`
+		args = append(args, FormatTime(from), FormatTime(to))
+	}
+	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY time, id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: transactions: %w", err)
+	}
+	defer rows.Close()
+	var out []Transaction
+	for rows.Next() {
+		var x Transaction
+		var tm, amount, raw string
+		var balance *string
+		if err := rows.Scan(&x.ID, &x.Provider, &x.Account, &tm, &x.Type, &amount, &x.Currency, &balance, &x.Reference,
+			&x.Description, &raw, &x.ImportID, &x.SourceRow, &x.RowKey); err != nil {
+			return nil, fmt.Errorf("ledger: scan transaction: %w", err)
+		}
+		if x.Time, err = ParseTime(tm); err != nil {
+			return nil, fmt.Errorf("ledger: transaction %d: %w", x.ID, err)
+		}
+		a, err := ScanDec(&amount)
+		if err != nil {
+			return nil, err
+		}
+		x.Amount = a.Decimal
+		if x.Balance, err = ScanDec(balance); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(raw), &x.Raw); err != nil {
+			return nil, fmt.Errorf("ledger: transaction %d raw: %w", x.ID, err)
+		}
+		out = append(out, x)
+	}
+	return out, rows.Err()
+}

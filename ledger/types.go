@@ -73,6 +73,27 @@ type Transaction struct {
 	RowKey    string
 }
 
+// Payment is one record of an Alipay or WeChat Pay export: the other side
+// of a platform top-up.
+type Payment struct {
+	ID              int64
+	Source          string // alipay | wechatpay
+	Time            time.Time
+	Direction       string // out (支出) | in (收入) | none (不计收支)
+	Counterparty    string // 交易对方
+	Item            string // 商品说明 / 商品
+	Amount          decimal.Decimal
+	Currency        string
+	Status          string // 交易状态 / 当前状态, as written
+	OrderNo         string // 交易订单号 / 交易单号
+	MerchantOrderNo string // 商家订单号 / 商户单号: often the platform's order number
+	Raw             []string
+
+	ImportID  int64
+	SourceRow int
+	RowKey    string
+}
+
 // Import is the record of one imported file (or sheet / zip member).
 type Import struct {
 	ID            int64
