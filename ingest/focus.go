@@ -14,6 +14,8 @@ import (
 // AWS, Azure, GCP, OCI and others export them. Naive times are UTC (the spec
 // says so); NULL written as text or as an empty cell means no value.
 
+func init() { registerFormat(focusFormat, 20) }
+
 var focusFormat = &Format{
 	ID:         "focus",
 	Version:    "1.0-1.2",

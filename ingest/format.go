@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"slices"
+	"cmp"
 	"strings"
 	"time"
 
@@ -54,6 +56,8 @@ type Format struct {
 	match func(b *binding) bool
 	// lines builds the row mapper of a detected table (Target line_items).
 	lines func(b *binding, env *mapEnv) (lineMapper, error)
+	// rank orders detection (see registerFormat).
+	rank int
 	// txs builds the row mapper of a detected table (Target transactions).
 	txs func(b *binding, env *mapEnv) (txMapper, error)
 }
@@ -67,10 +71,21 @@ type txMapper func(c *rowCtx, tx *ledger.Transaction) (skip bool, err error)
 
 // registry lists the formats in detection order; when several match one
 // header row, the one that recognises the most columns wins, then the first.
-var registry = []*Format{
-	templateBillFormat,
-	templateFlowFormat,
-	focusFormat,
+// Each format file registers itself from init with registerFormat.
+var registry []*Format
+
+// registerFormat adds f to the registry at its rank (lower ranks are tried
+// first; equal ranks keep their id order, so the order never depends on the
+// order in which files are initialised).
+func registerFormat(f *Format, rank int) {
+	f.rank = rank
+	registry = append(registry, f)
+	slices.SortStableFunc(registry, func(a, b *Format) int {
+		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 }
 
 // FormatInfo describes a format for `gpubill formats`.

@@ -12,6 +12,11 @@ import (
 // money flow, headers in Chinese or English in any order, as CSV/TSV or as
 // sheets of an XLSX workbook. The columns are defined in template_spec.go.
 
+func init() {
+	registerFormat(templateBillFormat, 10)
+	registerFormat(templateFlowFormat, 11)
+}
+
 var templateBillFormat = &Format{
 	ID:         "gpubill-bill",
 	Version:    "1",
