@@ -10,7 +10,7 @@
 // row leaves the ledger exactly as it was.
 //
 // Vendor formats are one file each (template.go, focus.go …) declaring a
-// Format and registers it from init (registerFormat in format.go); amount.go and
+// Format that registers itself from init (registerFormat in format.go); amount.go and
 // timeparse.go are the only places where vendor number and time formats
 // become decimals and times.
 //

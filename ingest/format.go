@@ -1,8 +1,8 @@
 package ingest
 
 import (
-	"slices"
 	"cmp"
+	"slices"
 	"strings"
 	"time"
 
