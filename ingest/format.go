@@ -22,6 +22,7 @@ const (
 const (
 	TargetLineItems    = "line_items"
 	TargetTransactions = "transactions"
+	TargetPayments     = "payments"
 )
 
 // maxHeaderSearch is how many records of a table are searched for a header
@@ -48,7 +49,7 @@ type Format struct {
 	DetectZH   string // how it is recognised
 	DetectEN   string
 	DedupeKey  string // which columns form the vendor line id, or how the hash is made
-	Target     string // TargetLineItems or TargetTransactions
+	Target     string // TargetLineItems, TargetTransactions or TargetPayments
 	Columns    []Column
 
 	// match, when set, adds a condition to the required columns (for
@@ -60,6 +61,8 @@ type Format struct {
 	rank int
 	// txs builds the row mapper of a detected table (Target transactions).
 	txs func(b *binding, env *mapEnv) (txMapper, error)
+	// pays builds the row mapper of a detected table (Target payments).
+	pays func(b *binding, env *mapEnv) (payMapper, error)
 }
 
 // lineMapper fills li from the current record; skip reports a row that
@@ -68,6 +71,9 @@ type lineMapper func(c *rowCtx, li *ledger.LineItem) (skip bool, err error)
 
 // txMapper is lineMapper for money-flow rows.
 type txMapper func(c *rowCtx, tx *ledger.Transaction) (skip bool, err error)
+
+// payMapper is lineMapper for Alipay / WeChat Pay records.
+type payMapper func(c *rowCtx, p *ledger.Payment) (skip bool, err error)
 
 // registry lists the formats in detection order; when several match one
 // header row, the one that recognises the most columns wins, then the first.

@@ -31,7 +31,7 @@ func TestFormatsRegistry(t *testing.T) {
 		default:
 			t.Errorf("format %s: confidence %q", f.ID, f.Confidence)
 		}
-		if f.Target != TargetLineItems && f.Target != TargetTransactions {
+		if f.Target != TargetLineItems && f.Target != TargetTransactions && f.Target != TargetPayments {
 			t.Errorf("format %s: target %q", f.ID, f.Target)
 		}
 		if len(f.RequiredHeaders) == 0 {
@@ -49,7 +49,8 @@ func TestFormatsRegistry(t *testing.T) {
 		}
 	}
 	for _, f := range registry {
-		if (f.Target == TargetLineItems) != (f.lines != nil) || (f.Target == TargetTransactions) != (f.txs != nil) {
+		if (f.Target == TargetLineItems) != (f.lines != nil) || (f.Target == TargetTransactions) != (f.txs != nil) ||
+			(f.Target == TargetPayments) != (f.pays != nil) {
 			t.Errorf("format %s: mapper does not fit target %s", f.ID, f.Target)
 		}
 	}

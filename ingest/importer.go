@@ -24,7 +24,7 @@ type Options struct {
 	DryRun   bool           // do everything inside the transaction, then roll it back
 	Provider string         // --provider: the platform, for formats (or empty cells) that cannot tell
 	TZ       *time.Location // zone of naive Chinese timestamps and of billing months; nil = Asia/Shanghai
-	Preview  int            // how many mapped rows to keep in Result.Preview / PreviewTx
+	Preview  int            // how many mapped rows to keep in Result.Preview / PreviewTx / PreviewPay
 }
 
 // Result is the outcome of importing one file.
@@ -39,6 +39,7 @@ type Result struct {
 	Err                           error
 	Preview                       []ledger.LineItem
 	PreviewTx                     []ledger.Transaction
+	PreviewPay                    []ledger.Payment
 	Encoding                      string // EncUTF8 … for text files, "xlsx" for workbooks
 	Tables                        int    // recognised tables (sheets) imported
 }
@@ -326,6 +327,7 @@ type batch struct {
 	items []ledger.LineItem
 	args  []any // the items as ledger.AppendLineItemArgs renders them
 	txs   []ledger.Transaction
+	pays  []ledger.Payment
 	err   error
 }
 
@@ -340,9 +342,12 @@ type counts struct {
 func (im *importer) table(itx *ledger.ImportTx, t table, b *binding, env *mapEnv, imp *ledger.Import) error {
 	var lm lineMapper
 	var tm txMapper
+	var pm payMapper
 	var err error
 	if b.format.Target == TargetTransactions {
 		tm, err = b.format.txs(b, env)
+	} else if b.format.Target == TargetPayments {
+		pm, err = b.format.pays(b, env)
 	} else {
 		lm, err = b.format.lines(b, env)
 	}
@@ -357,7 +362,7 @@ func (im *importer) table(itx *ledger.ImportTx, t table, b *binding, env *mapEnv
 		free <- &batch{}
 	}
 	var cnt counts
-	go im.parse(ctx, t, b, env, imp.ID, lm, tm, full, free, &cnt)
+	go im.parse(ctx, t, b, env, imp.ID, lm, tm, pm, full, free, &cnt)
 
 	sent, added := 0, 0
 	var ferr error
@@ -374,6 +379,9 @@ func (im *importer) table(itx *ledger.ImportTx, t table, b *binding, env *mapEnv
 		if lm != nil {
 			n, ferr = itx.InsertLineItemArgs(ctx, bt.args)
 			sent += len(bt.items)
+		} else if pm != nil {
+			n, ferr = itx.InsertPayments(ctx, bt.pays)
+			sent += len(bt.pays)
 		} else {
 			n, ferr = itx.InsertTransactions(ctx, bt.txs)
 			sent += len(bt.txs)
@@ -383,7 +391,7 @@ func (im *importer) table(itx *ledger.ImportTx, t table, b *binding, env *mapEnv
 			cancel()
 			continue
 		}
-		bt.items, bt.args, bt.txs = bt.items[:0], bt.args[:0], bt.txs[:0]
+		bt.items, bt.args, bt.txs, bt.pays = bt.items[:0], bt.args[:0], bt.txs[:0], bt.pays[:0]
 		free <- bt
 	}
 	if ferr != nil {
@@ -404,9 +412,15 @@ func (im *importer) table(itx *ledger.ImportTx, t table, b *binding, env *mapEnv
 // them and sends full batches; it closes full when done (after an error, it
 // sends a batch carrying the error).
 func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv, importID int64,
-	lm lineMapper, tm txMapper, full chan<- *batch, free chan *batch, cnt *counts) {
+	lm lineMapper, tm txMapper, pm payMapper, full chan<- *batch, free chan *batch, cnt *counts) {
 	defer close(full)
 	rc := &rowCtx{env: env, b: b, t: t}
+	// Payment keys number identical rows per table, not per file: a WeChat
+	// XLSX may hold the same records on two sheets (payments.go).
+	var pkeys *rowKeyer
+	if pm != nil {
+		pkeys = newRowKeyer()
+	}
 	var cur *batch
 	get := func() bool {
 		if cur != nil {
@@ -481,6 +495,31 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 				}
 				cur = nil
 			}
+		} else if pm != nil {
+			cur.pays = append(cur.pays, ledger.Payment{})
+			p := &cur.pays[len(cur.pays)-1]
+			skip, err := pm(rc, p)
+			if err != nil {
+				fail(err)
+				return
+			}
+			if skip {
+				cur.pays = cur.pays[:len(cur.pays)-1]
+				cnt.skipped++
+				continue
+			}
+			p.ImportID, p.SourceRow = importID, recNo
+			p.RowKey = pkeys.payKey(p)
+			im.providers[p.Source] = true
+			if len(im.res.PreviewPay) < im.opts.Preview {
+				im.res.PreviewPay = append(im.res.PreviewPay, *p)
+			}
+			if len(cur.pays) == batchSize {
+				if !send(cur) {
+					return
+				}
+				cur = nil
+			}
 		} else {
 			cur.txs = append(cur.txs, ledger.Transaction{})
 			x := &cur.txs[len(cur.txs)-1]
@@ -508,7 +547,7 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			}
 		}
 	}
-	if cur != nil && (len(cur.items) > 0 || len(cur.txs) > 0) {
+	if cur != nil && (len(cur.items) > 0 || len(cur.txs) > 0 || len(cur.pays) > 0) {
 		send(cur)
 	}
 }

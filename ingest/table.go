@@ -166,7 +166,10 @@ func openSource(path string, r io.Reader) (src *source, err error) {
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, &InputError{File: path, Msg: "cannot decode text as " + enc, Err: err}
 	}
-	return &source{path: path, encoding: enc, delimiter: detectDelimiter(sample), text: tb}, nil
+	delim := detectDelimiter(sample)
+	// Exports with stray quotes (WeChat Pay) are repaired before the CSV
+	// reader sees them; valid CSV passes through unchanged (csvrepair.go).
+	return &source{path: path, encoding: enc, delimiter: delim, text: newQuoteRepair(tb, delim)}, nil
 }
 
 func openXLSX(path string, r io.Reader) (src *source, err error) {

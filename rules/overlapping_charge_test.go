@@ -1,0 +1,221 @@
+package rules
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// overlapEndPlus moves a test item's charge end by d (sub-minute times).
+func overlapEndPlus(d time.Duration) opt {
+	return func(_ *testing.T, li *ledger.LineItem) { li.ChargePeriodEnd = li.ChargePeriodEnd.Add(d) }
+}
+
+func TestOverlappingCharge(t *testing.T) {
+	runRuleCases(t, "overlapping_charge", []ruleCase{
+		{
+			name: "half_hour_overlap_at_the_billed_rate",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "autodl", compute, "inst-1", "2026-10-03 10:00", "2026-10-03 11:00", "3.80"),
+					item(t, "autodl", compute, "inst-1", "2026-10-03 10:30", "2026-10-03 11:30", "3.80"),
+				}
+			},
+			want: []want{{rule: "overlapping_charge", resource: "inst-1", amount: "1.9", severity: "low", evidence: 2}},
+		},
+		{
+			name: "touching_periods_are_clean",
+			items: func(t *testing.T) []ledger.LineItem {
+				return hourly(t, "autodl", "inst-1", "2026-10-03 10:00", 3, "3.80")
+			},
+		},
+		{
+			name: "package_all_month_and_another_resource_is_clean",
+			items: func(t *testing.T) []ledger.LineItem {
+				return concat(
+					[]ledger.LineItem{item(t, "autodl", compute, "pkg-1", "2026-10-01 00:00", "2026-11-01 00:00", "1200.00", pricing(ledger.PricingPackage))},
+					hourly(t, "autodl", "inst-2", "2026-10-05 10:00", 3, "1.90"),
+				)
+			},
+		},
+		{
+			name: "on_demand_inside_a_package_of_the_same_instance_is_not_judged",
+			items: func(t *testing.T) []ledger.LineItem {
+				// a temporary upgrade billed on demand during a subscription.
+				return []ledger.LineItem{
+					item(t, "aliyun", compute, "i-1", "2026-10-01 00:00", "2026-11-01 00:00", "900.00", pricing(ledger.PricingPackage)),
+					item(t, "aliyun", compute, "i-1", "2026-10-05 10:00", "2026-10-05 12:00", "6.00"),
+				}
+			},
+		},
+		{
+			name: "settlement_row_over_hourly_rows_is_one_chain",
+			items: func(t *testing.T) []ledger.LineItem {
+				return append(hourly(t, "gpushare", "inst-3", "2026-10-04 10:00", 3, "2.00"),
+					item(t, "gpushare", compute, "inst-3", "2026-10-04 10:00", "2026-10-04 13:00", "6.00"))
+			},
+			want: []want{{rule: "overlapping_charge", resource: "inst-3", amount: "6", severity: "low", evidence: 4}},
+		},
+		{
+			name: "two_rates_the_smaller_share",
+			items: func(t *testing.T) []ledger.LineItem {
+				// ¥4 over 2h (¥2/h) and ¥3 over the second hour: ¥2 of that hour is surely doubled.
+				return []ledger.LineItem{
+					item(t, "matpool", compute, "m-1", "2026-10-04 10:00", "2026-10-04 12:00", "4.00"),
+					item(t, "matpool", compute, "m-1", "2026-10-04 11:00", "2026-10-04 12:00", "3.00"),
+				}
+			},
+			want: []want{{rule: "overlapping_charge", resource: "m-1", amount: "2", severity: "low", evidence: 2}},
+		},
+		{
+			name: "pro_rata_rounded_to_8_decimals",
+			items: func(t *testing.T) []ledger.LineItem {
+				// 40 of 60 minutes of ¥1.
+				return []ledger.LineItem{
+					item(t, "luchen", compute, "l-1", "2026-10-04 10:00", "2026-10-04 11:00", "1.00"),
+					item(t, "luchen", compute, "l-1", "2026-10-04 10:20", "2026-10-04 11:20", "1.00"),
+				}
+			},
+			want: []want{{rule: "overlapping_charge", resource: "l-1", amount: "0.66666667", severity: "info", evidence: 2}},
+		},
+		{
+			name: "identical_items_are_duplicates_not_overlaps",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "autodl", compute, "inst-4", "2026-10-03 10:00", "2026-10-03 11:00", "3.80"),
+					item(t, "autodl", compute, "inst-4", "2026-10-03 10:00", "2026-10-03 11:00", "3.80"),
+				}
+			},
+		},
+		{
+			name: "copies_count_once_in_a_chain",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "autodl", compute, "inst-4", "2026-10-03 10:00", "2026-10-03 11:00", "3.80"),
+					item(t, "autodl", compute, "inst-4", "2026-10-03 10:00", "2026-10-03 11:00", "3.80"),
+					item(t, "autodl", compute, "inst-4", "2026-10-03 10:30", "2026-10-03 11:30", "3.80"),
+				}
+			},
+			want: []want{{rule: "overlapping_charge", resource: "inst-4", amount: "1.9", severity: "low", evidence: 2}},
+		},
+		{
+			name: "seconds_of_timestamp_rounding_are_clean",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "autodl", compute, "inst-5", "2026-10-03 10:00", "2026-10-03 11:00", "3.80", overlapEndPlus(30*time.Second)),
+					item(t, "autodl", compute, "inst-5", "2026-10-03 11:00", "2026-10-03 12:00", "3.80"),
+				}
+			},
+		},
+		{
+			name: "min_overlap_parameter",
+			sets: []string{"overlapping_charge.min_overlap=45m"},
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "autodl", compute, "inst-1", "2026-10-03 10:00", "2026-10-03 11:00", "3.80"),
+					item(t, "autodl", compute, "inst-1", "2026-10-03 10:30", "2026-10-03 11:30", "3.80"),
+				}
+			},
+		},
+		{
+			name: "hourly_rows_carrying_the_session_usage_times_are_clean",
+			items: func(t *testing.T) []ledger.LineItem {
+				// every hourly row repeats the run's usage times 11:00–13:30 (as matpool exports do).
+				var out []ledger.LineItem
+				for _, h := range [][2]string{{"11:00", "12:00"}, {"12:00", "13:00"}, {"13:00", "13:30"}} {
+					out = append(out, item(t, "matpool", compute, "mp-1", "2026-10-10 "+h[0], "2026-10-10 "+h[1], "2.00",
+						usage("2026-10-10 11:00", "2026-10-10 13:30")))
+				}
+				return out
+			},
+		},
+		{
+			name: "overlapping_rows_of_one_run_with_usage_times",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "matpool", compute, "mp-2", "2026-10-10 11:00", "2026-10-10 12:00", "2.00", usage("2026-10-10 11:00", "2026-10-10 13:00")),
+					item(t, "matpool", compute, "mp-2", "2026-10-10 11:30", "2026-10-10 12:30", "2.00", usage("2026-10-10 11:00", "2026-10-10 13:00")),
+				}
+			},
+			want: []want{{rule: "overlapping_charge", resource: "mp-2", amount: "1", severity: "low", evidence: 2}},
+		},
+		{
+			name: "separate_runs_rounded_up_are_clean",
+			items: func(t *testing.T) []ledger.LineItem {
+				// two short jobs each billed a whole hour: rounding, not an overlap.
+				return []ledger.LineItem{
+					item(t, "lanrui", compute, "job-1", "2026-10-03 14:00", "2026-10-03 15:00", "3.00", usage("2026-10-03 14:00", "2026-10-03 14:12")),
+					item(t, "lanrui", compute, "job-1", "2026-10-03 14:30", "2026-10-03 15:30", "3.00", usage("2026-10-03 14:30", "2026-10-03 14:40")),
+				}
+			},
+		},
+		{
+			name: "across_midnight",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "autodl", compute, "inst-6", "2026-10-09 23:00", "2026-10-10 01:00", "4.00"),
+					item(t, "autodl", compute, "inst-6", "2026-10-10 00:00", "2026-10-10 02:00", "4.00"),
+				}
+			},
+			want: []want{{rule: "overlapping_charge", resource: "inst-6", amount: "2", severity: "low", evidence: 2}},
+		},
+		{
+			name: "across_the_month_edge",
+			items: func(t *testing.T) []ledger.LineItem {
+				// a September row running into October and an October row of the same hour.
+				return []ledger.LineItem{
+					item(t, "autodl", compute, "inst-7", "2026-09-30 23:00", "2026-10-01 01:00", "4.00"),
+					item(t, "autodl", compute, "inst-7", "2026-10-01 00:00", "2026-10-01 01:00", "2.00"),
+				}
+			},
+			want: []want{{rule: "overlapping_charge", resource: "inst-7", amount: "2", severity: "low", evidence: 2}},
+		},
+		{
+			name:  "across_the_month_edge_not_in_september",
+			month: "2026-09",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "autodl", compute, "inst-7", "2026-09-30 23:00", "2026-10-01 01:00", "4.00"),
+					item(t, "autodl", compute, "inst-7", "2026-10-01 00:00", "2026-10-01 01:00", "2.00"),
+				}
+			},
+		},
+		{
+			name: "day_item_inside_a_month_item",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "aliyun", storage, "d-1", "2026-10-01 00:00", "2026-11-01 00:00", "31.00"),
+					item(t, "aliyun", storage, "d-1", "2026-10-05 00:00", "2026-10-06 00:00", "1.20"),
+				}
+			},
+			want: []want{{rule: "overlapping_charge", resource: "d-1", amount: "1", severity: "low", evidence: 2}},
+		},
+		{
+			name: "many_components_of_one_resource",
+			items: func(t *testing.T) []ledger.LineItem {
+				// 20 components billed for the same hour are not overlaps; one of them billed
+				// twice over overlapping periods is.
+				var out []ledger.LineItem
+				for i := 0; i < 20; i++ {
+					out = append(out, item(t, "tencentcloud", compute, "ins-9", "2026-10-03 10:00", "2026-10-03 11:00", "0.50",
+						sku(fmt.Sprintf("component-%02d", i))))
+				}
+				return append(out, item(t, "tencentcloud", compute, "ins-9", "2026-10-03 10:30", "2026-10-03 11:30", "0.50", sku("component-17")))
+			},
+			want: []want{{rule: "overlapping_charge", resource: "ins-9", amount: "0.25", severity: "info", evidence: 2}},
+		},
+		{
+			name: "two_currencies_never_added",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "aliyun", compute, "i-2", "2026-10-03 10:00", "2026-10-03 11:00", "8.00"),
+					item(t, "aliyun", compute, "i-2", "2026-10-03 10:30", "2026-10-03 11:30", "1.10", currency("USD")),
+					item(t, "aliyun", compute, "i-2", "2026-10-03 11:00", "2026-10-03 12:00", "1.10", currency("USD")),
+				}
+			},
+			want: []want{{rule: "overlapping_charge", resource: "i-2", amount: "0.55", currency: "USD", severity: "info", evidence: 2}},
+		},
+	})
+}
