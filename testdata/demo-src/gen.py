@@ -42,6 +42,15 @@ hourly(r,'AutoDL',acct,proj,'autodl-4090-a','llama-lora','RTX 4090','1.88',t('20
 hourly(r,'AutoDL',acct,proj,'autodl-4090-a','llama-lora','RTX 4090','1.88',t('2026-10-20 10:00'),t('2026-10-20 13:00'),usage=False)
 daily(r,'AutoDL',acct,proj,'autodl-4090-a-disk','数据盘扩容 50GB','autodl-4090-a','数据盘','50','GB·天','0.0066',t('2026-10-01 00:00'),t('2026-10-31 00:00'),'数据盘扩容，关机也计费')
 daily(r,'AutoDL',acct,proj,'autodl-img-7f3e','保存镜像 llama-env','autodl-4090-a','镜像','10','GB·天','0.01',t('2026-10-01 00:00'),t('2026-10-31 00:00'),'镜像超出免费30GB部分')
+# planted: the 10-08 09:00 hour charged twice (duplicate_charge)
+r.insert(4, list(r[4]))
+# planted: a settlement row overlapping the last hour of 10-20 (overlapping_charge)
+r.append(row(provider='AutoDL',account=acct,project=proj,resource_id='autodl-4090-a',resource_name='llama-lora',kind='GPU计算',pricing_model='按量',
+    gpu_model='RTX 4090',gpu_count='1',start='2026-10-20 12:30:00',end='2026-10-20 13:00:00',billed_quantity='0.5',unit='小时',unit_price='1.88',
+    list_cost='0.94',billed_cost='0.94',voucher_paid='0',cash_paid='0.94',description='关机结算'))
+# planted: a fee of no known kind (unclassified_charge)
+r.append(row(provider='AutoDL',account=acct,project=proj,kind='其他',start='2026-10-15 00:00:00',end='2026-10-16 00:00:00',
+    billed_cost='1.00',voucher_paid='0',cash_paid='1.00',description='平台服务费'))
 r.append(row(provider='AutoDL',account=acct,project=proj,kind='代金券',start='2026-10-01 00:00:00',end='2026-10-01 00:00:00',billed_cost='-10.00',voucher_paid='-10.00',cash_paid='0',description='新用户代金券'))
 write('autodl-2026-10.csv', ZH, r)
 
@@ -55,6 +64,10 @@ def lanrui(start,end,billed_h,usage_start,usage_end):
 lanrui('2026-10-05 10:00:00','2026-10-05 11:00:00','1','2026-10-05 10:00:00','2026-10-05 10:12:00')
 lanrui('2026-10-09 14:00:00','2026-10-09 16:00:00','2','2026-10-09 14:00:00','2026-10-09 15:05:00')
 lanrui('2026-10-15 09:00:00','2026-10-15 17:00:00','8','2026-10-15 09:00:00','2026-10-15 17:00:00')
+# planted: 120 GB of public traffic for a model download (egress)
+r.append(row(provider='揽睿星舟',account='zhang@lab',project='NSFC-62376',resource_id='lr-a100-01-eip',resource_name='公网带宽',parent_resource_id='lr-a100-01',
+    kind='流量',start='2026-10-05 10:00:00',end='2026-10-05 11:00:00',billed_quantity='120',unit='GB',unit_price='0.13',list_cost='15.60',billed_cost='15.60',
+    voucher_paid='0',cash_paid='15.60',description='下载预训练模型'))
 daily(r,'揽睿星舟','zhang@lab','NSFC-62376','lr-a100-01-data','数据盘 100GB','lr-a100-01','数据盘','100','GB·天','0.0048',t('2026-10-05 00:00'),t('2026-10-31 00:00'),'数据盘按小时计费直到销毁，日汇总')
 write('揽睿星舟-费用明细-2026-10.csv', ZH, r, 'gbk')
 
@@ -62,8 +75,12 @@ write('揽睿星舟-费用明细-2026-10.csv', ZH, r, 'gbk')
 r=[]
 hourly(r,'gpushare','zhang','', 'hy-4090-77','qwen-eval','RTX 4090','2.20',t('2026-10-22 22:00'),t('2026-10-23 08:00'),usage=False)
 hourly(r,'gpushare','zhang','', 'hy-4090-77','qwen-eval','RTX 4090','2.20',t('2026-10-27 13:00'),t('2026-10-27 15:45'),usage=False)
+# planted: ¥2.80/h against the ¥2.2/h reference (price_deviation)
+hourly(r,'gpushare','zhang','', 'hy-4090-88','data-prep','RTX 4090','2.80',t('2026-10-08 10:00'),t('2026-10-08 13:00'),usage=False)
 for x in r:
     x[EN.index('kind')]='compute'; x[EN.index('pricing_model')]='on_demand'; x[EN.index('unit')]='hour'
+# planted: a daily fee to keep the stopped instance (seat_fee); it was due for release 10 days after 10-08 (release_risk)
+daily(r,'gpushare','zhang','', 'hy-4090-88','data-prep','', 'seat','1','day','0.50',t('2026-10-09 00:00'),t('2026-10-31 00:00'),'shutdown retention fee')
 buf=io.StringIO(); w=csv.writer(buf, lineterminator='\n'); w.writerow(EN); w.writerows(r)
 open(OUT+'gpushare-bill-2026-10.csv','wb').write(b'\xef\xbb\xbf'+buf.getvalue().encode())
 
