@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -14,6 +15,8 @@ type CheckResult struct {
 	Tables     []CheckTable
 	Ignored    []string // sheets without a recognised header
 	Candidates []string // first rows of the unrecognised tables
+	Error      string   `json:",omitempty"` // CheckPaths: why the file was refused or not recognised
+	Err        error    `json:"-"`          // CheckPaths: the error behind Error
 }
 
 // CheckTable describes one recognised table.
@@ -39,14 +42,26 @@ type MappedColumn struct {
 // its header row and column mapping. It reads only the first records of each
 // table and touches no ledger. A file with no recognised table returns the
 // result (with Candidates) and an *InputError.
+//
+// A ZIP archive of bills is refused here: CheckPaths looks into archives.
 func Check(path string) (CheckResult, error) {
-	res := CheckResult{Path: path}
 	f, err := os.Open(path)
 	if err != nil {
-		return res, fmt.Errorf("open %s: %w", path, err)
+		return CheckResult{Path: path}, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
-	src, err := openSource(path, f)
+	if st, err := f.Stat(); err == nil {
+		if kind, _ := sniffZip(f, st.Size()); kind == zipArchive {
+			return CheckResult{Path: path}, &InputError{File: path, Msg: "a ZIP archive of bills, not one bill: check it with CheckPaths"}
+		}
+	}
+	return checkContent(path, f)
+}
+
+// checkContent is Check for the content r of the file shown as path.
+func checkContent(path string, r io.Reader) (CheckResult, error) {
+	res := CheckResult{Path: path}
+	src, err := openSource(path, r)
 	if err != nil {
 		return res, err
 	}

@@ -107,23 +107,33 @@ type FormatInfo struct {
 	RequiredHeaders []string // canonical headers of the required columns
 }
 
-// Formats lists the formats gpubill reads, in detection order.
+// Formats lists the formats gpubill reads, in detection order: the user
+// profiles in use (UseProfiles) first, then the built-in formats.
 func Formats() []FormatInfo {
-	out := make([]FormatInfo, 0, len(registry))
+	user := activeUserFormats()
+	out := make([]FormatInfo, 0, len(user)+len(registry))
+	for _, f := range user {
+		out = append(out, formatInfo(f))
+	}
 	for _, f := range registry {
-		fi := FormatInfo{ID: f.ID, Version: f.Version, NameZH: f.NameZH, NameEN: f.NameEN,
-			Confidence: f.Confidence, DetectZH: f.DetectZH, DetectEN: f.DetectEN, DedupeKey: f.DedupeKey,
-			Target: f.Target}
-		for _, c := range f.Columns {
-			c.Headers = append([]string(nil), c.Headers...)
-			fi.Columns = append(fi.Columns, c)
-			if c.Required {
-				fi.RequiredHeaders = append(fi.RequiredHeaders, c.Headers[0])
-			}
-		}
-		out = append(out, fi)
+		out = append(out, formatInfo(f))
 	}
 	return out
+}
+
+// formatInfo describes one format.
+func formatInfo(f *Format) FormatInfo {
+	fi := FormatInfo{ID: f.ID, Version: f.Version, NameZH: f.NameZH, NameEN: f.NameEN,
+		Confidence: f.Confidence, DetectZH: f.DetectZH, DetectEN: f.DetectEN, DedupeKey: f.DedupeKey,
+		Target: f.Target}
+	for _, c := range f.Columns {
+		c.Headers = append([]string(nil), c.Headers...)
+		fi.Columns = append(fi.Columns, c)
+		if c.Required {
+			fi.RequiredHeaders = append(fi.RequiredHeaders, c.Headers[0])
+		}
+	}
+	return fi
 }
 
 // normCol normalises a header cell for matching: normHeader, then without a
@@ -214,10 +224,19 @@ func (b *binding) idx(field string) int {
 	return -1
 }
 
-// detectHeader finds the format whose signature the record carries.
+// detectHeader finds the format whose signature the record carries. User
+// profiles (UseProfiles) are tried first and win whenever one matches.
 func detectHeader(rec []string) *binding {
+	if b := detectAmong(activeUserFormats(), rec); b != nil {
+		return b
+	}
+	return detectAmong(registry, rec)
+}
+
+// detectAmong returns the best binding of rec among formats.
+func detectAmong(formats []*Format, rec []string) *binding {
 	var best *binding
-	for _, f := range registry {
+	for _, f := range formats {
 		b := bind(f, rec)
 		if b.ok() && (best == nil || b.matched > best.matched) {
 			best = b

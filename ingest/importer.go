@@ -25,6 +25,7 @@ type Options struct {
 	Provider string         // --provider: the platform, for formats (or empty cells) that cannot tell
 	TZ       *time.Location // zone of naive Chinese timestamps and of billing months; nil = Asia/Shanghai
 	Preview  int            // how many mapped rows to keep in Result.Preview / PreviewTx / PreviewPay
+	Zip      ZipLimits      // limits for reading ZIP archives (zero fields: defaults)
 }
 
 // Result is the outcome of importing one file.
@@ -77,6 +78,12 @@ const importMemoryLimit = 48 << 20
 // "failed", its Err the returned error, and nothing of the file is stored.
 // Errors in the user's file are *InputError.
 func ImportFile(ctx context.Context, db *ledger.DB, path string, opts Options) (Result, error) {
+	return importOne(path, opts.DryRun, func(res *Result) error { return importFile(ctx, db, path, opts, res) })
+}
+
+// importOne runs do, which imports one file or archive member, and fills in
+// the Result's status; it is ImportFile for anything with a content.
+func importOne(path string, dryRun bool, do func(res *Result) error) (Result, error) {
 	// An import allocates many short-lived rows; a less eager collector
 	// saves about a fifth of the wall time (PERFORMANCE.md). A soft memory
 	// limit keeps that from multiplying the live heap (the dedupe map grows
@@ -93,7 +100,7 @@ func ImportFile(ctx context.Context, db *ledger.DB, path string, opts Options) (
 		defer debug.SetMemoryLimit(prev)
 	}
 	res := Result{Path: path, Status: StatusFailed}
-	err := importFile(ctx, db, path, opts, &res)
+	err := do(&res)
 	if err != nil {
 		res.Err = err
 		res.Status = StatusFailed
@@ -101,19 +108,13 @@ func ImportFile(ctx context.Context, db *ledger.DB, path string, opts Options) (
 		return res, err
 	}
 	res.Status = StatusOK
-	if opts.DryRun {
+	if dryRun {
 		res.Status = StatusDryRun
 	}
 	return res, nil
 }
 
-func importFile(ctx context.Context, db *ledger.DB, path string, opts Options, res *Result) (err error) {
-	if opts.TZ == nil {
-		opts.TZ = defaultTZ()
-	}
-	if opts.Provider != "" {
-		opts.Provider = focusProvider(strings.TrimSpace(opts.Provider), "")
-	}
+func importFile(ctx context.Context, db *ledger.DB, path string, opts Options, res *Result) error {
 	sum, size, err := fileDigest(path)
 	if err != nil {
 		return err
@@ -123,7 +124,22 @@ func importFile(ctx context.Context, db *ledger.DB, path string, opts Options, r
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
-	src, err := openSource(path, f)
+	if kind, _ := sniffZip(f, size); kind == zipArchive {
+		return &InputError{File: path, Msg: "a ZIP archive of bills, not one bill: import it like a folder (ImportPaths)"}
+	}
+	return importContent(ctx, db, path, sum, size, f, opts, res)
+}
+
+// importContent imports the content r of the file shown and stored as path,
+// whose SHA-256 (hex) and size are sum and size, in one transaction.
+func importContent(ctx context.Context, db *ledger.DB, path, sum string, size int64, r io.Reader, opts Options, res *Result) (err error) {
+	if opts.TZ == nil {
+		opts.TZ = defaultTZ()
+	}
+	if opts.Provider != "" {
+		opts.Provider = focusProvider(strings.TrimSpace(opts.Provider), "")
+	}
+	src, err := openSource(path, r)
 	if err != nil {
 		return err
 	}
@@ -569,8 +585,11 @@ func fileDigest(path string) (string, int64, error) {
 
 // ImportPaths imports files and folders: a folder is walked recursively in
 // name order, skipping hidden files and folders (names starting with ".").
-// Each file is imported in its own transaction; a refused file does not stop
-// the others. The error joins the errors of the files that failed (nil when
+// A ZIP archive (recognised by content; an XLSX workbook is no archive) is
+// walked like a folder, member by member (zip.go): each member is a file of
+// its own, shown and stored as "archive.zip/dir/member.csv", with its own
+// Result. Each file is imported in its own transaction; a refused file (or
+// archive member) does not stop the others. The error joins the errors of the files that failed (nil when
 // all succeeded); a cancelled context stops the walk.
 func ImportPaths(ctx context.Context, db *ledger.DB, paths []string, opts Options) ([]Result, error) {
 	var results []Result
@@ -584,10 +603,11 @@ func ImportPaths(ctx context.Context, db *ledger.DB, paths []string, opts Option
 			failed = append(failed, e.err)
 			continue
 		}
-		r, err := ImportFile(ctx, db, e.path, opts)
-		results = append(results, r)
-		if err != nil {
-			failed = append(failed, err)
+		for _, r := range importPath(ctx, db, e.path, opts) {
+			results = append(results, r)
+			if r.Err != nil {
+				failed = append(failed, r.Err)
+			}
 		}
 	}
 	return results, errors.Join(failed...)

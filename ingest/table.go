@@ -134,9 +134,10 @@ type source struct {
 
 // Magic numbers of files that are not bills in a form gpubill reads.
 var (
-	magicZip = []byte("PK\x03\x04")
-	magicOLE = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
-	magicPDF = []byte("%PDF")
+	magicZip      = []byte("PK\x03\x04")
+	magicZipEmpty = []byte("PK\x05\x06") // end of central directory first: a ZIP without members
+	magicOLE      = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
+	magicPDF      = []byte("%PDF")
 )
 
 // openSource looks at the content of r (never at the file name) and opens it
@@ -149,6 +150,8 @@ func openSource(path string, r io.Reader) (src *source, err error) {
 		return nil, &InputError{File: path, Msg: "empty file"}
 	case bytes.HasPrefix(head, magicZip):
 		return openXLSX(path, br)
+	case bytes.HasPrefix(head, magicZipEmpty):
+		return nil, &InputError{File: path, Msg: "an empty ZIP archive"}
 	case bytes.HasPrefix(head, magicOLE):
 		return nil, &InputError{File: path, Msg: "an Excel 97-2003 (.xls) or encrypted workbook: save it as .xlsx or CSV"}
 	case bytes.HasPrefix(head, magicPDF):
@@ -180,7 +183,7 @@ func openXLSX(path string, r io.Reader) (src *source, err error) {
 	}()
 	book, err := excelize.OpenReader(r, excelize.Options{RawCellValue: true})
 	if err != nil {
-		return nil, &InputError{File: path, Msg: "not a readable XLSX workbook (truncated or damaged?)", Err: err}
+		return nil, &InputError{File: path, Msg: "not a readable XLSX workbook or ZIP archive (truncated or damaged?)", Err: err}
 	}
 	src = &source{path: path, encoding: "xlsx", book: book, sheets: book.GetSheetList()}
 	if props, err := book.GetWorkbookProps(); err == nil && props.Date1904 != nil {

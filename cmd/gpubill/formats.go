@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -30,7 +33,12 @@ gpubill's own template).
 			}
 			fs := ingest.Formats()
 			if a.format == "json" {
-				err = writeJSON(w, map[string]any{"formats": fs})
+				var ps []map[string]string
+				for _, p := range ingest.BuiltinProfiles() {
+					ps = append(ps, map[string]string{"id": p.ID, "format": p.Family, "name_zh": p.NameZH,
+						"name_en": p.NameEN, "target": p.Target, "confidence": p.Confidence})
+				}
+				err = writeJSON(w, map[string]any{"formats": fs, "profiles": ps})
 			} else {
 				err = a.writeFormatsText(w, fs)
 			}
@@ -40,20 +48,43 @@ gpubill's own template).
 			return err
 		},
 	}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "check FILE",
+	var profiles []string
+	check := &cobra.Command{
+		Use:   "check FILE|DIR|ZIP…",
 		Short: "Show how gpubill reads a file, without importing it / 检查文件如何被识别",
-		Args:  cobra.ExactArgs(1),
+		Long: `Show how gpubill reads a file, without importing it: the format recognised, the header
+row and the column mapping. A folder or a ZIP archive is looked into as import does, and
+every file in it (shown as archive.zip/dir/member.csv) is checked. With --format json a
+single plain file gives one object; several files, a folder or a ZIP give an array.
+
+检查文件如何被识别（不导入）。文件夹和 ZIP 压缩包会像导入时一样逐个文件检查。`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, cerr := ingest.Check(args[0])
+			restore, err := useProfiles(profiles)
+			if err != nil {
+				return err
+			}
+			defer restore()
+			results, cerr := ingest.CheckPaths(cmd.Context(), args, ingest.ZipLimits{})
 			w, closeOut, err := a.out()
 			if err != nil {
 				return err
 			}
 			if a.format == "json" {
-				err = writeJSON(w, res)
+				if len(results) == 1 && len(args) == 1 && results[0].Path == args[0] {
+					err = writeJSON(w, results[0])
+				} else {
+					err = writeJSON(w, results)
+				}
 			} else {
-				err = a.writeCheckText(w, res)
+				for i, res := range results {
+					if i > 0 {
+						fmt.Fprintln(w)
+					}
+					if err = a.writeCheckText(w, res); err != nil {
+						break
+					}
+				}
 			}
 			if e := closeOut(); err == nil {
 				err = e
@@ -63,8 +94,55 @@ gpubill's own template).
 			}
 			return err
 		},
+	}
+	check.Flags().StringArrayVar(&profiles, "profile", nil, "profile FILE or built-in profile id to try first (as for import)")
+	cmd.AddCommand(check)
+	cmd.AddCommand(&cobra.Command{
+		Use:   "profile ID",
+		Short: "Print a built-in profile, to copy and adapt / 输出内置 profile 以便复制修改",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, ok := ingest.BuiltinProfile(args[0])
+			if !ok {
+				var ids []string
+				for _, p := range ingest.BuiltinProfiles() {
+					ids = append(ids, p.ID)
+				}
+				return fmt.Errorf("no built-in profile %q (have: %s)", args[0], strings.Join(ids, ", "))
+			}
+			w, closeOut, err := a.out()
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(p.Data)
+			if cerr := closeOut(); err == nil {
+				err = cerr
+			}
+			return err
+		},
 	})
 	return cmd
+}
+
+// useProfiles loads the --profile arguments (a file, or the id of a built-in
+// profile) and makes them the first formats tried; restore undoes it.
+func useProfiles(args []string) (restore func(), err error) {
+	var ps []*ingest.Profile
+	for _, arg := range args {
+		p, err := ingest.LoadProfile(arg)
+		if err != nil {
+			if b, ok := ingest.BuiltinProfile(arg); ok && errors.Is(err, fs.ErrNotExist) {
+				ps = append(ps, b.Profile)
+				continue
+			}
+			if _, serr := os.Stat(arg); errors.Is(serr, fs.ErrNotExist) {
+				return nil, fmt.Errorf("--profile %s: no such file, and no built-in profile of that id (see gpubill formats)", arg)
+			}
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ingest.UseProfiles(ps...), nil
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -98,10 +176,27 @@ func (a *app) writeFormatsText(w io.Writer, fs []ingest.FormatInfo) error {
 		}
 		fmt.Fprintln(w)
 	}
-	return nil
+	if a.lang == "zh" {
+		fmt.Fprintln(w, "内置 profile（控制台表格副本；`gpubill formats profile ID` 输出 TOML，可复制修改后用 --profile 导入）：")
+	} else {
+		fmt.Fprintln(w, "built-in profiles (console table copies; `gpubill formats profile ID` prints the TOML to copy and use with --profile):")
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, p := range ingest.BuiltinProfiles() {
+		name := p.NameEN
+		if a.lang == "zh" {
+			name = p.NameZH
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.ID, dash(p.Family), p.Confidence, name)
+	}
+	return tw.Flush()
 }
 
 func (a *app) writeCheckText(w io.Writer, res ingest.CheckResult) error {
+	if res.Encoding == "" && res.Err != nil { // refused before it was read
+		_, err := fmt.Fprintf(w, "%v\n", res.Err)
+		return err
+	}
 	fmt.Fprintf(w, "%s: encoding %s", res.Path, dash(res.Encoding))
 	if res.Delimiter != "" {
 		fmt.Fprintf(w, ", delimiter %q", res.Delimiter)

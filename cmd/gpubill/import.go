@@ -19,6 +19,7 @@ type importOptions struct {
 	dryRun   bool
 	provider string
 	preview  int
+	profiles []string
 }
 
 func (a *app) importCommand() *cobra.Command {
@@ -34,7 +35,9 @@ adds nothing. Re-importing a file, or an overlapping export, adds nothing twice.
 出错的文件不会留下任何行；重复导入不会重复记账。`,
 		Example: `  gpubill import ~/Downloads/bills/2026-10/
   gpubill import --dry-run autodl.csv
-  gpubill import --format json bills/*.csv`,
+  gpubill import --format json bills/*.csv
+  gpubill import --profile my-cloud.toml my-cloud-2026-10.csv
+  gpubill import --provider autodl 收支明细.csv`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runImport(cmd, o, args)
@@ -43,6 +46,8 @@ adds nothing. Re-importing a file, or an overlapping export, adds nothing twice.
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would be added without writing")
 	cmd.Flags().StringVar(&o.provider, "provider", "", "platform slug for files that cannot tell it (e.g. autodl)")
 	cmd.Flags().IntVar(&o.preview, "preview", 5, "rows to show per file with --dry-run")
+	cmd.Flags().StringArrayVar(&o.profiles, "profile", nil,
+		"profile FILE (TOML, docs/profiles.md) or built-in profile id, tried before the built-in formats; repeatable")
 	return cmd
 }
 
@@ -55,6 +60,11 @@ func (a *app) runImport(cmd *cobra.Command, o importOptions, paths []string) err
 		}
 		o.provider = slug
 	}
+	restore, err := useProfiles(o.profiles)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	db, err := a.openLedger(ctx)
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -43,6 +45,29 @@ func TestScripts(t *testing.T) {
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"zip": cmdZip},
 		RequireExplicitExec: true,
 	})
+}
+
+// cmdZip is the script command `zip ARCHIVE FILE…`: it writes ARCHIVE (in the
+// script's work dir) holding the FILEs under the names given, compressed,
+// so that scripts need no binary files and no zip tool.
+func cmdZip(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! zip")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: zip ARCHIVE FILE...")
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, name := range args[1:] {
+		w, err := zw.Create(filepath.ToSlash(name))
+		ts.Check(err)
+		_, err = w.Write([]byte(ts.ReadFile(name)))
+		ts.Check(err)
+	}
+	ts.Check(zw.Close())
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), buf.Bytes(), 0o644))
 }
