@@ -159,6 +159,8 @@ func ParseTxType(s string) (string, bool) {
 // full-width brackets into ASCII ones and drops spaces inside.
 func normHeader(s string) string {
 	s = strings.TrimSpace(strings.Trim(s, "\ufeff\u3000\t "))
-	s = strings.NewReplacer("（", "(", "）", ")", " ", "", "\u3000", "", "_", "_").Replace(s)
-	return strings.ToLower(s)
+	return strings.ToLower(headerReplacer.Replace(s))
 }
+
+// headerReplacer is built once: a strings.Replacer is costly to build.
+var headerReplacer = strings.NewReplacer("（", "(", "）", ")", " ", "", "\u3000", "")
