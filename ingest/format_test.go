@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/xuri/excelize/v2"
 )
@@ -238,19 +237,23 @@ func FuzzReadCSV(f *testing.F) {
 	}
 	f.Add([]byte("平台,费用类型,开始时间,结束时间,应付金额\nAutoDL,快照,20261003,20261004,\"(1.20)\"\n"))
 	f.Add([]byte("\xff\xfe平\x00"))
-	db := testkit.OpenLedger(f)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := writeTemp(t, dir, "fuzz.csv", data)
-		Check(path)
-		res, err := ImportFile(context.Background(), db, path, Options{DryRun: true, TZ: shanghai, Preview: 2})
-		if err == nil && res.Read != res.New+res.Duplicate+res.Skipped {
-			t.Fatalf("read %d != new %d + duplicate %d + skipped %d", res.Read, res.New, res.Duplicate, res.Skipped)
-		}
-		if n := countRows(t, db, "line_items") + countRows(t, db, "transactions") + countRows(t, db, "imports"); n != 0 {
-			t.Fatalf("dry run stored %d rows", n)
-		}
+		fuzzScan(t, writeTemp(t, dir, "fuzz.csv", data))
 	})
+}
+
+// fuzzScan is the body of the reader fuzz targets: detection and a full
+// Scan (no ledger: SQLite under coverage instrumentation is too slow to
+// fuzz through; the seeds are imported into real ledgers by other tests)
+// must not panic or hang, and the counts must add up.
+func fuzzScan(t *testing.T, path string) {
+	t.Helper()
+	Check(path)
+	res, err := Scan(context.Background(), path, Options{TZ: shanghai, Preview: 2})
+	if err == nil && (res.Read != res.New+res.Skipped || res.Duplicate != 0) {
+		t.Fatalf("read %d != new %d + skipped %d (duplicate %d)", res.Read, res.New, res.Skipped, res.Duplicate)
+	}
 }
 
 // FuzzReadXLSX does the same with workbooks, seeded with a small generated
@@ -265,14 +268,8 @@ func FuzzReadXLSX(f *testing.F) {
 	}
 	x.Close()
 	f.Add(buf.Bytes())
-	db := testkit.OpenLedger(f)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := writeTemp(t, dir, "fuzz.xlsx", data)
-		Check(path)
-		res, err := ImportFile(context.Background(), db, path, Options{DryRun: true, TZ: shanghai})
-		if err == nil && res.Read != res.New+res.Duplicate+res.Skipped {
-			t.Fatalf("read %d != new %d + duplicate %d + skipped %d", res.Read, res.New, res.Duplicate, res.Skipped)
-		}
+		fuzzScan(t, writeTemp(t, dir, "fuzz.xlsx", data))
 	})
 }

@@ -130,6 +130,40 @@ func importFile(ctx context.Context, db *ledger.DB, path string, opts Options, r
 	return importContent(ctx, db, path, sum, size, f, opts, res)
 }
 
+// store is where an import writes its rows: a ledger transaction
+// (*ledger.ImportTx), or nowhere (Scan).
+type store interface {
+	AddImport(ctx context.Context, imp *ledger.Import) error
+	FinishImport(ctx context.Context, imp *ledger.Import) error
+	InsertLineItemArgs(ctx context.Context, args []any) (int, error)
+	InsertTransactions(ctx context.Context, txs []ledger.Transaction) (int, error)
+	InsertPayments(ctx context.Context, ps []ledger.Payment) (int, error)
+}
+
+// discardStore takes every row as new and keeps nothing.
+type discardStore struct{}
+
+func (discardStore) AddImport(context.Context, *ledger.Import) error    { return nil }
+func (discardStore) FinishImport(context.Context, *ledger.Import) error { return nil }
+func (discardStore) InsertLineItemArgs(_ context.Context, args []any) (int, error) {
+	return len(args) / ledger.LineItemArgs, nil
+}
+func (discardStore) InsertTransactions(_ context.Context, txs []ledger.Transaction) (int, error) {
+	return len(txs), nil
+}
+func (discardStore) InsertPayments(_ context.Context, ps []ledger.Payment) (int, error) {
+	return len(ps), nil
+}
+
+// Scan reads, maps and keys every row of the file at path as an import
+// would, without a ledger: every valid row counts as new. It finds the
+// errors an import would find (file, row, column), and it is what the
+// fuzz targets drive, since SQLite under coverage instrumentation is too
+// slow to fuzz through.
+func Scan(ctx context.Context, path string, opts Options) (Result, error) {
+	return ImportFile(ctx, nil, path, opts)
+}
+
 // importContent imports the content r of the file shown and stored as path,
 // whose SHA-256 (hex) and size are sum and size, in one transaction.
 func importContent(ctx context.Context, db *ledger.DB, path, sum string, size int64, r io.Reader, opts Options, res *Result) (err error) {
@@ -146,7 +180,8 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	defer src.close()
 	res.Encoding = src.encoding
 
-	var itx *ledger.ImportTx
+	var st store             // where rows go: itx, or nowhere for Scan
+	var itx *ledger.ImportTx // the ledger transaction, when there is a ledger
 	defer func() {
 		if itx == nil {
 			return
@@ -178,29 +213,34 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 			closeTable(t)
 			continue
 		}
-		if itx == nil {
-			if itx, err = db.BeginImport(ctx); err != nil {
-				closeTable(t)
-				return err
-			}
-			if err := deferIndexesIfBulk(ctx, itx, size); err != nil {
-				closeTable(t)
-				return err
+		if st == nil {
+			if db == nil {
+				st = discardStore{}
+			} else {
+				if itx, err = db.BeginImport(ctx); err != nil {
+					closeTable(t)
+					return err
+				}
+				st = itx
+				if err := deferIndexesIfBulk(ctx, itx, size); err != nil {
+					closeTable(t)
+					return err
+				}
 			}
 		}
 		imp := &ledger.Import{Path: path, SHA256: sum, Size: size, Format: b.format.ID, FormatVersion: b.format.Version,
 			Sheet: t.sheet(), Header: b.header, HeaderRow: hdrLine}
-		if err := itx.AddImport(ctx, imp); err != nil {
+		if err := st.AddImport(ctx, imp); err != nil {
 			closeTable(t)
 			return err
 		}
 		env := &mapEnv{path: path, tz: opts.TZ, provider: opts.Provider, xlsx: src.isXLSX(), date1904: src.date1904}
-		err = im.table(itx, t, b, env, imp)
+		err = im.table(st, t, b, env, imp)
 		closeTable(t)
 		if err != nil {
 			return err
 		}
-		if err := itx.FinishImport(ctx, imp); err != nil {
+		if err := st.FinishImport(ctx, imp); err != nil {
 			return err
 		}
 		res.Tables++
@@ -355,7 +395,7 @@ type counts struct {
 // table streams the rows of one recognised table into the ledger: a parse
 // goroutine maps records into batches, this goroutine inserts them (on two
 // cores the inserter is the bottleneck, so parsing runs beside it).
-func (im *importer) table(itx *ledger.ImportTx, t table, b *binding, env *mapEnv, imp *ledger.Import) error {
+func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledger.Import) error {
 	var lm lineMapper
 	var tm txMapper
 	var pm payMapper

@@ -128,10 +128,12 @@ func (t *ImportTx) Commit() error {
 // and for dry runs).
 func (t *ImportTx) Rollback() error { return t.tx.Rollback() }
 
-const lineItemCols = 39 // columns written per line item, see InsertLineItems
+// LineItemArgs is the number of values AppendLineItemArgs appends per line
+// item: the columns InsertLineItemArgs writes.
+const LineItemArgs = 39
 
 // maxBatch keeps a multi-row INSERT under SQLite's 32766 bound variables.
-const maxBatch = 32766 / lineItemCols
+const maxBatch = 32766 / LineItemArgs
 
 // lineItemStmt returns the prepared INSERT of n line items.
 func (t *ImportTx) lineItemStmt(ctx context.Context, n int) (*sql.Stmt, error) {
@@ -145,7 +147,7 @@ func (t *ImportTx) lineItemStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 		consumed_quantity, consumed_unit, pricing_quantity, pricing_unit, list_unit_price, list_cost, billed_cost,
 		voucher_paid, cash_paid, other_paid, unpaid, currency, usage_start, usage_end, tags, description, raw,
 		import_id, source_row, row_key) VALUES `)
-	row := "(" + strings.TrimSuffix(strings.Repeat("?,", lineItemCols), ",") + ")"
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", LineItemArgs), ",") + ")"
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			b.WriteByte(',')
@@ -164,7 +166,7 @@ func (t *ImportTx) lineItemStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 // ignoring rows whose row_key is already in the ledger; it returns how many
 // were new.
 func (t *ImportTx) InsertLineItems(ctx context.Context, items []LineItem) (int, error) {
-	args := make([]any, 0, len(items)*lineItemCols)
+	args := make([]any, 0, len(items)*LineItemArgs)
 	for i := range items {
 		var err error
 		if args, err = AppendLineItemArgs(args, &items[i]); err != nil {
@@ -206,17 +208,17 @@ func AppendLineItemArgs(dst []any, li *LineItem) ([]any, error) {
 // AppendLineItemArgs, ignoring rows whose row_key is already in the ledger;
 // it returns how many were new.
 func (t *ImportTx) InsertLineItemArgs(ctx context.Context, args []any) (int, error) {
-	if len(args)%lineItemCols != 0 {
+	if len(args)%LineItemArgs != 0 {
 		return 0, fmt.Errorf("ledger: %d values do not make whole line items", len(args))
 	}
 	added := 0
 	for len(args) > 0 {
-		n := min(len(args)/lineItemCols, maxBatch)
+		n := min(len(args)/LineItemArgs, maxBatch)
 		st, err := t.lineItemStmt(ctx, n)
 		if err != nil {
 			return added, err
 		}
-		res, err := st.ExecContext(ctx, args[:n*lineItemCols]...)
+		res, err := st.ExecContext(ctx, args[:n*LineItemArgs]...)
 		if err != nil {
 			return added, fmt.Errorf("ledger: insert line items: %w", err)
 		}
@@ -225,7 +227,7 @@ func (t *ImportTx) InsertLineItemArgs(ctx context.Context, args []any) (int, err
 			return added, err
 		}
 		added += int(k)
-		args = args[n*lineItemCols:]
+		args = args[n*LineItemArgs:]
 	}
 	return added, nil
 }
