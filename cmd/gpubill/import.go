@@ -6,7 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,12 +27,15 @@ func (a *app) importCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import FILE|DIR…",
 		Short: "Import bill files into the ledger / 导入账单文件",
-		Long: `Import bill files (or every file under a folder) into the ledger. The format of each
-file is recognised by its content; one file is one transaction: a file with a bad row
-adds nothing. Re-importing a file, or an overlapping export, adds nothing twice.
+		Long: `Import bill files into the ledger: files, folders (walked recursively) and ZIP archives
+(each member is a file of its own). The format of each file is recognised by its content;
+one file is one transaction: a file with a bad row adds nothing, and the other files go on.
+Re-importing a file, or an overlapping export, adds nothing twice. Bills (gpubill template,
+FOCUS, 阿里云, 腾讯云, 华为云, 火山引擎, console copies of the GPU platforms), money flow and
+Alipay / WeChat Pay records: see gpubill formats.
 
-导入账单文件（或文件夹下的所有文件）。格式按内容识别；一个文件一个事务，
-出错的文件不会留下任何行；重复导入不会重复记账。`,
+导入账单：文件、文件夹（递归）和 ZIP 压缩包（每个成员单独导入）。格式按内容识别；
+一个文件一个事务，出错的文件不会留下任何行，其余文件照常导入；重复导入不会重复记账。`,
 		Example: `  gpubill import ~/Downloads/bills/2026-10/
   gpubill import --dry-run autodl.csv
   gpubill import --format json bills/*.csv
@@ -160,43 +163,69 @@ func (a *app) writeImportText(w io.Writer, results []ingest.Result, o importOpti
 		return nil
 	}
 	for _, r := range results {
-		if len(r.Preview) == 0 && len(r.PreviewTx) == 0 {
+		n := len(r.Preview) + len(r.PreviewTx) + len(r.PreviewPay)
+		if n == 0 {
 			continue
 		}
 		if a.lang == "zh" {
-			fmt.Fprintf(w, "\n%s 的前 %d 行（将这样入账）：\n", r.Path, len(r.Preview)+len(r.PreviewTx))
+			fmt.Fprintf(w, "\n%s 的前 %d 行（将这样入账）：\n", r.Path, n)
 		} else {
-			fmt.Fprintf(w, "\nfirst %d rows of %s as they would be stored:\n", len(r.Preview)+len(r.PreviewTx), r.Path)
+			fmt.Fprintf(w, "\nfirst %d rows of %s as they would be stored:\n", n, r.Path)
 		}
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		if len(r.Preview) > 0 {
-			fmt.Fprintln(tw, "row\tprovider\tresource_id\tkind\tpricing\tstart\tend\tquantity\tbilled_cost\tcurrency")
-		}
-		for _, li := range r.Preview {
-			q := "-"
-			if li.PricingQuantity.Valid {
-				q = li.PricingQuantity.Decimal.String() + " " + li.PricingUnit
+		for _, t := range previewTables(r, a.loc) {
+			if err := t.Write(w, format); err != nil {
+				return err
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", li.SourceRow, li.Provider, dash(li.ResourceID), li.Kind, li.PricingModel,
-				li.ChargePeriodStart.In(a.loc).Format("2006-01-02 15:04:05"), li.ChargePeriodEnd.In(a.loc).Format("2006-01-02 15:04:05"),
-				strings.TrimSpace(q), li.BilledCost.String(), li.Currency)
-		}
-		if len(r.PreviewTx) > 0 {
-			fmt.Fprintln(tw, "row\tprovider\ttime\ttype\tamount\tbalance\treference")
-		}
-		for _, x := range r.PreviewTx {
-			bal := "-"
-			if x.Balance.Valid {
-				bal = x.Balance.Decimal.String()
-			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", x.SourceRow, x.Provider, x.Time.In(a.loc).Format("2006-01-02 15:04:05"),
-				x.Type, x.Amount.String(), bal, dash(x.Reference))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
 		}
 	}
 	return nil
+}
+
+// previewTables renders the rows a dry run would store, one table per kind
+// of row (line items, money flow, payments).
+func previewTables(r ingest.Result, loc *time.Location) []*reports.Table {
+	const layout = "2006-01-02 15:04:05"
+	cols := func(keys ...string) []reports.Column {
+		var cs []reports.Column
+		for _, k := range keys {
+			cs = append(cs, reports.Column{Key: k, Title: k, Numeric: k == "row" || k == "billed_cost" || k == "amount" || k == "balance"})
+		}
+		return cs
+	}
+	var out []*reports.Table
+	if len(r.Preview) > 0 {
+		t := reports.NewTable(cols("row", "provider", "resource_id", "kind", "pricing", "start", "end", "quantity", "billed_cost", "currency")...)
+		for _, li := range r.Preview {
+			q := "-"
+			if li.PricingQuantity.Valid {
+				q = strings.TrimSpace(ledger.DecimalString(li.PricingQuantity.Decimal) + " " + li.PricingUnit)
+			}
+			t.Add(strconv.Itoa(li.SourceRow), li.Provider, dash(li.ResourceID), li.Kind, li.PricingModel,
+				li.ChargePeriodStart.In(loc).Format(layout), li.ChargePeriodEnd.In(loc).Format(layout),
+				q, ledger.DecimalString(li.BilledCost), li.Currency)
+		}
+		out = append(out, t)
+	}
+	if len(r.PreviewTx) > 0 {
+		t := reports.NewTable(cols("row", "provider", "time", "type", "amount", "balance", "reference")...)
+		for _, x := range r.PreviewTx {
+			bal := "-"
+			if x.Balance.Valid {
+				bal = ledger.DecimalString(x.Balance.Decimal)
+			}
+			t.Add(strconv.Itoa(x.SourceRow), x.Provider, x.Time.In(loc).Format(layout), x.Type, ledger.DecimalString(x.Amount), bal, dash(x.Reference))
+		}
+		out = append(out, t)
+	}
+	if len(r.PreviewPay) > 0 {
+		t := reports.NewTable(cols("row", "source", "time", "direction", "counterparty", "amount", "status", "order_no")...)
+		for _, p := range r.PreviewPay {
+			t.Add(strconv.Itoa(p.SourceRow), p.Source, p.Time.In(loc).Format(layout), p.Direction, dash(p.Counterparty),
+				ledger.DecimalString(p.Amount), dash(p.Status), dash(p.OrderNo))
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 func dash(s string) string {
