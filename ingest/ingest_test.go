@@ -69,6 +69,8 @@ type goldenItem struct {
 	BilledCost        string   `json:"billed_cost"`
 	VoucherPaid       *string  `json:"voucher_paid"`
 	CashPaid          *string  `json:"cash_paid"`
+	OtherPaid         *string  `json:"other_paid,omitempty"`
+	Unpaid            *string  `json:"unpaid,omitempty"`
 	Currency          string   `json:"currency"`
 	UsageStart        string   `json:"usage_start,omitempty"`
 	UsageEnd          string   `json:"usage_end,omitempty"`
@@ -102,6 +104,7 @@ func toGolden(li *ledger.LineItem, withRaw bool) goldenItem {
 		ConsumedQuantity: nd(li.ConsumedQuantity), ConsumedUnit: li.ConsumedUnit, PricingQuantity: nd(li.PricingQuantity),
 		PricingUnit: li.PricingUnit, ListUnitPrice: nd(li.ListUnitPrice), ListCost: nd(li.ListCost),
 		BilledCost: li.BilledCost.String(), VoucherPaid: nd(li.VoucherPaid), CashPaid: nd(li.CashPaid),
+		OtherPaid: nd(li.OtherPaid), Unpaid: nd(li.Unpaid),
 		Currency: li.Currency, UsageStart: ts(li.UsageStart), UsageEnd: ts(li.UsageEnd), Tags: li.Tags,
 		Description: li.Description}
 	if withRaw {
