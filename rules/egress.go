@@ -51,8 +51,7 @@ func (egress) Info() Info {
 			{Name: "max_percent", Type: ParamAmount, Default: "20",
 				HelpZH: "网络费用超过所服务计算费用的此百分比即报告",
 				HelpEN: "network charges above this percentage of the compute they served are reported"},
-			{Name: "min_amount", Type: ParamAmount, Default: "0.01",
-				HelpZH: "风险金额低于此值不报告", HelpEN: "findings below this amount at risk are not reported"},
+			minAmountParam,
 		}, severityParams("1", "20", "100")...),
 	}
 }
@@ -60,10 +59,8 @@ func (egress) Info() Info {
 type egressKey struct{ provider, how, served, currency string }
 
 type egressGroup struct {
-	key        egressKey
-	items      []*ledger.LineItem
-	amount     decimal.Decimal
-	start, end time.Time
+	charges
+	key egressKey
 }
 
 // egressComputeKey identifies compute by served instance or account.
@@ -98,14 +95,7 @@ func (r egress) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
 			g = &egressGroup{key: k}
 			groups[k] = g
 		}
-		g.items = append(g.items, li)
-		g.amount = g.amount.Add(li.BilledCost)
-		if g.start.IsZero() || li.ChargePeriodStart.Before(g.start) {
-			g.start = li.ChargePeriodStart
-		}
-		if li.ChargePeriodEnd.After(g.end) {
-			g.end = li.ChargePeriodEnd
-		}
+		g.addItem(li)
 	}
 	if len(groups) == 0 {
 		return nil, nil

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"time"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
@@ -50,6 +52,32 @@ func (t thresholds) severity(amount decimal.Decimal) string {
 }
 
 // severityParams are the amount thresholds every money rule takes.
+// charges accumulates the line items behind one finding: the items, their
+// total billed cost and the span of their charge periods. Rules embed it in
+// their group types.
+type charges struct {
+	items      []*ledger.LineItem
+	amount     decimal.Decimal
+	start, end time.Time
+}
+
+// addItem counts li whole.
+func (c *charges) addItem(li *ledger.LineItem) {
+	c.items = append(c.items, li)
+	c.amount = c.amount.Add(li.BilledCost)
+	if c.start.IsZero() || li.ChargePeriodStart.Before(c.start) {
+		c.start = li.ChargePeriodStart
+	}
+	if li.ChargePeriodEnd.After(c.end) {
+		c.end = li.ChargePeriodEnd
+	}
+}
+
+// minAmountParam is the param of the money rules below which nothing is
+// reported.
+var minAmountParam = Param{Name: "min_amount", Type: ParamAmount, Default: "0.01",
+	HelpZH: "风险金额低于此值不报告", HelpEN: "findings below this amount at risk are not reported"}
+
 func severityParams(low, medium, high string) []Param {
 	return []Param{
 		{Name: "severity_low", Type: ParamAmount, Default: low,

@@ -56,8 +56,7 @@ func (overlappingCharge) Info() Info {
 		Params: append([]Param{
 			{Name: "min_overlap", Type: ParamDuration, Default: "1m",
 				HelpZH: "重叠短于此时长视为时间戳取整，不算重叠", HelpEN: "overlaps shorter than this are timestamp rounding, not overlaps"},
-			{Name: "min_amount", Type: ParamAmount, Default: "0.01",
-				HelpZH: "风险金额低于此值不报告", HelpEN: "findings below this amount at risk are not reported"},
+			minAmountParam,
 		}, severityParams("1", "10", "50")...),
 	}
 }

@@ -32,8 +32,7 @@ func (seatFee) Info() Info {
 		DescriptionZH: "实例关机期间为保留 GPU 席位而收取的费用（席位费、关机保留、预留）。风险金额 = 这些记录的应付金额。",
 		DescriptionEN: "Charges for keeping an instance's GPU reserved while it is shut down (seat, reservation, 关机保留). Money at risk = their billed cost.",
 		Params: append([]Param{
-			{Name: "min_amount", Type: ParamAmount, Default: "0.01",
-				HelpZH: "风险金额低于此值不报告", HelpEN: "findings below this amount at risk are not reported"},
+			minAmountParam,
 		}, severityParams("1", "10", "50")...),
 	}
 }
@@ -41,12 +40,10 @@ func (seatFee) Info() Info {
 type seatFeeKey struct{ provider, resource, currency string }
 
 type seatFeeGroup struct {
-	key        seatFeeKey
-	items      []*ledger.LineItem
-	amount     decimal.Decimal
-	start, end time.Time
-	days       map[string]bool
-	parents    map[string]bool
+	charges
+	key     seatFeeKey
+	days    map[string]bool
+	parents map[string]bool
 }
 
 func (r seatFee) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
@@ -69,16 +66,9 @@ func (r seatFee) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
 			g = &seatFeeGroup{key: k, days: map[string]bool{}, parents: map[string]bool{}}
 			groups[k] = g
 		}
-		g.items = append(g.items, li)
-		g.amount = g.amount.Add(li.BilledCost)
+		g.addItem(li)
 		if li.ParentResourceID != "" && li.ParentResourceID != li.ResourceID {
 			g.parents[li.ParentResourceID] = true
-		}
-		if g.start.IsZero() || li.ChargePeriodStart.Before(g.start) {
-			g.start = li.ChargePeriodStart
-		}
-		if li.ChargePeriodEnd.After(g.end) {
-			g.end = li.ChargePeriodEnd
 		}
 		for _, d := range seatFeeDays(li.ChargePeriodStart, li.ChargePeriodEnd, in.TZ) {
 			g.days[d] = true

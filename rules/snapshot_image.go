@@ -44,8 +44,7 @@ func (snapshotImage) Info() Info {
 			{Name: "gone_after", Type: ParamDuration, Default: "168h",
 				HelpZH: "所服务实例连续这么久没有计算记录即视为已不存在，提高严重程度（默认 7 天）",
 				HelpEN: "an instance with no compute for this long looks gone and raises severity (default 7 days)"},
-			{Name: "min_amount", Type: ParamAmount, Default: "0.01",
-				HelpZH: "风险金额低于此值不报告", HelpEN: "findings below this amount at risk are not reported"},
+			minAmountParam,
 		}, severityParams("1", "10", "50")...),
 	}
 }
@@ -53,12 +52,10 @@ func (snapshotImage) Info() Info {
 type snapshotImageKey struct{ provider, resource, currency string }
 
 type snapshotImageGroup struct {
-	key        snapshotImageKey
-	items      []*ledger.LineItem
-	amount     decimal.Decimal
-	start, end time.Time
-	kinds      map[string]bool
-	served     map[served]bool
+	charges
+	key    snapshotImageKey
+	kinds  map[string]bool
+	served map[served]bool
 }
 
 // snapshotImageIdle is how long one served instance (or account) had been
@@ -94,16 +91,9 @@ func (r snapshotImage) Run(ctx context.Context, in *Input) ([]ledger.Finding, er
 			g = &snapshotImageGroup{key: k, kinds: map[string]bool{}, served: map[served]bool{}}
 			groups[k] = g
 		}
-		g.items = append(g.items, li)
-		g.amount = g.amount.Add(li.BilledCost)
+		g.addItem(li)
 		g.kinds[li.Kind] = true
 		g.served[in.servedBy(li)] = true
-		if g.start.IsZero() || li.ChargePeriodStart.Before(g.start) {
-			g.start = li.ChargePeriodStart
-		}
-		if li.ChargePeriodEnd.After(g.end) {
-			g.end = li.ChargePeriodEnd
-		}
 	}
 	if len(groups) == 0 {
 		return nil, nil

@@ -42,8 +42,7 @@ func (stoppedStorage) Info() Info {
 		DescriptionZH: "所服务的实例没有运行（无计算记录）的日子或时段里仍在计费的存储（数据盘、系统盘、文件存储、网盘）。风险金额 = 这些记录的应付金额；按天的记录整条计入，按小时的记录在该小时无计算时计入。未注明所属实例时按整个账号当天是否有计算判断。",
 		DescriptionEN: "Storage (data and system disks, file storage, network disks) billed on days or hours when the instance it serves ran no compute. Money at risk = those items' billed cost; a day-level item counts whole, an hourly item when its hour had no compute. Storage that names no instance is judged by any compute of the account that day.",
 		Params: append([]Param{
-			{Name: "min_amount", Type: ParamAmount, Default: "0.01",
-				HelpZH: "风险金额低于此值不报告", HelpEN: "findings below this amount at risk are not reported"},
+			minAmountParam,
 		}, severityParams("1", "10", "50")...),
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/shopspring/decimal"
@@ -37,8 +36,7 @@ func (unclassifiedCharge) Info() Info {
 		DescriptionZH: "类型为“其他”（不是税费或抵扣）的计费记录，按服务名（没有时按描述）汇总并列出各条描述，确保没有费用被遗漏。风险金额 = 这些记录的应付金额。",
 		DescriptionEN: "Charges of kind other (not tax or credit), summed per service name (or description when there is none) with their distinct descriptions listed, so that nothing hides. Money at risk = their billed cost.",
 		Params: append([]Param{
-			{Name: "min_amount", Type: ParamAmount, Default: "0.01",
-				HelpZH: "风险金额低于此值不报告", HelpEN: "findings below this amount at risk are not reported"},
+			minAmountParam,
 		}, severityParams("1", "10", "50")...),
 	}
 }
@@ -48,12 +46,10 @@ func (unclassifiedCharge) Info() Info {
 type unclassifiedKey struct{ provider, from, label, currency string }
 
 type unclassifiedGroup struct {
-	key        unclassifiedKey
-	items      []*ledger.LineItem
-	amount     decimal.Decimal
-	start, end time.Time
-	descs      map[string]bool
-	resources  map[string]bool
+	charges
+	key       unclassifiedKey
+	descs     map[string]bool
+	resources map[string]bool
 }
 
 func (r unclassifiedCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
@@ -81,18 +77,11 @@ func (r unclassifiedCharge) Run(ctx context.Context, in *Input) ([]ledger.Findin
 			g = &unclassifiedGroup{key: k, descs: map[string]bool{}, resources: map[string]bool{}}
 			groups[k] = g
 		}
-		g.items = append(g.items, li)
-		g.amount = g.amount.Add(li.BilledCost)
+		g.addItem(li)
 		if d := unclassifiedClean(li.Description); d != "" {
 			g.descs[d] = true
 		}
 		g.resources[li.ResourceID] = true
-		if g.start.IsZero() || li.ChargePeriodStart.Before(g.start) {
-			g.start = li.ChargePeriodStart
-		}
-		if li.ChargePeriodEnd.After(g.end) {
-			g.end = li.ChargePeriodEnd
-		}
 	}
 	var out []ledger.Finding
 	for _, g := range groups {
