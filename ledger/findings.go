@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/shopspring/decimal"
 	"time"
 )
 
@@ -44,7 +45,7 @@ func (db *DB) SaveAudit(ctx context.Context, month, tz, params string, findings 
 				advice_zh=excluded.advice_zh, advice_en=excluded.advice_en
 			RETURNING id, state`,
 			f.Fingerprint, runID, runID, month, f.RuleID, f.Severity, f.Provider, f.ResourceID,
-			FormatTime(f.PeriodStart), FormatTime(f.PeriodEnd), nullDec(f.AmountAtRisk), f.Currency, f.Basis,
+			FormatTime(f.PeriodStart), FormatTime(f.PeriodEnd), canonicalNullDec(f.AmountAtRisk), f.Currency, f.Basis,
 			f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN).Scan(&id, &f.State)
 		if err != nil {
 			return 0, fmt.Errorf("ledger: save finding %s: %w", f.Fingerprint, err)
@@ -67,6 +68,16 @@ func (db *DB) SaveAudit(ctx context.Context, month, tz, params string, findings 
 		return 0, fmt.Errorf("ledger: save audit: %w", err)
 	}
 	return runID, nil
+}
+
+// canonicalNullDec stores a computed amount (money at risk) without the
+// trailing zeros its arithmetic left ("0.94000000" → "0.94"); source amounts
+// keep their precision instead (nullDec).
+func canonicalNullDec(d decimal.NullDecimal) any {
+	if !d.Valid {
+		return nil
+	}
+	return CanonicalDecimal(d.Decimal)
 }
 
 // Findings returns the stored findings of month (all months when ""), with

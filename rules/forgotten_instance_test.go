@@ -135,3 +135,31 @@ func TestForgottenInstance(t *testing.T) {
 		},
 	})
 }
+
+// A daily row without run times that bills 2 hours is a 2-hour job (阿里云
+// and 火山引擎 daily bills), not a day-long session.
+func TestForgottenInstanceDailyRows(t *testing.T) {
+	runRuleCases(t, "forgotten_instance", []ruleCase{
+		{
+			name: "daily_row_billing_2h_is_not_a_day_long_session",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "aliyun", compute, "i-a100", "2026-10-06 00:00", "2026-10-07 00:00", "59.00", qty("2", "hour")),
+					item(t, "aliyun", compute, "i-a100", "2026-10-07 00:00", "2026-10-08 00:00", "88.50", qty("3", "hour")),
+					endMarker(t, "aliyun"),
+				}
+			},
+		},
+		{
+			name: "daily_rows_billing_whole_days_are_a_long_session",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "aliyun", compute, "i-a100", "2026-10-06 00:00", "2026-10-07 00:00", "240.00", qty("24", "hour")),
+					item(t, "aliyun", compute, "i-a100", "2026-10-07 00:00", "2026-10-08 00:00", "100.00", qty("10", "hour")),
+					endMarker(t, "aliyun"),
+				}
+			},
+			want: []want{{rule: "forgotten_instance", resource: "i-a100", amount: "260", severity: "high", evidence: 2}},
+		},
+	})
+}

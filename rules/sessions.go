@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/shopspring/decimal"
 	"sort"
 	"time"
 
@@ -23,10 +24,21 @@ type Session struct {
 const sessionGapMin = time.Minute
 
 // activeSpan is when li's resource really ran: usage_start/usage_end where
-// the bill gives them, else the charge period. A span never ends before it
-// starts.
+// the bill gives them, else the charge period — cut to the billed time when
+// the bill gives no run times and bills less time than the period holds (a
+// daily row of 阿里云 or 火山引擎 that bills "2 小时" is a 2-hour run, not a
+// day-long one; when in the day is unknown, so it is taken from the start).
+// A span never ends before it starts.
 func activeSpan(li *ledger.LineItem) (start, end time.Time) {
 	start, end = li.ChargePeriodStart, li.ChargePeriodEnd
+	if li.UsageStart.IsZero() && li.UsageEnd.IsZero() && li.PricingQuantity.Valid {
+		if u, ok := parseTimeUnit(li.PricingUnit); ok && li.PricingQuantity.Decimal.Sign() > 0 {
+			secs := u.seconds(li.PricingQuantity.Decimal)
+			if period := int64(end.Sub(start) / time.Second); secs.LessThan(decimal.NewFromInt(period)) {
+				end = start.Add(time.Duration(secs.IntPart()) * time.Second)
+			}
+		}
+	}
 	if !li.UsageStart.IsZero() {
 		start = li.UsageStart
 	}
