@@ -64,7 +64,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
-	sdb, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	sdb, err := sql.Open("sqlite", fileURI(path, q))
 	if err != nil {
 		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
 	}
@@ -78,6 +78,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	return db, nil
 }
+
+// fileURI is the driver's DSN for the file at path with the query q; the
+// characters that would end or escape the path part are escaped.
+func fileURI(path string, q url.Values) string {
+	return "file:" + uriPathEscaper.Replace(path) + "?" + q.Encode()
+}
+
+var uriPathEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
 type migration struct {
 	version int

@@ -383,3 +383,23 @@ func TestPaymentsAndTransactionsRoundTrip(t *testing.T) {
 		t.Errorf("provider filter kept %d transactions", len(got))
 	}
 }
+
+func TestOpenPathWithURICharacters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a?b#c%d", "ledger.db")
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the ledger is not where asked: %v", err)
+	}
+	ro, err := OpenReadOnly(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if _, err := ro.SQL().Exec(`DELETE FROM imports`); err == nil {
+		t.Error("a read-only ledger accepted a DELETE")
+	}
+}

@@ -18,6 +18,12 @@
 // sorts the findings. It stores nothing: the caller saves the findings with
 // ledger.DB.SaveAudit.
 //
+// The user's config file (config.go, LoadConfig: TOML with [params],
+// [[policy]], [[price]], rules_dir) changes parameters, policies and
+// reference prices. User SQL rules (userrules.go) run after the built-in
+// ones on a read-only ledger connection with a time limit; a failing one
+// becomes a Warning of Audit, never an error (docs/user-rules.md).
+//
 // One rule = one file (stopped_storage.go, min_duration_rounding.go,
 // forgotten_instance.go …) plus one registry line in engine.go.
 package rules

@@ -87,6 +87,17 @@ type Config struct {
 	// Policies overrides entries of the embedded platform policy table,
 	// keyed by provider slug.
 	Policies map[string]Policy
+	// Prices overlays the embedded reference price catalog: an entry
+	// replaces the embedded one of the same key, others are added (nil =
+	// the embedded catalog alone).
+	Prices *PriceCatalog
+	// RulesDir is the folder of user SQL rules ("" = none): every *.sql file
+	// in it is the rule "user.<file name without .sql>" (userrules.go).
+	RulesDir string
+	// UserRuleTimeout limits each user rule (0 = DefaultUserRuleTimeout).
+	UserRuleTimeout time.Duration
+	// Source is the config file the values were read from ("" = defaults).
+	Source string
 }
 
 // DefaultTZ is the zone used when Config.TZ is nil.
@@ -100,6 +111,13 @@ func DefaultConfig() Config {
 		loc = time.FixedZone("CST", 8*3600)
 	}
 	return Config{TZ: loc, Params: map[string]string{}, Policies: map[string]Policy{}}
+}
+
+func (c Config) userRuleTimeout() time.Duration {
+	if c.UserRuleTimeout > 0 {
+		return c.UserRuleTimeout
+	}
+	return DefaultUserRuleTimeout
 }
 
 func (c Config) tz() *time.Location {
@@ -261,6 +279,16 @@ func (c Config) ParamsJSON() string {
 			m[pre+"minimum_charge"] = p.MinimumCharge.Decimal.String()
 		}
 	}
+	for _, p := range c.Prices.Entries() {
+		m["price."+p.Provider+"."+p.GPUModel+"."+p.PricingModel+"."+p.Currency] = ledger.DecimalString(p.PerHour)
+	}
+	if c.Source != "" {
+		m["config.file"] = c.Source
+	}
+	if c.RulesDir != "" {
+		m["user_rules.dir"] = c.RulesDir
+		m["user_rules.timeout"] = c.userRuleTimeout().String()
+	}
 	b, _ := json.Marshal(m) // a map of strings always marshals
 	return string(b)
 }
@@ -337,11 +365,35 @@ func (in *Input) Policy(provider string) (Policy, bool) { return in.cfg.policyFo
 // InMonth reports whether li belongs to the audited month (not context).
 func (in *Input) InMonth(li *ledger.LineItem) bool { return li.BillingPeriod == in.Month }
 
+// Result is what an audit produced.
+type Result struct {
+	Findings []ledger.Finding
+	// Warnings name the user rules that failed (and produced no finding).
+	Warnings []Warning
+	// UserRules are the user rules that were read from Config.RulesDir.
+	UserRules []UserRule
+	// Params is Config.ParamsJSON with the SHA-256 of every user rule file
+	// ("user.ID.sha256"), for the audit_runs record.
+	Params string
+}
+
 // Run audits month: it loads the month's line items (and the compute items
-// of the neighbouring months as context), runs every enabled rule, and
-// returns the findings sorted by severity (most severe first), rule order,
-// provider, resource and period. It stores nothing.
+// of the neighbouring months as context), runs every enabled rule, then the
+// user SQL rules of cfg.RulesDir, and returns the findings sorted by
+// severity (most severe first), rule order, provider, resource and period.
+// It stores nothing. A failing user rule is no error: Audit reports it as a
+// warning, Run drops it.
 func Run(ctx context.Context, db *ledger.DB, month string, cfg Config) ([]ledger.Finding, error) {
+	res, err := Audit(ctx, db, month, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return res.Findings, nil
+}
+
+// Audit is Run with the warnings about failed user rules and the parameters
+// to record.
+func Audit(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -349,7 +401,7 @@ func Run(ctx context.Context, db *ledger.DB, month string, cfg Config) ([]ledger
 	if err != nil {
 		return nil, err
 	}
-	return runRules(ctx, in)
+	return runRules(ctx, db, in)
 }
 
 func parseMonth(month string, loc *time.Location) (start, end time.Time, err error) {
@@ -405,7 +457,7 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	return in, nil
 }
 
-func runRules(ctx context.Context, in *Input) ([]ledger.Finding, error) {
+func runRules(ctx context.Context, db *ledger.DB, in *Input) (*Result, error) {
 	rowKeys := make(map[int64]string, len(in.Items)+len(in.Context))
 	for _, li := range in.Items {
 		rowKeys[li.ID] = li.RowKey
@@ -415,6 +467,42 @@ func runRules(ctx context.Context, in *Input) ([]ledger.Finding, error) {
 	}
 	var all []ledger.Finding
 	seen := map[string]string{}
+	// finish completes the findings of one rule and adds them, all or none.
+	finish := func(ruleID string, fs []ledger.Finding, keys map[int64]string) error {
+		for id, k := range keys {
+			if _, ok := rowKeys[id]; !ok {
+				rowKeys[id] = k
+			}
+		}
+		mine := map[string]bool{}
+		for i := range fs {
+			f := &fs[i]
+			if f.RuleID == "" {
+				f.RuleID = ruleID
+			}
+			if ledger.SeverityRank(f.Severity) < 0 {
+				return fmt.Errorf("unknown severity %q", f.Severity)
+			}
+			if f.State == "" {
+				f.State = "open"
+			}
+			f.Month = in.Month
+			sortEvidence(f.Evidence)
+			f.Fingerprint = Fingerprint(f, rowKeys)
+			if prev, dup := seen[f.Fingerprint]; dup || mine[f.Fingerprint] {
+				if !dup {
+					prev = ruleID
+				}
+				return fmt.Errorf("two findings with fingerprint %s (also from %s): same resource, period and evidence", f.Fingerprint, prev)
+			}
+			mine[f.Fingerprint] = true
+		}
+		for fp := range mine {
+			seen[fp] = ruleID
+		}
+		all = append(all, fs...)
+		return nil
+	}
 	for _, r := range registry {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -427,30 +515,33 @@ func runRules(ctx context.Context, in *Input) ([]ledger.Finding, error) {
 		if err != nil {
 			return nil, fmt.Errorf("rules: %s: %w", r.ID(), err)
 		}
-		for i := range fs {
-			f := &fs[i]
-			if f.RuleID == "" {
-				f.RuleID = r.ID()
-			}
-			if ledger.SeverityRank(f.Severity) < 0 {
-				return nil, fmt.Errorf("rules: %s: unknown severity %q", r.ID(), f.Severity)
-			}
-			if f.State == "" {
-				f.State = "open"
-			}
-			f.Month = in.Month
-			sortEvidence(f.Evidence)
-			f.Fingerprint = Fingerprint(f, rowKeys)
-			if prev, dup := seen[f.Fingerprint]; dup {
-				return nil, fmt.Errorf("rules: %s: two findings with fingerprint %s (also from %s)", r.ID(), f.Fingerprint, prev)
-			}
-			seen[f.Fingerprint] = r.ID()
+		if err := finish(r.ID(), fs, nil); err != nil {
+			return nil, fmt.Errorf("rules: %s: %w", r.ID(), err)
 		}
-		all = append(all, fs...)
 	}
 	in.ruleID = ""
+	res := &Result{}
+	if in.cfg.RulesDir != "" {
+		var err error
+		res.UserRules, res.Warnings, err = runUserRules(ctx, db, in, finish)
+		if err != nil {
+			return nil, fmt.Errorf("rules: %w", err)
+		}
+	}
 	SortFindings(all)
-	return all, nil
+	res.Findings = all
+	res.Params = in.cfg.ParamsJSON()
+	if len(res.UserRules) > 0 {
+		var m map[string]string
+		if err := json.Unmarshal([]byte(res.Params), &m); err == nil {
+			for _, u := range res.UserRules {
+				m[u.ID+".sha256"] = u.SHA256
+			}
+			b, _ := json.Marshal(m)
+			res.Params = string(b)
+		}
+	}
+	return res, nil
 }
 
 func sortEvidence(ev []ledger.Evidence) {

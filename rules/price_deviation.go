@@ -75,10 +75,14 @@ func (priceDeviation) Info() Info {
 	}
 }
 
-// referencePrices is the catalog the rule reads: the embedded default. When
-// Config gets a user price override, this is the one place to apply it
-// (defaultPrices.Overlay(override)).
-func (in *Input) referencePrices() *PriceCatalog { return defaultPrices }
+// referencePrices is the catalog the rule reads: the embedded default with
+// the user's [[price]] entries (Config.Prices) on top.
+func (in *Input) referencePrices() *PriceCatalog {
+	if in.cfg.Prices.Len() == 0 {
+		return defaultPrices
+	}
+	return defaultPrices.Overlay(in.cfg.Prices)
+}
 
 // priceQuote is one compute line item's unit price.
 type priceQuote struct {

@@ -1,9 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/adrg/xdg"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +37,7 @@ does not duplicate them) and print them with the money at risk and the evidence 
 重复运行不会产生重复的发现。`,
 		Example: `  gpubill audit --month 2026-10
   gpubill audit --set forgotten_instance.limit=6h --fail-on high
+  gpubill audit --rules-dir ~/gpubill-rules
   gpubill audit ack 3f9c0e1a2b4d5e6f`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -37,6 +46,7 @@ does not duplicate them) and print them with the money at risk and the evidence 
 	}
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "", "exit 3 when a finding at or above this severity exists (info|low|medium|high)")
 	cmd.Flags().StringArrayVar(&o.set, "set", nil, "override a rule parameter, e.g. forgotten_instance.limit=6h (repeatable)")
+	cmd.Flags().StringVar(&a.rulesDir, "rules-dir", "", "folder of user SQL rules (default: rules_dir of the config file)")
 	for _, s := range []struct{ use, state, zh, en string }{
 		{"ack", "acknowledged", "标记为已知悉", "mark a finding acknowledged"},
 		{"resolve", "resolved", "标记为已解决", "mark a finding resolved"},
@@ -66,10 +76,37 @@ does not duplicate them) and print them with the money at risk and the evidence 
 	return cmd
 }
 
-// ruleConfig builds the rules configuration from the flags.
+// configPath is the config file in effect: --config, else
+// $XDG_CONFIG_HOME/gpubill/config.toml when it exists, else "" (defaults).
+func (a *app) configPath() string {
+	if a.config != "" {
+		return a.config
+	}
+	xdg.Reload()
+	if xdg.ConfigHome == "" {
+		return ""
+	}
+	p := filepath.Join(xdg.ConfigHome, "gpubill", "config.toml")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// ruleConfig builds the rules configuration: defaults, then the config
+// file, then --rules-dir and the --set flags.
 func (a *app) ruleConfig(set []string) (rules.Config, error) {
 	cfg := rules.DefaultConfig()
+	if p := a.configPath(); p != "" {
+		var err error
+		if cfg, err = rules.LoadConfig(p); err != nil {
+			return cfg, err
+		}
+	}
 	cfg.TZ = a.loc
+	if a.rulesDir != "" {
+		cfg.RulesDir = a.rulesDir
+	}
 	for _, kv := range set {
 		if err := cfg.Set(kv); err != nil {
 			return cfg, fmt.Errorf("--set %q: %w", kv, err)
@@ -92,7 +129,7 @@ func (a *app) runAudit(cmd *cobra.Command, o auditOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := a.writeFindings(cmd, db, month); err != nil {
+		if err := a.writeAuditFindings(cmd, db, month); err != nil {
 			return err
 		}
 		if o.failOn != "" {
@@ -106,16 +143,24 @@ func (a *app) runAudit(cmd *cobra.Command, o auditOptions) error {
 	})
 }
 
-// audit runs the rules on month and stores the findings.
+// audit runs the rules on month and stores the findings. User rules that
+// failed are reported on stderr and kept in a.warnings for the output.
 func (a *app) audit(ctx context.Context, db *ledger.DB, month string, cfg rules.Config) ([]ledger.Finding, error) {
-	findings, err := rules.Run(ctx, db, month, cfg)
+	res, err := rules.Audit(ctx, db, month, cfg)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err // a rules folder that is not there: the user's input
+		}
 		return nil, internal(err)
 	}
-	if _, err := db.SaveAudit(ctx, month, a.loc.String(), cfg.ParamsJSON(), findings); err != nil {
+	a.warnings = res.Warnings
+	for _, w := range res.Warnings {
+		a.say("警告：用户规则未生效（不影响其他规则）：%v", "warning: %v (the other rules ran)", w)
+	}
+	if _, err := db.SaveAudit(ctx, month, a.loc.String(), res.Params, res.Findings); err != nil {
 		return nil, internal(err)
 	}
-	return findings, nil
+	return res.Findings, nil
 }
 
 // writeFindings prints the stored findings of month in the chosen format.
@@ -125,6 +170,91 @@ func (a *app) writeFindings(cmd *cobra.Command, db *ledger.DB, month string) err
 		return internal(err)
 	}
 	return a.writeReport(rep)
+}
+
+// writeAuditFindings is writeFindings plus the warnings about failed user
+// rules: a "warnings" array in JSON, a closing section in table and
+// markdown output (CSV and TSV stay one table: there they are on stderr only).
+func (a *app) writeAuditFindings(cmd *cobra.Command, db *ledger.DB, month string) error {
+	if len(a.warnings) == 0 {
+		return a.writeFindings(cmd, db, month)
+	}
+	rep, err := reports.Findings(cmd.Context(), db, month)
+	if err != nil {
+		return internal(err)
+	}
+	format := a.textFormat()
+	var buf bytes.Buffer
+	if err := rep.Write(&buf, reports.WriteOptions{Format: format, Lang: a.lang, TZ: a.loc}); err != nil {
+		return err
+	}
+	out := buf.Bytes()
+	switch format {
+	case "json":
+		out, err = withJSONWarnings(out, a.warnings)
+		if err != nil {
+			return internal(err)
+		}
+	case "table", "md":
+		var b bytes.Buffer
+		b.Write(out)
+		title := "Warnings: user rules that did not run"
+		if a.lang == "zh" {
+			title = "警告：未能运行的用户规则"
+		}
+		if format == "md" {
+			fmt.Fprintf(&b, "\n### %s\n\n", title)
+		} else {
+			fmt.Fprintf(&b, "\n%s\n", title)
+		}
+		for _, w := range a.warnings {
+			if format == "md" {
+				fmt.Fprintf(&b, "- `%s` (%s): %s\n", filepath.Base(w.File), w.RuleID, w.Err)
+			} else {
+				fmt.Fprintf(&b, "  %s (%s): %s\n", filepath.Base(w.File), w.RuleID, w.Err)
+			}
+		}
+		out = b.Bytes()
+	}
+	w, closeOut, err := a.out()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// warningJSON is one element of the "warnings" array of audit --format json.
+type warningJSON struct {
+	RuleID string `json:"rule_id"`
+	File   string `json:"file"`
+	Error  string `json:"error"`
+}
+
+// withJSONWarnings adds "warnings" as the last member of the report's JSON
+// object, keeping the report's own fields and their order as they are.
+func withJSONWarnings(report []byte, warns []rules.Warning) ([]byte, error) {
+	body := bytes.TrimRight(report, " \n")
+	if !bytes.HasSuffix(body, []byte("}")) {
+		return nil, fmt.Errorf("findings JSON does not end with an object")
+	}
+	list := make([]warningJSON, 0, len(warns))
+	for _, w := range warns {
+		list = append(list, warningJSON{RuleID: w.RuleID, File: w.File, Error: w.Err.Error()})
+	}
+	enc, err := json.MarshalIndent(list, "  ", "  ")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Write(bytes.TrimRight(body[:len(body)-1], " \n"))
+	b.WriteString(",\n  \"warnings\": ")
+	b.Write(enc)
+	b.WriteString("\n}\n")
+	return b.Bytes(), nil
 }
 
 // reportWriter is what every report offers.

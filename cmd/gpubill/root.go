@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/rules"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -57,6 +58,8 @@ type app struct {
 	output   string
 	lang     string
 	config   string
+	rulesDir string          // --rules-dir of audit and rules
+	warnings []rules.Warning // user rules that failed in the last audit
 	loc      *time.Location
 	formatOn bool // --format given explicitly
 }
@@ -125,7 +128,7 @@ Start with:  gpubill demo` + "\n" + helpTail,
 	pf.StringVar(&a.format, "format", "table", "output format: table|md|csv|json")
 	pf.StringVarP(&a.output, "output", "o", "", "write output to FILE instead of stdout")
 	pf.StringVar(&a.lang, "lang", "", "output language zh|en (default from LANG)")
-	pf.StringVar(&a.config, "config", "", "config file (reserved: thresholds, policy and price overrides)")
+	pf.StringVar(&a.config, "config", "", "config file: rule parameters, policy and price overrides, user rules (default $XDG_CONFIG_HOME/gpubill/config.toml)")
 
 	root.AddCommand(
 		a.importCommand(),
