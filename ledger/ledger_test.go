@@ -403,3 +403,17 @@ func TestOpenPathWithURICharacters(t *testing.T) {
 		t.Error("a read-only ledger accepted a DELETE")
 	}
 }
+
+func TestFilterNoRaw(t *testing.T) {
+	db := openTest(t)
+	importItems(t, db, []LineItem{item("k1", "1")})
+	for _, noRaw := range []bool{false, true} {
+		items, err := db.LineItems(context.Background(), Filter{NoRaw: noRaw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(items[0].Raw); (got == 0) != noRaw {
+			t.Errorf("NoRaw %v: %d raw cells", noRaw, got)
+		}
+	}
+}

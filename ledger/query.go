@@ -17,6 +17,7 @@ type Filter struct {
 	Providers []string // provider slugs
 	Kinds     []string
 	ImportID  int64
+	NoRaw     bool // leave LineItem.Raw empty: the source cells are not read at all
 }
 
 // where builds a WHERE clause from the filter, with placeholders only.
@@ -67,7 +68,11 @@ const lineItemSelect = `SELECT li.id, li.provider, li.billing_account_id, li.sub
 // the iteration with that error.
 func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) error) error {
 	where, args := f.where()
-	rows, err := db.sql.QueryContext(ctx, lineItemSelect+where+
+	sel := lineItemSelect
+	if f.NoRaw {
+		sel = strings.Replace(sel, "li.raw,", "'[]',", 1)
+	}
+	rows, err := db.sql.QueryContext(ctx, sel+where+
 		" ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id", args...)
 	if err != nil {
 		return fmt.Errorf("ledger: query line items: %w", err)

@@ -422,16 +422,16 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	keep := func(dst *[]*ledger.LineItem) func(*ledger.LineItem) error {
 		return func(li *ledger.LineItem) error {
 			c := *li
-			c.Raw = nil // rules never read the source cells; they can be large
 			*dst = append(*dst, &c)
 			return nil
 		}
 	}
-	if err := db.EachLineItem(ctx, ledger.Filter{Month: month}, keep(&in.Items)); err != nil {
+	// rules never read the source cells, which are large: NoRaw skips them
+	if err := db.EachLineItem(ctx, ledger.Filter{Month: month, NoRaw: true}, keep(&in.Items)); err != nil {
 		return nil, fmt.Errorf("rules: load %s: %w", month, err)
 	}
 	for _, m := range []string{start.AddDate(0, -1, 0).Format("2006-01"), end.Format("2006-01")} {
-		if err := db.EachLineItem(ctx, ledger.Filter{Month: m, Kinds: []string{ledger.KindCompute}}, keep(&in.Context)); err != nil {
+		if err := db.EachLineItem(ctx, ledger.Filter{Month: m, Kinds: []string{ledger.KindCompute}, NoRaw: true}, keep(&in.Context)); err != nil {
 			return nil, fmt.Errorf("rules: load context %s: %w", m, err)
 		}
 	}
