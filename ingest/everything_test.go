@@ -27,7 +27,7 @@ func TestImportEveryFormatInOneFolder(t *testing.T) {
 		for _, e := range entries {
 			name := e.Name()
 			ext := strings.ToLower(filepath.Ext(name))
-			if strings.HasPrefix(name, "bad_") || (ext != ".csv" && ext != ".xlsx") {
+			if strings.HasPrefix(name, "bad_") || (ext != ".csv" && ext != ".xlsx" && ext != ".json") {
 				continue
 			}
 			b, err := os.ReadFile(filepath.Join("testdata", f.ID, name))

@@ -14,8 +14,8 @@ import (
 )
 
 // TestGolden imports every sample under testdata/<format id>/ into a fresh
-// ledger. name.csv (or .tsv, .xlsx) must import, and the rows read back from
-// the ledger must match name.golden; bad_*.csv must fail with the message in
+// ledger. name.csv (or .tsv, .xlsx, .json) must import, and the rows read back from
+// the ledger must match name.golden; bad_* files must fail with the message in
 // bad_*.err and leave the ledger empty.
 func TestGolden(t *testing.T) {
 	for _, f := range registry {
@@ -28,7 +28,7 @@ func TestGolden(t *testing.T) {
 		n := 0
 		for _, e := range entries {
 			ext := filepath.Ext(e.Name())
-			if ext != ".csv" && ext != ".tsv" && ext != ".xlsx" {
+			if ext != ".csv" && ext != ".tsv" && ext != ".xlsx" && ext != ".json" {
 				continue
 			}
 			n++

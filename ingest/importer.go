@@ -296,8 +296,14 @@ func noFormatError(path string, cands []string) error {
 
 // findHeader reads up to maxHeaderSearch records of t and returns the binding
 // of the first record that carries a format's signature, with its physical
-// line; seen holds copies of the records read when none does.
+// line; seen holds copies of the records read when none does. A JSON table
+// has no header row: its binding comes from jsonTable.detect (line 0), which
+// refuses a JSON file that is not an AutoDL list with an error.
 func findHeader(t table) (b *binding, line int, seen [][]string, err error) {
+	if jt, ok := t.(*jsonTable); ok { // JSON binds its format from the first item's keys
+		b, err := jt.detect()
+		return b, 0, nil, err
+	}
 	for n := 0; n < maxHeaderSearch; n++ {
 		rec, err := t.next()
 		if err == io.EOF {

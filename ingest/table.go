@@ -120,8 +120,8 @@ func (t *xlsxTable) line(int) int { return t.row }
 
 func (t *xlsxTable) close() error { return t.rows.Close() }
 
-// source is an opened bill file: delimited text (one table) or an XLSX
-// workbook (one table per sheet).
+// source is an opened bill file: delimited text or JSON (one table) or an
+// XLSX workbook (one table per sheet).
 type source struct {
 	path      string
 	encoding  string // text files: EncUTF8 …; "xlsx" for workbooks
@@ -130,6 +130,8 @@ type source struct {
 	book      *excelize.File
 	sheets    []string
 	date1904  bool
+	json      bool  // text is JSON (AutoDL's saved web-API lists, autodl_json.go)
+	jsonBase  int64 // bytes before the decoded text (a UTF-8 BOM), for byte offsets
 }
 
 // Magic numbers of files that are not bills in a form gpubill reads.
@@ -141,7 +143,8 @@ var (
 )
 
 // openSource looks at the content of r (never at the file name) and opens it
-// as an XLSX workbook or as delimited text.
+// as an XLSX workbook, as JSON (text whose first non-space character is { or
+// [) or as delimited text.
 func openSource(path string, r io.Reader) (src *source, err error) {
 	br := bufio.NewReaderSize(r, sniffSize)
 	head, _ := br.Peek(8)
@@ -168,6 +171,13 @@ func openSource(path string, r io.Reader) (src *source, err error) {
 	sample, err := tb.Peek(sniffSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, &InputError{File: path, Msg: "cannot decode text as " + enc, Err: err}
+	}
+	if looksJSON(sample) {
+		src := &source{path: path, encoding: enc, text: tb, json: true}
+		if enc == EncUTF8BOM {
+			src.jsonBase = 3
+		}
+		return src, nil
 	}
 	delim := detectDelimiter(sample)
 	// Exports with stray quotes (WeChat Pay) are repaired before the CSV
@@ -204,6 +214,9 @@ func (s *source) numTables() int {
 
 // openTable opens table i; the caller closes it with closeTable.
 func (s *source) openTable(i int) (t table, err error) {
+	if s.json {
+		return newJSONTable(s.path, s.text, s.jsonBase), nil
+	}
 	if !s.isXLSX() {
 		return newCSVTable(s.path, s.text, s.delimiter), nil
 	}
