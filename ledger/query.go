@@ -18,6 +18,7 @@ type Filter struct {
 	Kinds     []string
 	ImportID  int64
 	NoRaw     bool // leave LineItem.Raw empty: the source cells are not read at all
+	Unordered bool // rows in storage order: the caller sorts (cheaper in Go than SQLite's sorter)
 }
 
 // where builds a WHERE clause from the filter, with placeholders only.
@@ -64,7 +65,7 @@ const lineItemSelect = `SELECT li.id, li.provider, li.billing_account_id, li.sub
 	FROM line_items li JOIN imports im ON im.id = li.import_id`
 
 // EachLineItem streams the line items selected by f, ordered by provider,
-// resource and charge period start, to fn. Returning an error from fn stops
+// resource and charge period start (unless f.Unordered), to fn. Returning an error from fn stops
 // the iteration with that error.
 func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) error) error {
 	where, args := f.where()
@@ -72,8 +73,11 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) err
 	if f.NoRaw {
 		sel = strings.Replace(sel, "li.raw,", "'[]',", 1)
 	}
-	rows, err := db.sql.QueryContext(ctx, sel+where+
-		" ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id", args...)
+	order := " ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id"
+	if f.Unordered {
+		order = ""
+	}
+	rows, err := db.sql.QueryContext(ctx, sel+where+order, args...)
 	if err != nil {
 		return fmt.Errorf("ledger: query line items: %w", err)
 	}
