@@ -203,11 +203,14 @@ func (a *app) writeCheckText(w io.Writer, res ingest.CheckResult) error {
 	}
 	fmt.Fprintln(w)
 	for _, t := range res.Tables {
-		where := "header"
-		if t.Sheet != "" {
-			where = "sheet " + t.Sheet + ", header"
+		where := fmt.Sprintf("header row %d", t.HeaderRow)
+		if t.HeaderRow == 0 { // JSON: the keys of the first item
+			where = "keys of item 1"
 		}
-		fmt.Fprintf(w, "\n%s row %d: %s (%s, confidence %s)\n", where, t.HeaderRow, t.Format.ID, t.Format.NameEN, t.Format.Confidence)
+		if t.Sheet != "" {
+			where = "sheet " + t.Sheet + ", " + where
+		}
+		fmt.Fprintf(w, "\n%s: %s (%s, confidence %s)\n", where, t.Format.ID, t.Format.NameEN, t.Format.Confidence)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, m := range t.Mapped {
 			note := ""

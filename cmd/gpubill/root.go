@@ -72,7 +72,7 @@ EXIT STATUS
   3  audit --fail-on SEVERITY found findings at or above it
 
 ENVIRONMENT
-  GPUBILL_DB  the ledger file (default: ` + "`$XDG_DATA_HOME/gpubill/ledger.db`" + `)
+  GPUBILL_DB  the ledger file (default: $XDG_DATA_HOME/gpubill/ledger.db)
   LANG        zh_* selects Chinese output unless --lang is given
 `
 
@@ -102,9 +102,10 @@ func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gpubill",
 		Short: "Audit GPU rental and cloud bills: hidden charges, real cost, refunds / 审计GPU租赁与云账单",
-		Long: `gpubill imports a month of exported bills (gpubill template CSV/XLSX, FOCUS) into a
-SQLite ledger, flags every hidden charge with the money at stake and the evidence
-rows, and prints spend and findings reports.
+		Long: `gpubill imports a month of exported bills (GPU platforms, 阿里云, 腾讯云, 华为云, 火山引擎,
+FOCUS, Alipay / WeChat Pay; CSV, XLSX, JSON, ZIP) into a SQLite ledger, flags every
+hidden charge with the money at stake and the evidence rows, and prints spend and
+findings reports.
 
 gpubill 把一个月的账单导入本地 SQLite 账本，找出隐藏收费（关机存储、计费取整、
 忘关的实例……），给出涉及金额、证据行和处理建议。
