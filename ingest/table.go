@@ -191,7 +191,10 @@ func openXLSX(path string, r io.Reader) (src *source, err error) {
 			src, err = nil, &InputError{File: path, Msg: fmt.Sprintf("damaged XLSX workbook: %v", p)}
 		}
 	}()
-	book, err := excelize.OpenReader(r, excelize.Options{RawCellValue: true})
+	// Unzipped parts above the archive limit are refused (an XLSX is a zip:
+	// the same bomb limit applies); worksheets above 16 MB unzip to temporary
+	// files rather than memory (excelize's default UnzipXMLSizeLimit).
+	book, err := excelize.OpenReader(r, excelize.Options{RawCellValue: true, UnzipSizeLimit: DefaultZipArchiveSize})
 	if err != nil {
 		return nil, &InputError{File: path, Msg: "not a readable XLSX workbook or ZIP archive (truncated or damaged?)", Err: err}
 	}
