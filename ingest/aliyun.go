@@ -393,17 +393,10 @@ func aliyunPricing(mode, detail string) string {
 // Purchase, the rest Usage.
 func aliyunCategory(billType, kind, pricing string) string {
 	bt := strings.ToLower(billType)
-	switch {
-	case kind == ledger.KindAdjustment || strings.Contains(bt, "退款") || strings.Contains(bt, "refund"):
+	if kind == ledger.KindAdjustment || strings.Contains(bt, "退款") || strings.Contains(bt, "refund") {
 		return ledger.CategoryAdjustment
-	case kind == ledger.KindCredit:
-		return ledger.CategoryCredit
-	case kind == ledger.KindTax:
-		return ledger.CategoryTax
-	case pricing == ledger.PricingPackage:
-		return ledger.CategoryPurchase
 	}
-	return ledger.CategoryUsage
+	return cloudCategory(kind, pricing)
 }
 
 // aliyunGPUFamilies are the ECS GPU instance families whose GPU Alibaba
