@@ -67,7 +67,7 @@ func checkContent(path string, r io.Reader) (CheckResult, error) {
 	}
 	defer src.close()
 	res.Encoding = src.encoding
-	if !src.isXLSX() && !src.json {
+	if !src.isXLSX() && !src.json && src.pq == nil {
 		res.Delimiter = string(src.delimiter)
 	}
 	for i := 0; i < src.numTables(); i++ {

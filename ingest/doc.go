@@ -3,9 +3,12 @@
 // A file's format is detected from its content (the header row, found after
 // any preamble lines), never from its name. Text is decoded from UTF-8, UTF-8
 // with BOM, GBK/GB18030 or UTF-16; XLSX sheets are read with excelize's
-// streaming reader. Text whose first non-space character is { or [ is JSON:
-// AutoDL's saved web-API lists, streamed item by item (autodl_json.go). Columns are mapped by header name through alias tables,
-// so reordered, renamed or extra columns keep working; the source cells are
+// streaming reader; Parquet files (FOCUS) row group by row group
+// (parquet.go); text whose first non-space character is { or [ is JSON:
+// AutoDL's saved web-API lists, streamed item by item (autodl_json.go); ZIP
+// archives are opened member by member (zip.go). Columns are mapped by header
+// name through alias tables, so reordered, renamed or extra columns keep
+// working; the source cells are
 // kept in each row's raw field. Rows are streamed, mapped, given a dedupe key
 // and written in batches inside one database transaction per file, so a bad
 // row leaves the ledger exactly as it was.

@@ -22,8 +22,8 @@ var focusFormat = &Format{
 	NameZH:     "FOCUS 成本数据（AWS、Azure、GCP、OCI 等）",
 	NameEN:     "FOCUS cost data (AWS, Azure, GCP, OCI …)",
 	Confidence: ConfidenceDoc,
-	DetectZH:   "表头含 BilledCost、ChargePeriodStart 以及 ProviderName 或 ServiceName",
-	DetectEN:   "header holds BilledCost, ChargePeriodStart and ProviderName or ServiceName",
+	DetectZH:   "表头含 BilledCost、ChargePeriodStart 以及 ProviderName 或 ServiceName；CSV、XLSX 或 Parquet 文件（按内容识别，列名即表头）",
+	DetectEN:   "header holds BilledCost, ChargePeriodStart and ProviderName or ServiceName; CSV, XLSX or Parquet (recognised by content, its column names are the header)",
 	DedupeKey: "hash of provider, account, resource_id, kind, charge category, charge period, quantity and unit, " +
 		"unit price, list/billed cost, currency, description + occurrence number in the file " +
 		"(FOCUS defines no line id; a vendor's extra Id column is not trusted across exports)",

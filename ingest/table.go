@@ -130,8 +130,9 @@ type source struct {
 	book      *excelize.File
 	sheets    []string
 	date1904  bool
-	json      bool  // text is JSON (AutoDL's saved web-API lists, autodl_json.go)
-	jsonBase  int64 // bytes before the decoded text (a UTF-8 BOM), for byte offsets
+	json      bool         // text is JSON (AutoDL's saved web-API lists, autodl_json.go)
+	jsonBase  int64        // bytes before the decoded text (a UTF-8 BOM), for byte offsets
+	pq        *parquetFile // a Parquet file (parquet.go)
 }
 
 // Magic numbers of files that are not bills in a form gpubill reads.
@@ -143,8 +144,8 @@ var (
 )
 
 // openSource looks at the content of r (never at the file name) and opens it
-// as an XLSX workbook, as JSON (text whose first non-space character is { or
-// [) or as delimited text.
+// as an XLSX workbook, as Parquet (parquet.go), as JSON (text whose first
+// non-space character is { or [) or as delimited text.
 func openSource(path string, r io.Reader) (src *source, err error) {
 	br := bufio.NewReaderSize(r, sniffSize)
 	head, _ := br.Peek(8)
@@ -153,6 +154,8 @@ func openSource(path string, r io.Reader) (src *source, err error) {
 		return nil, &InputError{File: path, Msg: "empty file"}
 	case bytes.HasPrefix(head, magicZip):
 		return openXLSX(path, br)
+	case bytes.HasPrefix(head, magicParquet):
+		return openParquet(path, r, br)
 	case bytes.HasPrefix(head, magicZipEmpty):
 		return nil, &InputError{File: path, Msg: "an empty ZIP archive"}
 	case bytes.HasPrefix(head, magicOLE):
@@ -220,6 +223,13 @@ func (s *source) openTable(i int) (t table, err error) {
 	if s.json {
 		return newJSONTable(s.path, s.text, s.jsonBase), nil
 	}
+	if s.pq != nil {
+		pt, err := s.pq.table(s.path)
+		if err != nil {
+			return nil, err
+		}
+		return pt, nil
+	}
 	if !s.isXLSX() {
 		return newCSVTable(s.path, s.text, s.delimiter), nil
 	}
@@ -236,12 +246,18 @@ func (s *source) openTable(i int) (t table, err error) {
 }
 
 func closeTable(t table) {
-	if x, ok := t.(*xlsxTable); ok {
+	switch x := t.(type) {
+	case *xlsxTable:
+		x.close()
+	case *parquetTable:
 		x.close()
 	}
 }
 
 func (s *source) close() error {
+	if s.pq != nil {
+		return s.pq.close()
+	}
 	if s.book != nil {
 		return s.book.Close()
 	}

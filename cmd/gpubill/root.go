@@ -103,7 +103,7 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:   "gpubill",
 		Short: "Audit GPU rental and cloud bills: hidden charges, real cost, refunds / 审计GPU租赁与云账单",
 		Long: `gpubill imports a month of exported bills (GPU platforms, 阿里云, 腾讯云, 华为云, 火山引擎,
-FOCUS, Alipay / WeChat Pay; CSV, XLSX, JSON, ZIP) into a SQLite ledger, flags every
+FOCUS, Alipay / WeChat Pay; CSV, XLSX, JSON, Parquet, ZIP) into a SQLite ledger, flags every
 hidden charge with the money at stake and the evidence rows, and prints spend and
 findings reports.
 
