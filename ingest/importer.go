@@ -277,7 +277,7 @@ func deferIndexesIfBulk(ctx context.Context, itx *ledger.ImportTx, size int64) e
 	if size/bulkBytesPerRow < have {
 		return nil
 	}
-	return itx.DeferIndexes(ctx)
+	return itx.DeferIndexes(ctx, have == 0)
 }
 
 // noFormatError is the error for a file in which no table was recognised.

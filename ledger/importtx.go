@@ -75,10 +75,13 @@ func (t *ImportTx) LineItemCount(ctx context.Context) (int64, error) {
 // DeferIndexes drops the secondary indexes of line_items for the rest of the
 // transaction and builds them again in Commit. For a bulk import into a ledger
 // that holds fewer rows than the file, building an index once over sorted
-// data is much cheaper than updating it row by row; the unique dedupe key
-// stays, so duplicates are still ignored. Being inside the transaction, a
-// rollback or a crash leaves the indexes as they were.
-func (t *ImportTx) DeferIndexes(ctx context.Context) error {
+// data is much cheaper than updating it row by row. The unique dedupe index
+// is dropped too only with unique set, which is for an empty ledger: there a
+// file's rows cannot repeat a stored key, and the keys of one file are unique
+// by construction, so the rebuilt unique index refuses only a broken import.
+// Otherwise it stays, so duplicates are still ignored row by row. Being inside
+// the transaction, a rollback or a crash leaves the indexes as they were.
+func (t *ImportTx) DeferIndexes(ctx context.Context, unique bool) error {
 	if t.deferred != nil {
 		return nil
 	}
@@ -94,6 +97,9 @@ func (t *ImportTx) DeferIndexes(ctx context.Context) error {
 		if err := rows.Scan(&name, &ddl); err != nil {
 			rows.Close()
 			return fmt.Errorf("ledger: defer indexes: %w", err)
+		}
+		if !unique && strings.HasPrefix(strings.ToUpper(ddl), "CREATE UNIQUE") {
+			continue
 		}
 		names = append(names, name)
 		t.deferred = append(t.deferred, ddl)

@@ -238,7 +238,7 @@ func TestDeferIndexesRebuildsOrRestores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tx.DeferIndexes(ctx); err != nil {
+		if err := tx.DeferIndexes(ctx, false); err != nil {
 			t.Fatal(err)
 		}
 		imp := &Import{Path: "bulk.csv", Format: "test"}
@@ -270,6 +270,52 @@ func TestDeferIndexesRebuildsOrRestores(t *testing.T) {
 	db.SQL().QueryRow(`SELECT count(*) FROM line_items INDEXED BY line_items_resource WHERE provider = 'autodl'`).Scan(&n)
 	if n != 1 {
 		t.Errorf("rebuilt index finds %d rows, want 1", n)
+	}
+}
+
+// With the unique dedupe index deferred too (an empty ledger), the keys are
+// checked when it is rebuilt at commit: distinct keys commit, a repeated one
+// fails the commit and leaves nothing.
+func TestDeferUniqueIndex(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	want := indexNames(t, db)
+	for _, tc := range []struct {
+		name   string
+		keys   []string
+		wantOK bool
+	}{{"distinct keys", []string{"u1", "u2"}, true}, {"a repeated key", []string{"u3", "u3"}, false}} {
+		tx, err := db.BeginImport(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.DeferIndexes(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+		imp := &Import{Path: "bulk.csv", Format: "test"}
+		if err := tx.AddImport(ctx, imp); err != nil {
+			t.Fatal(err)
+		}
+		var items []LineItem
+		for _, k := range tc.keys {
+			it := item(k, "1")
+			it.ImportID = imp.ID
+			items = append(items, it)
+		}
+		if _, err := tx.InsertLineItems(ctx, items); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); (err == nil) != tc.wantOK {
+			t.Errorf("%s: commit error %v, want ok %v", tc.name, err, tc.wantOK)
+		}
+		if got := indexNames(t, db); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: indexes %v, want %v", tc.name, got, want)
+		}
+	}
+	var n int
+	db.SQL().QueryRow(`SELECT count(*) FROM line_items`).Scan(&n)
+	if n != 2 {
+		t.Errorf("%d line items stored, want the 2 of the committed import", n)
 	}
 }
 

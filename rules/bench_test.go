@@ -77,7 +77,7 @@ func buildBenchLedger(ctx context.Context, db *ledger.DB, n int) (int, error) {
 	if err := tx.AddImport(ctx, imp); err != nil {
 		return 0, err
 	}
-	if err := tx.DeferIndexes(ctx); err != nil {
+	if err := tx.DeferIndexes(ctx, true); err != nil {
 		return 0, err
 	}
 	const batch = 20_000

@@ -65,8 +65,11 @@ CREATE TABLE line_items (
     raw                 TEXT NOT NULL DEFAULT '[]', -- ext: source cells as a JSON array
     import_id           INTEGER NOT NULL REFERENCES imports(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
     source_row          INTEGER NOT NULL,           -- ext: 1-based record number (header = 0)
-    row_key             TEXT NOT NULL UNIQUE        -- ext: dedupe key
+    row_key             TEXT NOT NULL               -- ext: dedupe key (unique: index below)
 );
+-- A named index rather than a UNIQUE constraint, so that a bulk import into an
+-- empty ledger can build it once at commit (ledger.ImportTx.DeferIndexes).
+CREATE UNIQUE INDEX line_items_row_key ON line_items(row_key);
 CREATE INDEX line_items_period ON line_items(billing_period, provider, kind, currency, billed_cost);
 CREATE INDEX line_items_resource ON line_items(provider, resource_id, charge_period_start);
 CREATE INDEX line_items_import ON line_items(import_id);
