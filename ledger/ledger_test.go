@@ -463,3 +463,38 @@ func TestFilterNoRaw(t *testing.T) {
 		}
 	}
 }
+
+func TestImportsAndUndo(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	importItems(t, db, []LineItem{item("a", "1"), item("b", "2")})
+	importItems(t, db, []LineItem{item("b", "2"), item("c", "3")}) // b is a duplicate of the first import
+	ims, err := db.Imports(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ims) != 2 || ims[0].ID <= ims[1].ID || ims[0].RowsNew != 1 {
+		t.Fatalf("imports: %+v", ims)
+	}
+	n, err := db.UndoImport(ctx, ims[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("undo removed %d rows, want 1 (c; b belongs to the first import)", n)
+	}
+	var keys []string
+	items, _ := db.LineItems(ctx, Filter{})
+	for _, li := range items {
+		keys = append(keys, li.RowKey)
+	}
+	if strings.Join(keys, ",") != "a,b" {
+		t.Errorf("left %v, want a,b", keys)
+	}
+	if _, err := db.UndoImport(ctx, ims[0].ID); err == nil {
+		t.Error("undoing a removed import succeeded")
+	}
+	if got, _ := db.Imports(ctx, 0); len(got) != 1 {
+		t.Errorf("%d imports left, want 1", len(got))
+	}
+}

@@ -133,6 +133,7 @@ Start with:  gpubill demo` + "\n" + helpTail,
 
 	root.AddCommand(
 		a.importCommand(),
+		a.importsCommand(),
 		a.auditCommand(),
 		a.reportCommand(),
 		a.templateCommand(),

@@ -1,0 +1,83 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+)
+
+// Imports lists the import records, newest first (all when limit <= 0).
+func (db *DB) Imports(ctx context.Context, limit int) ([]Import, error) {
+	q := `SELECT id, path, sha256, size, format, format_version, sheet, header, header_row, rows_read, rows_new,
+		rows_duplicate, rows_skipped, started_at, coalesce(finished_at, ''), status FROM imports ORDER BY id DESC`
+	var args []any
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: imports: %w", err)
+	}
+	defer rows.Close()
+	var out []Import
+	for rows.Next() {
+		var im Import
+		var header, started, finished string
+		if err := rows.Scan(&im.ID, &im.Path, &im.SHA256, &im.Size, &im.Format, &im.FormatVersion, &im.Sheet, &header,
+			&im.HeaderRow, &im.RowsRead, &im.RowsNew, &im.RowsDuplicate, &im.RowsSkipped, &started, &finished, &im.Status); err != nil {
+			return nil, fmt.Errorf("ledger: scan import: %w", err)
+		}
+		if err := json.Unmarshal([]byte(header), &im.Header); err != nil {
+			return nil, fmt.Errorf("ledger: import %d header: %w", im.ID, err)
+		}
+		if im.StartedAt, err = ParseTime(started); err != nil {
+			return nil, fmt.Errorf("ledger: import %d: %w", im.ID, err)
+		}
+		if finished != "" {
+			if im.FinishedAt, err = ParseTime(finished); err != nil {
+				return nil, fmt.Errorf("ledger: import %d: %w", im.ID, err)
+			}
+		}
+		out = append(out, im)
+	}
+	return out, rows.Err()
+}
+
+// UndoImport removes one import record and every row it added (line items,
+// money flow, payments), in one transaction, and returns how many rows went.
+// Rows that the import only found as duplicates belong to the earlier import
+// and stay. Findings are not touched: the next audit recomputes them.
+func (db *DB) UndoImport(ctx context.Context, id int64) (removed int64, err error) {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: undo import: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	var one int
+	if err = tx.QueryRowContext(ctx, `SELECT 1 FROM imports WHERE id = ?`, id).Scan(&one); err == sql.ErrNoRows {
+		return 0, fmt.Errorf("no import with id %d", id)
+	} else if err != nil {
+		return 0, fmt.Errorf("ledger: undo import: %w", err)
+	}
+	for _, table := range []string{"line_items", "transactions", "payments"} {
+		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE import_id = ?`, id)
+		if err != nil {
+			return 0, fmt.Errorf("ledger: undo import %d: %w", id, err)
+		}
+		n, _ := res.RowsAffected()
+		removed += n
+	}
+	if _, err = tx.ExecContext(ctx, `DELETE FROM imports WHERE id = ?`, id); err != nil {
+		return 0, fmt.Errorf("ledger: undo import %d: %w", id, err)
+	}
+	if err = tx.Commit(); err != nil {
+		return 0, fmt.Errorf("ledger: undo import %d: %w", id, err)
+	}
+	return removed, nil
+}
