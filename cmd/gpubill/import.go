@@ -137,14 +137,7 @@ func writeImportJSON(w io.Writer, results []ingest.Result) error {
 }
 
 func (a *app) writeImportText(w io.Writer, results []ingest.Result, o importOptions) error {
-	zh := a.lang == "zh"
-	col := func(key, titleZH string, numeric bool) reports.Column {
-		title := key
-		if zh {
-			title = titleZH
-		}
-		return reports.Column{Key: key, Title: title, Numeric: numeric}
-	}
+	col := a.column
 	t := reports.NewTable(col("file", "文件", false), col("format", "格式", false), col("provider", "平台", false),
 		col("read", "读取", true), col("new", "新增", true), col("duplicate", "重复", true), col("skipped", "跳过", true),
 		col("status", "状态", false))

@@ -56,13 +56,7 @@ only found as duplicates belong to an earlier import and stay). Run audit again 
 				}
 				err = writeJSON(w, map[string]any{"imports": out})
 			} else {
-				col := func(key, zh string, num bool) reports.Column {
-					title := key
-					if a.lang == "zh" {
-						title = zh
-					}
-					return reports.Column{Key: key, Title: title, Numeric: num}
-				}
+				col := a.column
 				t := reports.NewTable(col("id", "编号", true), col("started_at", "导入时间", false), col("file", "文件", false),
 					col("format", "格式", false), col("read", "读取", true), col("new", "新增", true), col("duplicate", "重复", true),
 					col("skipped", "跳过", true))

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/reports"
 	"github.com/gpubill/gpubill/rules"
 )
 
@@ -262,6 +263,16 @@ func (a *app) textFormat() string {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// column is a table column whose title is its key in English and titleZH in
+// Chinese (CLI tables that are not reports of their own).
+func (a *app) column(key, titleZH string, numeric bool) reports.Column {
+	title := key
+	if a.lang == "zh" {
+		title = titleZH
+	}
+	return reports.Column{Key: key, Title: title, Numeric: numeric}
 }
 
 // say prints a message for people (never data) to stderr, in the chosen language.
