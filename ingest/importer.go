@@ -258,9 +258,10 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 
 // Bulk imports build the ledger's secondary indexes once at commit instead
 // of updating them row by row (ledger.ImportTx.DeferIndexes): about a third
-// of the insert time on a big file. It pays when the file brings at least as
-// many rows as the ledger holds; the row estimate errs on the high side
-// (a bill line is rarely under 100 bytes).
+// of the insert time on a big file; into an empty ledger the unique dedupe
+// index too. It pays when the file brings at least as many rows as the
+// ledger holds; the row estimate errs on the high side (a bill line is
+// rarely under 100 bytes).
 const (
 	bulkMinBytes    = 8 << 20
 	bulkBytesPerRow = 100
