@@ -346,9 +346,9 @@ func (r *FindingsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 
 	// Totals, as a table.
 	totals := &grid{cols: []column{
-		{key: "currency", title: tr(lang, "col.currency")},
-		{key: "count", title: tr(lang, "col.count"), numeric: true},
-		{key: "amount_at_risk", title: tr(lang, "col.amount"), numeric: true},
+		textCol("currency", tr(lang, "col.currency")),
+		countCol("count", tr(lang, "col.count")),
+		moneyCol("amount_at_risk", tr(lang, "col.amount")),
 	}}
 	for _, t := range r.Totals {
 		totals.add(t.Currency, strconv.Itoa(t.Count), FormatNullMoney(t.AmountAtRisk, t.Currency, false))
@@ -617,7 +617,14 @@ func (r *FindingsReport) flatGrid(opts WriteOptions) *grid {
 		"currency", "amount_at_risk", "state", "reason_zh", "reason_en", "advice_zh", "advice_en", "evidence"}
 	g := &grid{}
 	for _, k := range keys {
-		g.cols = append(g.cols, column{key: k, title: k, numeric: k == "amount_at_risk"})
+		switch k {
+		case "amount_at_risk":
+			g.cols = append(g.cols, moneyCol(k, k))
+		case "period_start", "period_end":
+			g.cols = append(g.cols, timeCol(k, k))
+		default:
+			g.cols = append(g.cols, textCol(k, k))
+		}
 	}
 	for i := range r.Findings {
 		e := &r.Findings[i]

@@ -340,18 +340,14 @@ func (r *SpendReport) Write(w io.Writer, opts WriteOptions) error {
 	if err != nil {
 		return err
 	}
-	switch opts.Format {
-	case FormatJSON:
+	if opts.Format == FormatJSON {
 		return writeJSON(w, r.json())
-	case FormatCSV:
-		g := r.rowsGrid(opts)
-		return g.writeCSV(w)
-	case FormatTSV:
-		g := r.rowsGrid(opts)
-		return g.writeTSV(w)
 	}
-	rows, totals := r.rowsGrid(opts), r.totalsGrid(opts)
-	title := tr(opts.Lang, "title.spend") + " " + r.monthLabel(opts.Lang)
+	return writeDocument(w, opts, r.document(opts))
+}
+
+// document lays the report out: the groups, then the per-currency totals.
+func (r *SpendReport) document(opts WriteOptions) *document {
 	var notes []string
 	if r.anyPartial() {
 		notes = append(notes, tr(opts.Lang, "note.partial"))
@@ -359,10 +355,15 @@ func (r *SpendReport) Write(w io.Writer, opts WriteOptions) error {
 	if len(r.Totals) > 0 {
 		notes = append(notes, tr(opts.Lang, "note.hidden"))
 	}
-	return writeSections(w, opts, title, []section{
-		{grid: rows},
-		{title: tr(opts.Lang, "title.spend_totals"), grid: totals},
-	}, notes)
+	return &document{
+		key:   "spend",
+		title: tr(opts.Lang, "title.spend") + " " + r.monthLabel(opts.Lang),
+		sections: []section{
+			{key: "spend", grid: r.rowsGrid(opts), totals: true},
+			{key: "totals", title: tr(opts.Lang, "title.spend_totals"), grid: r.totalsGrid(opts)},
+		},
+		notes: notes,
+	}
 }
 
 func (r *SpendReport) monthLabel(lang string) string {
@@ -421,10 +422,10 @@ func (r *SpendReport) rowsGrid(opts WriteOptions) *grid {
 	for _, b := range r.By {
 		switch b {
 		case ByResource:
-			g.cols = append(g.cols, column{key: "resource_id", title: tr(opts.Lang, "col.resource_id")},
-				column{key: "resource_name", title: tr(opts.Lang, "col.resource_name")})
+			g.cols = append(g.cols, textCol("resource_id", tr(opts.Lang, "col.resource_id")),
+				textCol("resource_name", tr(opts.Lang, "col.resource_name")))
 		default:
-			g.cols = append(g.cols, column{key: b, title: tr(opts.Lang, "col."+b)})
+			g.cols = append(g.cols, textCol(b, tr(opts.Lang, "col."+b)))
 		}
 	}
 	g.cols = append(g.cols, moneyCols(opts.Lang)...)
@@ -447,19 +448,19 @@ func (r *SpendReport) rowsGrid(opts WriteOptions) *grid {
 
 func moneyCols(lang string) []column {
 	return []column{
-		{key: "currency", title: tr(lang, "col.currency")},
-		{key: "billed_cost", title: tr(lang, "col.billed_cost"), numeric: true},
-		{key: "voucher_paid", title: tr(lang, "col.voucher_paid"), numeric: true},
-		{key: "cash_paid", title: tr(lang, "col.cash_paid"), numeric: true},
-		{key: "list_cost", title: tr(lang, "col.list_cost"), numeric: true},
+		textCol("currency", tr(lang, "col.currency")),
+		moneyCol("billed_cost", tr(lang, "col.billed_cost")),
+		moneyCol("voucher_paid", tr(lang, "col.voucher_paid")),
+		moneyCol("cash_paid", tr(lang, "col.cash_paid")),
+		moneyCol("list_cost", tr(lang, "col.list_cost")),
 	}
 }
 
 func (r *SpendReport) totalsGrid(opts WriteOptions) *grid {
 	exact := opts.exact()
 	g := &grid{cols: append(moneyCols(opts.Lang),
-		column{key: "hidden_cost", title: tr(opts.Lang, "col.hidden_cost"), numeric: true},
-		column{key: "hidden_share", title: tr(opts.Lang, "col.hidden_share"), numeric: true})}
+		moneyCol("hidden_cost", tr(opts.Lang, "col.hidden_cost")),
+		shareCol("hidden_share", tr(opts.Lang, "col.hidden_share")))}
 	for _, t := range r.Totals {
 		g.add(t.Currency, FormatMoney(t.BilledCost, t.Currency, exact),
 			sumText(t.VoucherPaid, t.Currency, exact), sumText(t.CashPaid, t.Currency, exact),

@@ -19,9 +19,10 @@ type grid struct {
 }
 
 type column struct {
-	key     string // stable snake_case name: CSV/TSV header
-	title   string // header in the report's language: table/markdown
-	numeric bool   // right-aligned; never prefixed against formula injection
+	key     string  // stable snake_case name: CSV/TSV header
+	title   string  // header in the report's language: table/markdown
+	numeric bool    // right-aligned; never prefixed against formula injection
+	kind    colKind // what the cells hold (xlsx and html type them by it)
 }
 
 func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }

@@ -56,9 +56,11 @@ func (o WriteOptions) exact() bool {
 
 // section is one titled table of a human-format report.
 type section struct {
-	title string // "" = none
-	grid  *grid
-	empty string // shown instead of an empty table; "" = tr("none")
+	key    string // stable snake_case id (xlsx sheet, html anchor); "" = the document's key
+	title  string // "" = none
+	grid   *grid
+	empty  string // shown instead of an empty table; "" = tr("none")
+	totals bool   // xlsx: append per-currency total rows of every money column, as formulas
 }
 
 // writeSections lays out a human-format (table or md) report: a title line,

@@ -13,7 +13,7 @@ import (
 func (a *app) reportCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report",
-		Short: "Print reports: spend, findings / 报表：支出、问题",
+		Short: "Print reports: spend, findings, instances, refunds … / 报表：支出、问题、实例、退款……",
 		Args:  cobra.NoArgs,
 	}
 	var by string
@@ -57,5 +57,13 @@ ledger rows; table and markdown round to 2 decimals for display only.
 		},
 	}
 	cmd.AddCommand(spend, findings)
+	for _, sub := range reportSubcommands {
+		cmd.AddCommand(sub(a))
+	}
 	return cmd
 }
+
+// reportSubcommands holds the report commands that live in files of their
+// own (report_*.go); each adds itself in an init function. Cobra lists
+// subcommands by name, so the order here does not matter.
+var reportSubcommands []func(*app) *cobra.Command
