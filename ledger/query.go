@@ -17,8 +17,10 @@ type Filter struct {
 	Providers []string // provider slugs
 	Kinds     []string
 	ImportID  int64
-	NoRaw     bool // leave LineItem.Raw empty: the source cells are not read at all
-	Unordered bool // rows in storage order: the caller sorts (cheaper in Go than SQLite's sorter)
+	IDMin     int64 // only ids ≥ IDMin (0 = no bound)
+	IDMax     int64 // only ids ≤ IDMax (0 = no bound)
+	NoRaw     bool  // leave LineItem.Raw empty: the source cells are not read at all
+	Unordered bool  // rows in storage order: the caller sorts (cheaper in Go than SQLite's sorter)
 }
 
 // where builds a WHERE clause from the filter, with placeholders only.
@@ -45,6 +47,14 @@ func (f Filter) where() (string, []any) {
 		conds = append(conds, "li.import_id = ?")
 		args = append(args, f.ImportID)
 	}
+	if f.IDMin != 0 {
+		conds = append(conds, "li.id >= ?")
+		args = append(args, f.IDMin)
+	}
+	if f.IDMax != 0 {
+		conds = append(conds, "li.id <= ?")
+		args = append(args, f.IDMax)
+	}
 	if len(conds) == 0 {
 		return "", nil
 	}
@@ -65,33 +75,27 @@ const lineItemSelect = `SELECT li.id, li.provider, li.billing_account_id, li.sub
 	FROM line_items li JOIN imports im ON im.id = li.import_id`
 
 // EachLineItem streams the line items selected by f, ordered by provider,
-// resource and charge period start (unless f.Unordered), to fn. Returning an error from fn stops
+// resource and charge period start (unless f.Unordered), to fn. Each call
+// of fn gets an item of its own, which fn may keep. Returning an error from fn stops
 // the iteration with that error.
 func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) error) error {
 	where, args := f.where()
-	sel := lineItemSelect
-	if f.NoRaw {
-		sel = strings.Replace(sel, "li.raw,", "'[]',", 1)
-	}
 	order := " ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id"
 	if f.Unordered {
 		order = ""
 	}
-	rows, err := db.sql.QueryContext(ctx, sel+where+order, args...)
-	if err != nil {
-		return fmt.Errorf("ledger: query line items: %w", err)
+	return db.eachPacked(ctx, f, where, order, args, fn)
+}
+
+// IDRange returns the smallest and largest id of the line items selected
+// by f (0, 0 when there are none).
+func (db *DB) IDRange(ctx context.Context, f Filter) (lo, hi int64, err error) {
+	where, args := f.where()
+	var l, h sql.NullInt64
+	if err := db.sql.QueryRowContext(ctx, "SELECT min(li.id), max(li.id) FROM line_items li"+where, args...).Scan(&l, &h); err != nil {
+		return 0, 0, fmt.Errorf("ledger: line item ids: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		li, err := scanLineItem(rows)
-		if err != nil {
-			return err
-		}
-		if err := fn(li); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return l.Int64, h.Int64, nil
 }
 
 // LineItems returns the line items selected by f (see EachLineItem).

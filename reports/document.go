@@ -87,6 +87,19 @@ type chartSeries struct {
 	values []decimal.Decimal // one per label
 }
 
+// A block is one item of a section that html lays out as text rather than
+// as a table row: a finding with its reason, advice and evidence.
+type block struct {
+	id        string   // stable anchor ("finding-" + fingerprint)
+	class     string   // css modifier: a severity ("high" …) or ""
+	badge     string   // short label shown first (the severity in the report's language)
+	summary   []string // the parts of the summary line: provider, resource, period, amount …
+	amount    string   // money figure shown prominently ("" = none)
+	lines     []string // paragraphs: reason, advice
+	listTitle string   // title of list ("证据" …)
+	list      []string // e.g. the evidence, one file per entry
+}
+
 // writeDocument encodes doc in opts.Format (normalised). JSON is not
 // handled here: each report writes its own JSON contract.
 func writeDocument(w io.Writer, opts WriteOptions, doc *document) error {
@@ -95,13 +108,17 @@ func writeDocument(w io.Writer, opts WriteOptions, doc *document) error {
 		return writeSections(w, opts, doc.title, doc.sections, doc.notes)
 	case FormatCSV, FormatTSV:
 		g := &grid{}
-		if len(doc.sections) > 0 {
+		if len(doc.sections) > 0 && doc.sections[0].grid != nil {
 			g = doc.sections[0].grid
 		}
 		if opts.Format == FormatCSV {
 			return g.writeCSV(w)
 		}
 		return g.writeTSV(w)
+	case FormatXLSX:
+		return writeXLSX(w, opts, doc)
+	case FormatHTML:
+		return writeHTML(w, opts, doc)
 	}
 	return fmt.Errorf("reports: %s output is not available for the %s report", opts.Format, doc.key)
 }

@@ -291,6 +291,8 @@ func (r *FindingsReport) Write(w io.Writer, opts WriteOptions) error {
 		return r.flatGrid(opts).writeCSV(w)
 	case FormatTSV:
 		return r.flatGrid(opts).writeTSV(w)
+	case FormatXLSX, FormatHTML:
+		return writeDocument(w, opts, r.document(opts))
 	}
 	return r.writeBlocks(w, opts)
 }
@@ -459,6 +461,11 @@ const maxRangesShown = 8
 // the files are first cited), the path as stored, rendered by path, then
 // its rows compressed into ranges and, for more than one row, their count.
 func evidenceSummary(ev []ledger.Evidence, lang string, path func(string) string) string {
+	return strings.Join(evidenceParts(ev, lang, path), tr(lang, "find.file_sep"))
+}
+
+// evidenceParts is evidenceSummary's list before it is joined: one entry per file.
+func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string) []string {
 	var files []string
 	rows := map[string][]int{}
 	for _, e := range ev {
@@ -476,7 +483,7 @@ func evidenceSummary(ev []ledger.Evidence, lang string, path func(string) string
 			parts[i] = path(f) + " " + fmt.Sprintf(tr(lang, "find.rows"), text, n)
 		}
 	}
-	return strings.Join(parts, tr(lang, "find.file_sep"))
+	return parts
 }
 
 // compressRows sorts and de-duplicates rows and writes them as ranges of
@@ -691,4 +698,125 @@ func (r *FindingsReport) json(opts WriteOptions) findingsJSON {
 		out.Totals = append(out.Totals, findingsTotalJSON{Currency: t.Currency, AmountAtRisk: jsonMoney(t.AmountAtRisk), Count: t.Count})
 	}
 	return out
+}
+
+func init() {
+	addMessages(map[string][2]string{
+		"find.col.rule":        {"规则", "Rule"},
+		"find.col.rule_id":     {"规则ID", "Rule ID"},
+		"find.col.start":       {"开始", "Start"},
+		"find.col.end":         {"结束", "End"},
+		"find.col.counted":     {"计入合计", "Counted in totals"},
+		"find.col.fingerprint": {"指纹", "Fingerprint"},
+		"find.evidence_title":  {"证据", "Evidence"},
+	})
+}
+
+// document lays the report out for xlsx and html.
+//
+// html: per rule a section of readable blocks, one per finding (severity,
+// provider, resource, period, money at risk, fingerprint; the reason, the
+// advice; the evidence, one line per file), then the totals table and its
+// note.
+//
+// xlsx: a findings sheet, one row per finding with typed cells (exact
+// amounts; the part counted in the totals beside the amount at risk, so
+// that the totals sheet can be checked by summing that column), then the
+// totals sheet. The findings sheet gets no formula totals: summing the
+// amounts at risk would count a line item flagged twice twice.
+func (r *FindingsReport) document(opts WriteOptions) *document {
+	lang, exact := opts.Lang, opts.exact()
+	month := r.Month
+	if month == "" {
+		month = tr(lang, "all_months")
+	}
+	doc := &document{key: "findings", title: tr(lang, "title.findings") + " " + month}
+	if len(r.Findings) > 0 {
+		doc.notes = []string{tr(lang, "note.find_totals")}
+	}
+	if opts.Format == FormatHTML {
+		if len(r.Findings) == 0 {
+			doc.sections = append(doc.sections, section{key: "findings", grid: &grid{}, empty: tr(lang, "no_findings")})
+		}
+		for i := range r.Findings {
+			e := &r.Findings[i]
+			if i == 0 || e.RuleID != r.Findings[i-1].RuleID {
+				doc.sections = append(doc.sections, section{key: "rule-" + e.RuleID, title: ruleHeading(lang, e.RuleID)})
+			}
+			sec := &doc.sections[len(doc.sections)-1]
+			sec.blocks = append(sec.blocks, findingBlock(e, opts))
+		}
+	} else {
+		g := &grid{cols: []column{
+			textCol("rule", tr(lang, "find.col.rule")),
+			textCol("rule_id", tr(lang, "find.col.rule_id")),
+			textCol("severity", tr(lang, "col.severity")),
+			textCol("provider", tr(lang, "col.provider")),
+			textCol("resource_id", tr(lang, "col.resource_id")),
+			timeCol("period_start", tr(lang, "find.col.start")),
+			timeCol("period_end", tr(lang, "find.col.end")),
+			textCol("currency", tr(lang, "col.currency")),
+			moneyCol("amount_at_risk", tr(lang, "col.amount")),
+			moneyCol("counted", tr(lang, "find.col.counted")),
+			textCol("state", tr(lang, "col.state")),
+			textCol("reason", tr(lang, "col.reason")),
+			textCol("advice", tr(lang, "col.advice")),
+			textCol("evidence", tr(lang, "col.evidence")),
+			textCol("fingerprint", tr(lang, "find.col.fingerprint")),
+		}}
+		for i := range r.Findings {
+			e := &r.Findings[i]
+			title := e.RuleID
+			if _, ok := messages["rule."+e.RuleID]; ok {
+				title = tr(lang, "rule."+e.RuleID)
+			}
+			g.add(title, e.RuleID, trOr(lang, "severity.", e.Severity), providerName(e.Provider, lang), e.ResourceID,
+				formatRFC3339(e.PeriodStart, opts.TZ), formatRFC3339(e.PeriodEnd, opts.TZ), e.Currency,
+				FormatNullMoney(e.AmountAtRisk, e.Currency, exact), FormatNullMoney(e.Counted, e.Currency, exact),
+				trOr(lang, "state.", e.State), pick(lang, e.ReasonZH, e.ReasonEN), pick(lang, e.AdviceZH, e.AdviceEN),
+				evidenceText(e.Evidence), e.Fingerprint)
+		}
+		doc.sections = append(doc.sections, section{key: "findings", title: tr(lang, "title.findings"), grid: g,
+			empty: tr(lang, "no_findings")})
+	}
+	totals := &grid{cols: []column{
+		textCol("currency", tr(lang, "col.currency")),
+		countCol("count", tr(lang, "col.count")),
+		moneyCol("amount_at_risk", tr(lang, "col.amount")),
+	}}
+	for _, t := range r.Totals {
+		totals.add(t.Currency, strconv.Itoa(t.Count), FormatNullMoney(t.AmountAtRisk, t.Currency, exact))
+	}
+	doc.sections = append(doc.sections, section{key: "totals", title: tr(lang, "title.find_totals"), grid: totals})
+	return doc
+}
+
+// findingBlock is one finding as an html block.
+func findingBlock(e *FindingEntry, opts WriteOptions) block {
+	lang := opts.Lang
+	s := summarize(e, opts)
+	b := block{
+		id:      "finding-" + e.Fingerprint,
+		class:   e.Severity,
+		badge:   s.severity,
+		summary: []string{s.provider, orDash(s.resource), s.period},
+		amount:  tr(lang, "find.at_risk") + " " + s.amount,
+	}
+	if s.state != "" {
+		b.summary = append(b.summary, tr(lang, "find.state")+" "+s.state)
+	}
+	if s.fingerprint != "" {
+		b.summary = append(b.summary, tr(lang, "find.fingerprint")+" "+s.fingerprint)
+	}
+	if reason := pick(lang, e.ReasonZH, e.ReasonEN); reason != "" {
+		b.lines = append(b.lines, reason)
+	}
+	if advice := pick(lang, e.AdviceZH, e.AdviceEN); advice != "" {
+		b.lines = append(b.lines, tr(lang, "find.advice")+advice)
+	}
+	if len(e.Evidence) > 0 {
+		b.listTitle = tr(lang, "find.evidence_title")
+		b.list = evidenceParts(e.Evidence, lang, orDash)
+	}
+	return b
 }

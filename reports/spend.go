@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
@@ -42,8 +43,9 @@ var spendColumn = map[string]string{
 
 // SpendOptions selects and groups the line items of a spend report.
 type SpendOptions struct {
-	Month string   // billing period YYYY-MM; "" = every month in the ledger
-	By    []string // dimensions from SpendDimensions, in output order; empty = DefaultSpendBy
+	Month string         // billing period YYYY-MM; "" = every month in the ledger
+	By    []string       // dimensions from SpendDimensions, in output order; empty = DefaultSpendBy
+	TZ    *time.Location // cuts the days of SpendReport.Daily; nil = Asia/Shanghai
 }
 
 // Sum is the exact total of one money column over a group of line items.
@@ -122,6 +124,22 @@ type SpendReport struct {
 	By     []string
 	Rows   []SpendRow   // currency, then billed cost descending, then the dimension values
 	Totals []SpendTotal // one per currency, by currency code
+
+	// Previous is the month before Month with its totals; nil when Month is
+	// "" (all months) or the ledger holds no line item of that month.
+	Previous *PreviousSpend
+	// Changes compares the billed cost of each currency with Previous (nil
+	// when Previous is).
+	Changes []SpendChange
+	// TopResources are, per currency, the (at most TopResourceCount)
+	// resources with the highest billed cost.
+	TopResources []TopResource
+	// Daily is the billed cost per day (in TZ) and currency.
+	Daily []DailySpend
+	// ProviderKinds is the billed cost per provider, kind and currency,
+	// whatever By is (the chart of spend by provider and kind).
+	ProviderKinds []SpendRow
+	TZ            *time.Location
 }
 
 var monthRE = regexp.MustCompile(`^\d{4}-(0[1-9]|1[0-2])$`)
@@ -257,8 +275,19 @@ func Spend(ctx context.Context, db *ledger.DB, opts SpendOptions) (*SpendReport,
 		return a.ResourceName < b.ResourceName
 	})
 
-	// Totals per currency, summed by SQL from the line items themselves (not
-	// from the groups), so they match the source rows to the last digit.
+	if rep.Totals, err = spendTotals(ctx, db, where, args); err != nil {
+		return nil, err
+	}
+	if err := rep.addExtras(ctx, db, opts, where, args); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// spendTotals sums the line items selected by where per currency. The
+// totals are summed by SQL from the line items themselves (not from the
+// groups), so they match the source rows to the last digit.
+func spendTotals(ctx context.Context, db *ledger.DB, where string, args []any) ([]SpendTotal, error) {
 	tq := `SELECT li.currency, count(*), dsum(li.billed_cost),
 		dsum(li.voucher_paid), count(li.voucher_paid), dsum(li.cash_paid), count(li.cash_paid),
 		dsum(li.list_cost), count(li.list_cost),
@@ -270,6 +299,7 @@ func Spend(ctx context.Context, db *ledger.DB, opts SpendOptions) (*SpendReport,
 		return nil, fmt.Errorf("reports: spend totals: %w", err)
 	}
 	defer trows.Close()
+	var out []SpendTotal
 	for trows.Next() {
 		var t SpendTotal
 		var billed, voucher, cash, list, hidden, charged sql.NullString
@@ -298,12 +328,12 @@ func Spend(ctx context.Context, db *ledger.DB, opts SpendOptions) (*SpendReport,
 			return nil, err
 		}
 		t.HiddenShare = Share(t.HiddenCost, base)
-		rep.Totals = append(rep.Totals, t)
+		out = append(out, t)
 	}
 	if err := trows.Err(); err != nil {
 		return nil, fmt.Errorf("reports: spend totals: %w", err)
 	}
-	return rep, nil
+	return out, nil
 }
 
 // scanAmount parses a dsum result; NULL (no rows) is zero.
@@ -355,15 +385,42 @@ func (r *SpendReport) document(opts WriteOptions) *document {
 	if len(r.Totals) > 0 {
 		notes = append(notes, tr(opts.Lang, "note.hidden"))
 	}
-	return &document{
-		key:   "spend",
-		title: tr(opts.Lang, "title.spend") + " " + r.monthLabel(opts.Lang),
-		sections: []section{
-			{key: "spend", grid: r.rowsGrid(opts), totals: true},
-			{key: "totals", title: tr(opts.Lang, "title.spend_totals"), grid: r.totalsGrid(opts)},
-		},
-		notes: notes,
+	secs := []section{
+		{key: "spend", grid: r.rowsGrid(opts), totals: true},
+		{key: "totals", title: tr(opts.Lang, "title.spend_totals"), grid: r.totalsGrid(opts)},
 	}
+	if r.Month != "" {
+		prev := section{key: "previous_month", title: tr(opts.Lang, "spend.prev_title"), grid: &grid{}}
+		if r.Previous != nil {
+			prev.grid = r.prevGrid(opts)
+			notes = append(notes, tr(opts.Lang, "spend.note.prev_ratio"))
+		} else {
+			prev.empty = fmt.Sprintf(tr(opts.Lang, "spend.prev_none"), previousMonth(r.Month))
+		}
+		secs = append(secs, prev)
+	}
+	secs = append(secs, section{key: "top_resources", title: tr(opts.Lang, "spend.top_title"), grid: r.topGrid(opts)})
+	if len(r.TopResources) > 0 {
+		notes = append(notes, fmt.Sprintf(tr(opts.Lang, "spend.note.top"), TopResourceCount))
+	}
+	if len(r.Daily) > 0 && (opts.Format != FormatTable && opts.Format != FormatMarkdown) {
+		// the daily figures are drawn (html), not printed
+		notes = append(notes, fmt.Sprintf(tr(opts.Lang, "spend.note.daily"), r.tzName()))
+	}
+	return &document{
+		key:      "spend",
+		title:    tr(opts.Lang, "title.spend") + " " + r.monthLabel(opts.Lang),
+		sections: secs,
+		notes:    notes,
+		charts:   r.charts(opts),
+	}
+}
+
+func (r *SpendReport) tzName() string {
+	if r.TZ == nil {
+		return defaultTZ().String()
+	}
+	return r.TZ.String()
 }
 
 func (r *SpendReport) monthLabel(lang string) string {
@@ -473,9 +530,13 @@ func (r *SpendReport) totalsGrid(opts WriteOptions) *grid {
 // JSON shapes (DESIGN.md "Command line"): structs, so the field order is
 // stable; dimensions not in By are omitted; money is a decimal string or null.
 type spendJSON struct {
-	Month  string           `json:"month"`
-	Rows   []spendRowJSON   `json:"rows"`
-	Totals []spendTotalJSON `json:"totals"`
+	Month         string             `json:"month"`
+	Rows          []spendRowJSON     `json:"rows"`
+	Totals        []spendTotalJSON   `json:"totals"`
+	PreviousMonth *previousSpendJSON `json:"previous_month"`
+	Change        []spendChangeJSON  `json:"change"`
+	TopResources  []topResourceJSON  `json:"top_resources"`
+	Daily         []dailySpendJSON   `json:"daily"`
 }
 
 type spendRowJSON struct {
@@ -508,7 +569,7 @@ func known(d decimal.Decimal) decimal.NullDecimal {
 }
 
 func (r *SpendReport) json() spendJSON {
-	out := spendJSON{Month: r.Month, Rows: []spendRowJSON{}, Totals: []spendTotalJSON{}}
+	out := spendJSON{Month: r.Month, Rows: []spendRowJSON{}}
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		j := spendRowJSON{Currency: row.Currency, BilledCost: jsonMoney(known(row.BilledCost)),
@@ -535,15 +596,33 @@ func (r *SpendReport) json() spendJSON {
 		}
 		out.Rows = append(out.Rows, j)
 	}
-	for _, t := range r.Totals {
-		var share *string
-		if t.HiddenShare.Valid {
-			s := FormatShare(t.HiddenShare, true)
-			share = &s
+	out.Totals = totalsJSON(r.Totals)
+	if r.Previous != nil {
+		out.PreviousMonth = &previousSpendJSON{Month: r.Previous.Month, Totals: totalsJSON(r.Previous.Totals)}
+		out.Change = []spendChangeJSON{}
+		for _, c := range r.Changes {
+			out.Change = append(out.Change, spendChangeJSON{Currency: c.Currency, BilledCost: jsonMoney(known(c.BilledCost)),
+				PreviousBilledCost: jsonMoney(known(c.PreviousBilledCost)), Delta: jsonMoney(known(c.Delta)), Ratio: shareJSON(c.Ratio)})
 		}
-		out.Totals = append(out.Totals, spendTotalJSON{Currency: t.Currency, BilledCost: jsonMoney(known(t.BilledCost)),
+	}
+	out.TopResources = []topResourceJSON{}
+	for _, t := range r.TopResources {
+		out.TopResources = append(out.TopResources, topResourceJSON{Provider: t.Provider, ResourceID: t.ResourceID,
+			ResourceName: t.ResourceName, Kinds: t.Kinds, Currency: t.Currency, BilledCost: jsonMoney(known(t.BilledCost))})
+	}
+	out.Daily = []dailySpendJSON{}
+	for _, d := range r.Daily {
+		out.Daily = append(out.Daily, dailySpendJSON{Date: d.Date, Currency: d.Currency, BilledCost: jsonMoney(known(d.BilledCost))})
+	}
+	return out
+}
+
+func totalsJSON(totals []SpendTotal) []spendTotalJSON {
+	out := []spendTotalJSON{}
+	for _, t := range totals {
+		out = append(out, spendTotalJSON{Currency: t.Currency, BilledCost: jsonMoney(known(t.BilledCost)),
 			VoucherPaid: jsonMoney(t.VoucherPaid.Amount), CashPaid: jsonMoney(t.CashPaid.Amount),
-			ListCost: jsonMoney(t.ListCost.Amount), HiddenCost: jsonMoney(known(t.HiddenCost)), HiddenShare: share})
+			ListCost: jsonMoney(t.ListCost.Amount), HiddenCost: jsonMoney(known(t.HiddenCost)), HiddenShare: shareJSON(t.HiddenShare)})
 	}
 	return out
 }
@@ -555,4 +634,452 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// The spend report's extras: the month before, the top resources, the
+// spend per day, and the charts drawn from them.
+
+// TopResourceCount is how many resources SpendReport.TopResources keeps per
+// currency.
+const TopResourceCount = 10
+
+// PreviousSpend is the month before the report's month, with its totals.
+type PreviousSpend struct {
+	Month  string
+	Totals []SpendTotal
+}
+
+// SpendChange compares one currency's billed cost with the month before.
+// Delta = BilledCost − PreviousBilledCost (exact); Ratio = Delta ÷
+// PreviousBilledCost, 4 decimals, unknown when the previous month's billed
+// cost is not positive. A currency billed in only one of the two months
+// counts 0 in the other.
+type SpendChange struct {
+	Currency           string
+	BilledCost         decimal.Decimal
+	PreviousBilledCost decimal.Decimal
+	Delta              decimal.Decimal
+	Ratio              decimal.NullDecimal
+}
+
+// TopResource is one resource (provider, resource id, currency) among the
+// costliest of its currency: every line item of the resource, of any kind.
+// Account-level charges (no resource id) are no resource.
+type TopResource struct {
+	Provider     string
+	ResourceID   string
+	ResourceName string   // the greatest name seen
+	Kinds        []string // kinds of its line items, in ledger.Kinds order
+	Currency     string
+	Items        int
+	BilledCost   decimal.Decimal
+}
+
+// DailySpend is the billed cost of one day and currency. A line item counts
+// whole on the day (in the report's time zone) its charge period starts, so
+// that the days of a currency add up exactly to its total; a monthly
+// package therefore shows on its first day.
+type DailySpend struct {
+	Date       string // YYYY-MM-DD
+	Currency   string
+	BilledCost decimal.Decimal
+}
+
+func init() {
+	addMessages(map[string][2]string{
+		"spend.prev_title":      {"与上月比较", "vs previous month"},
+		"spend.prev_none":       {"账本中没有上月（%s）的账单。", "The ledger holds no bill of the previous month (%s)."},
+		"spend.top_title":       {"费用最高的资源", "Top resources"},
+		"spend.col.previous":    {"上月应付", "Previous month"},
+		"spend.col.delta":       {"变化", "Change"},
+		"spend.col.ratio":       {"变化率", "Change %"},
+		"spend.col.kinds":       {"费用类型", "Kinds"},
+		"spend.col.rank":        {"排名", "Rank"},
+		"spend.chart.by_kind":   {"按平台和费用类型的支出（%s）", "Spend by provider and kind (%s)"},
+		"spend.chart.daily":     {"每日支出（%s）", "Daily spend (%s)"},
+		"spend.chart.top":       {"费用最高的资源（%s）", "Top resources (%s)"},
+		"spend.note.daily":      {"每日支出按计费开始时间所在日期（%s）计入，整月套餐计入首日。", "Daily spend counts each line item on the day its charge period starts (%s); a monthly package shows on its first day."},
+		"spend.note.top":        {"费用最高的资源：每个币种按应付金额取前 %d 个，含该资源的全部费用类型；无资源ID的账户级费用不计。", "Top resources: per currency, the %d resources with the highest billed cost, all kinds included; account-level charges (no resource id) are not resources."},
+		"spend.note.prev_ratio": {"变化率 = （本月 − 上月）÷ 上月应付；上月为 0 时不计算。", "Change % = (this month − previous) ÷ previous billed; not computed when the previous month is 0."},
+	})
+}
+
+// previousMonth is the month before YYYY-MM month.
+func previousMonth(month string) string {
+	t, err := time.Parse("2006-01", month)
+	if err != nil {
+		return ""
+	}
+	return t.AddDate(0, -1, 0).Format("2006-01")
+}
+
+// addExtras fills Previous, Changes, TopResources, Daily and ProviderKinds
+// from the line items selected by where (exact: dsum in SQL, decimals in Go).
+func (r *SpendReport) addExtras(ctx context.Context, db *ledger.DB, opts SpendOptions, where string, args []any) error {
+	r.TZ = opts.TZ
+	if r.TZ == nil {
+		r.TZ = defaultTZ()
+	}
+	if r.Month != "" {
+		prev := previousMonth(r.Month)
+		totals, err := spendTotals(ctx, db, " WHERE li.billing_period = ?", []any{prev})
+		if err != nil {
+			return err
+		}
+		if len(totals) > 0 {
+			r.Previous = &PreviousSpend{Month: prev, Totals: totals}
+			r.Changes = spendChanges(r.Totals, totals)
+		}
+	}
+
+	// Provider × kind, for the chart (whatever By is).
+	q := `SELECT li.provider, li.kind, li.currency, count(*), dsum(li.billed_cost)
+		FROM line_items li` + where + ` GROUP BY li.provider, li.kind, li.currency`
+	err := eachRow(ctx, db, q, args, func(rows *sql.Rows) error {
+		var row SpendRow
+		var billed sql.NullString
+		if err := rows.Scan(&row.Provider, &row.Kind, &row.Currency, &row.Items, &billed); err != nil {
+			return err
+		}
+		var err error
+		row.BilledCost, err = scanAmount(billed)
+		r.ProviderKinds = append(r.ProviderKinds, row)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("reports: spend by provider and kind: %w", err)
+	}
+	sort.SliceStable(r.ProviderKinds, func(i, j int) bool {
+		a, b := r.ProviderKinds[i], r.ProviderKinds[j]
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		if a.Provider != b.Provider {
+			return a.Provider < b.Provider
+		}
+		return kindRank(a.Kind) < kindRank(b.Kind)
+	})
+
+	// Top resources: every resource, summed in SQL; the top of each currency
+	// is picked in Go.
+	and := " WHERE "
+	if where != "" {
+		and = where + " AND "
+	}
+	q = `SELECT li.provider, li.resource_id, li.currency, max(li.resource_name), group_concat(DISTINCT li.kind),
+		count(*), dsum(li.billed_cost)
+		FROM line_items li` + and + `li.resource_id <> '' GROUP BY li.provider, li.resource_id, li.currency`
+	var all []TopResource
+	err = eachRow(ctx, db, q, args, func(rows *sql.Rows) error {
+		var t TopResource
+		var kinds, billed sql.NullString
+		if err := rows.Scan(&t.Provider, &t.ResourceID, &t.Currency, &t.ResourceName, &kinds, &t.Items, &billed); err != nil {
+			return err
+		}
+		t.Kinds = strings.Split(kinds.String, ",")
+		sort.SliceStable(t.Kinds, func(i, j int) bool { return kindRank(t.Kinds[i]) < kindRank(t.Kinds[j]) })
+		var err error
+		t.BilledCost, err = scanAmount(billed)
+		all = append(all, t)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("reports: top resources: %w", err)
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		if c := a.BilledCost.Cmp(b.BilledCost); c != 0 {
+			return c > 0
+		}
+		if a.Provider != b.Provider {
+			return a.Provider < b.Provider
+		}
+		return a.ResourceID < b.ResourceID
+	})
+	perCur := map[string]int{}
+	for _, t := range all {
+		if perCur[t.Currency] < TopResourceCount {
+			perCur[t.Currency]++
+			r.TopResources = append(r.TopResources, t)
+		}
+	}
+
+	// Daily: summed in SQL per charge start, cut into days in Go (the zone
+	// is the user's; SQLite knows none).
+	q = `SELECT li.currency, li.charge_period_start, dsum(li.billed_cost)
+		FROM line_items li` + where + ` GROUP BY li.currency, li.charge_period_start`
+	type dayKey struct{ currency, date string }
+	days := map[dayKey]decimal.Decimal{}
+	err = eachRow(ctx, db, q, args, func(rows *sql.Rows) error {
+		var cur, start string
+		var billed sql.NullString
+		if err := rows.Scan(&cur, &start, &billed); err != nil {
+			return err
+		}
+		t, err := ledger.ParseTime(start)
+		if err != nil {
+			return err
+		}
+		d, err := scanAmount(billed)
+		if err != nil {
+			return err
+		}
+		k := dayKey{cur, t.In(r.TZ).Format("2006-01-02")}
+		days[k] = days[k].Add(d)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reports: daily spend: %w", err)
+	}
+	for k, d := range days {
+		r.Daily = append(r.Daily, DailySpend{Date: k.date, Currency: k.currency, BilledCost: d})
+	}
+	sort.Slice(r.Daily, func(i, j int) bool {
+		a, b := r.Daily[i], r.Daily[j]
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		return a.Date < b.Date
+	})
+	return nil
+}
+
+// eachRow runs q and calls fn for each row.
+func eachRow(ctx context.Context, db *ledger.DB, q string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := db.SQL().QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// kindRank orders charge kinds as ledger.Kinds; unknown kinds go last.
+func kindRank(kind string) int {
+	for i, k := range ledger.Kinds {
+		if k == kind {
+			return i
+		}
+	}
+	return len(ledger.Kinds)
+}
+
+// spendChanges compares this month's totals with the previous month's, per
+// currency present in either.
+func spendChanges(cur, prev []SpendTotal) []SpendChange {
+	byCur := map[string]*SpendChange{}
+	var order []string
+	get := func(c string) *SpendChange {
+		if ch, ok := byCur[c]; ok {
+			return ch
+		}
+		ch := &SpendChange{Currency: c}
+		byCur[c] = ch
+		order = append(order, c)
+		return ch
+	}
+	for _, t := range cur {
+		get(t.Currency).BilledCost = t.BilledCost
+	}
+	for _, t := range prev {
+		get(t.Currency).PreviousBilledCost = t.BilledCost
+	}
+	sort.Strings(order)
+	out := make([]SpendChange, 0, len(order))
+	for _, c := range order {
+		ch := byCur[c]
+		ch.Delta = ch.BilledCost.Sub(ch.PreviousBilledCost)
+		ch.Ratio = Share(ch.Delta, ch.PreviousBilledCost)
+		out = append(out, *ch)
+	}
+	return out
+}
+
+// prevGrid is the "vs previous month" section.
+func (r *SpendReport) prevGrid(opts WriteOptions) *grid {
+	exact := opts.exact()
+	g := &grid{cols: []column{
+		textCol("currency", tr(opts.Lang, "col.currency")),
+		moneyCol("billed_cost", tr(opts.Lang, "col.billed_cost")+" "+r.Month),
+		moneyCol("previous_billed_cost", tr(opts.Lang, "spend.col.previous")+" "+r.Previous.Month),
+		moneyCol("delta", tr(opts.Lang, "spend.col.delta")),
+		shareCol("ratio", tr(opts.Lang, "spend.col.ratio")),
+	}}
+	for _, c := range r.Changes {
+		g.add(c.Currency, FormatMoney(c.BilledCost, c.Currency, exact), FormatMoney(c.PreviousBilledCost, c.Currency, exact),
+			FormatMoney(c.Delta, c.Currency, exact), FormatShare(c.Ratio, exact))
+	}
+	return g
+}
+
+// topGrid is the "top resources" section.
+func (r *SpendReport) topGrid(opts WriteOptions) *grid {
+	exact := opts.exact()
+	g := &grid{cols: []column{
+		textCol("currency", tr(opts.Lang, "col.currency")),
+		countCol("rank", tr(opts.Lang, "spend.col.rank")),
+		textCol("provider", tr(opts.Lang, "col.provider")),
+		textCol("resource_id", tr(opts.Lang, "col.resource_id")),
+		textCol("resource_name", tr(opts.Lang, "col.resource_name")),
+		textCol("kinds", tr(opts.Lang, "spend.col.kinds")),
+		moneyCol("billed_cost", tr(opts.Lang, "col.billed_cost")),
+	}}
+	rank, cur := 0, ""
+	for _, t := range r.TopResources {
+		if t.Currency != cur {
+			rank, cur = 0, t.Currency
+		}
+		rank++
+		kinds := make([]string, len(t.Kinds))
+		for i, k := range t.Kinds {
+			kinds[i] = dimText(ByKind, k, opts.Lang, exact)
+		}
+		sep := ","
+		if !exact && opts.Lang == "zh" {
+			sep = "、"
+		}
+		g.add(t.Currency, fmt.Sprint(rank), dimText(ByProvider, t.Provider, opts.Lang, exact), t.ResourceID,
+			dimText(ByResource, t.ResourceName, opts.Lang, exact), strings.Join(kinds, sep),
+			FormatMoney(t.BilledCost, t.Currency, exact))
+	}
+	return g
+}
+
+// charts draws, per currency: spend by provider and kind (stacked bars),
+// daily spend (a line over every day from the first to the last) and the
+// top resources (bars).
+func (r *SpendReport) charts(opts WriteOptions) []chart {
+	var out []chart
+	for _, t := range r.Totals {
+		cur := t.Currency
+		// by provider and kind
+		var providers, kinds []string
+		val := map[[2]string]decimal.Decimal{}
+		for _, pk := range r.ProviderKinds {
+			if pk.Currency != cur {
+				continue
+			}
+			if !containsStr(providers, pk.Provider) {
+				providers = append(providers, pk.Provider)
+			}
+			if !containsStr(kinds, pk.Kind) {
+				kinds = append(kinds, pk.Kind)
+			}
+			val[[2]string{pk.Provider, pk.Kind}] = pk.BilledCost
+		}
+		sort.SliceStable(kinds, func(i, j int) bool { return kindRank(kinds[i]) < kindRank(kinds[j]) })
+		c := chart{key: "spend_by_provider_kind", kind: "bar", currency: cur,
+			title: fmt.Sprintf(tr(opts.Lang, "spend.chart.by_kind"), cur)}
+		for _, p := range providers {
+			c.labels = append(c.labels, providerName(p, opts.Lang))
+		}
+		for _, k := range kinds {
+			s := chartSeries{name: trOr(opts.Lang, "kind.", k)}
+			for _, p := range providers {
+				s.values = append(s.values, val[[2]string{p, k}]) // zero when absent
+			}
+			c.series = append(c.series, s)
+		}
+		out = append(out, c)
+
+		// daily
+		d := chart{key: "daily_spend", kind: "line", currency: cur, title: fmt.Sprintf(tr(opts.Lang, "spend.chart.daily"), cur)}
+		var first, last time.Time
+		byDate := map[string]decimal.Decimal{}
+		for _, ds := range r.Daily {
+			if ds.Currency != cur {
+				continue
+			}
+			day, err := time.Parse("2006-01-02", ds.Date)
+			if err != nil {
+				continue
+			}
+			if first.IsZero() || day.Before(first) {
+				first = day
+			}
+			if day.After(last) {
+				last = day
+			}
+			byDate[ds.Date] = ds.BilledCost
+		}
+		s := chartSeries{}
+		for day := first; !first.IsZero() && !day.After(last); day = day.AddDate(0, 0, 1) {
+			d.labels = append(d.labels, day.Format("2006-01-02"))
+			s.values = append(s.values, byDate[day.Format("2006-01-02")])
+		}
+		d.series = []chartSeries{s}
+		out = append(out, d)
+
+		// top resources
+		tc := chart{key: "top_resources", kind: "bar", currency: cur, title: fmt.Sprintf(tr(opts.Lang, "spend.chart.top"), cur)}
+		ts := chartSeries{}
+		for _, res := range r.TopResources {
+			if res.Currency != cur {
+				continue
+			}
+			label := res.ResourceID
+			if res.ResourceName != "" {
+				label = res.ResourceName + " (" + res.ResourceID + ")"
+			}
+			tc.labels = append(tc.labels, label)
+			ts.values = append(ts.values, res.BilledCost)
+		}
+		tc.series = []chartSeries{ts}
+		out = append(out, tc)
+	}
+	return out
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// JSON of the extras.
+type previousSpendJSON struct {
+	Month  string           `json:"month"`
+	Totals []spendTotalJSON `json:"totals"`
+}
+
+type spendChangeJSON struct {
+	Currency           string  `json:"currency"`
+	BilledCost         *string `json:"billed_cost"`
+	PreviousBilledCost *string `json:"previous_billed_cost"`
+	Delta              *string `json:"delta"`
+	Ratio              *string `json:"ratio"` // 4-decimal ratio; null when the previous month is not positive
+}
+
+type topResourceJSON struct {
+	Provider     string   `json:"provider"`
+	ResourceID   string   `json:"resource_id"`
+	ResourceName string   `json:"resource_name"`
+	Kinds        []string `json:"kinds"`
+	Currency     string   `json:"currency"`
+	BilledCost   *string  `json:"billed_cost"`
+}
+
+type dailySpendJSON struct {
+	Date       string  `json:"date"`
+	Currency   string  `json:"currency"`
+	BilledCost *string `json:"billed_cost"`
+}
+
+func shareJSON(s decimal.NullDecimal) *string {
+	if !s.Valid {
+		return nil
+	}
+	v := FormatShare(s, true)
+	return &v
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
@@ -412,5 +413,138 @@ func TestSpendTableAlignment(t *testing.T) {
 				t.Errorf("table lacks the Chinese resource name:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestSpendExtrasExact: the previous month, the change, the top resources,
+// the days and the provider × kind figures each equal the exact sum of the
+// ledger rows they cover (computed here in Go), and the days of a currency
+// add up to its total.
+func TestSpendExtrasExact(t *testing.T) {
+	db := testkit.OpenLedger(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var items []ledger.LineItem
+	for i := range 400 {
+		month, day := "2026-10", 1+i%31
+		if i%4 == 0 {
+			month, day = "2026-09", 1+i%30
+		}
+		cur := "CNY"
+		if i%5 == 0 {
+			cur = "USD"
+		}
+		start := bj(fmt.Sprintf("%s-%02d %02d:00", month, day, i%24))
+		items = append(items, ledger.LineItem{Provider: []string{"autodl", "aliyun", "aws"}[i%3], BillingPeriod: month,
+			ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour), Kind: []string{ledger.KindCompute, ledger.KindStorage, ledger.KindNetwork, ledger.KindCredit}[i%4],
+			ResourceID: fmt.Sprintf("r%d", i%23), Currency: cur,
+			BilledCost: dec(t, fmt.Sprintf("%d.%08d", rng.Int64N(1_000_000), rng.Int64N(100_000_000)))})
+	}
+	stored := testkit.ImportItems(t, db, "many.csv", items)
+	rep, err := Spend(context.Background(), db, SpendOptions{Month: "2026-10", TZ: bj("2026-10-01 00:00").Location()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct{ a, b, c string }
+	month := map[string]decimal.Decimal{}
+	prev := map[string]decimal.Decimal{}
+	res := map[key]decimal.Decimal{}
+	days := map[key]decimal.Decimal{}
+	pk := map[key]decimal.Decimal{}
+	for _, li := range stored {
+		if li.BillingPeriod == "2026-09" {
+			prev[li.Currency] = prev[li.Currency].Add(li.BilledCost)
+			continue
+		}
+		month[li.Currency] = month[li.Currency].Add(li.BilledCost)
+		res[key{li.Provider, li.ResourceID, li.Currency}] = res[key{li.Provider, li.ResourceID, li.Currency}].Add(li.BilledCost)
+		d := key{li.ChargePeriodStart.In(bj("2026-10-01 00:00").Location()).Format("2006-01-02"), li.Currency, ""}
+		days[d] = days[d].Add(li.BilledCost)
+		pk[key{li.Provider, li.Kind, li.Currency}] = pk[key{li.Provider, li.Kind, li.Currency}].Add(li.BilledCost)
+	}
+	if rep.Previous == nil || rep.Previous.Month != "2026-09" {
+		t.Fatalf("previous: got %+v want 2026-09", rep.Previous)
+	}
+	for _, tot := range rep.Previous.Totals {
+		if !tot.BilledCost.Equal(prev[tot.Currency]) {
+			t.Errorf("previous %s: got %s want %s", tot.Currency, tot.BilledCost, prev[tot.Currency])
+		}
+	}
+	for _, c := range rep.Changes {
+		if want := month[c.Currency].Sub(prev[c.Currency]); !c.Delta.Equal(want) {
+			t.Errorf("change %s: got %s want %s", c.Currency, c.Delta, want)
+		}
+	}
+	if len(rep.TopResources) != 2*TopResourceCount {
+		t.Errorf("top resources: got %d want %d (10 per currency)", len(rep.TopResources), 2*TopResourceCount)
+	}
+	for i, tr := range rep.TopResources {
+		if want := res[key{tr.Provider, tr.ResourceID, tr.Currency}]; !tr.BilledCost.Equal(want) {
+			t.Errorf("top %s/%s: got %s want %s", tr.Provider, tr.ResourceID, tr.BilledCost, want)
+		}
+		if i > 0 && rep.TopResources[i-1].Currency == tr.Currency && rep.TopResources[i-1].BilledCost.LessThan(tr.BilledCost) {
+			t.Errorf("top resources not by billed cost descending at %d", i)
+		}
+	}
+	dayTotal := map[string]decimal.Decimal{}
+	for _, d := range rep.Daily {
+		if want := days[key{d.Date, d.Currency, ""}]; !d.BilledCost.Equal(want) {
+			t.Errorf("day %s %s: got %s want %s", d.Date, d.Currency, d.BilledCost, want)
+		}
+		dayTotal[d.Currency] = dayTotal[d.Currency].Add(d.BilledCost)
+	}
+	for _, tot := range rep.Totals {
+		if !dayTotal[tot.Currency].Equal(tot.BilledCost) {
+			t.Errorf("days of %s: got sum %s want the total %s", tot.Currency, dayTotal[tot.Currency], tot.BilledCost)
+		}
+	}
+	for _, r := range rep.ProviderKinds {
+		if want := pk[key{r.Provider, r.Kind, r.Currency}]; !r.BilledCost.Equal(want) {
+			t.Errorf("%s/%s/%s: got %s want %s", r.Provider, r.Kind, r.Currency, r.BilledCost, want)
+		}
+	}
+	// The charts carry the same figures: the stacked bars of a currency add
+	// up to its total.
+	for _, c := range rep.charts(WriteOptions{Lang: "en"}) {
+		if c.key != "spend_by_provider_kind" {
+			continue
+		}
+		sum := decimal.Zero
+		for _, s := range c.series {
+			for _, v := range s.values {
+				sum = sum.Add(v)
+			}
+		}
+		if !sum.Equal(month[c.currency]) {
+			t.Errorf("chart %s: got sum %s want %s", c.currency, sum, month[c.currency])
+		}
+	}
+}
+
+// TestSpendNoPreviousMonth: without the month before in the ledger,
+// previous_month and change are null and the section says so.
+func TestSpendNoPreviousMonth(t *testing.T) {
+	db := testkit.OpenLedger(t)
+	testkit.ImportItems(t, db, "b.csv", []ledger.LineItem{{Provider: "autodl", BillingPeriod: "2026-10",
+		ChargePeriodStart: bj("2026-10-03 00:00"), ChargePeriodEnd: bj("2026-10-04 00:00"), Kind: ledger.KindCompute,
+		ResourceID: "i-1", BilledCost: dec(t, "2")}})
+	rep, err := Spend(context.Background(), db, SpendOptions{Month: "2026-10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(render(t, rep, WriteOptions{Format: FormatJSON}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"previous_month", "change"} {
+		if got := string(doc[k]); got != "null" {
+			t.Errorf("%s: got %s want null", k, got)
+		}
+	}
+	if got := string(doc["daily"]); !strings.Contains(got, `"2026-10-03"`) {
+		t.Errorf("daily: got %s want the day 2026-10-03", got)
+	}
+	table := string(render(t, rep, WriteOptions{Format: FormatTable, Lang: "en"}))
+	if !strings.Contains(table, "The ledger holds no bill of the previous month (2026-09).") {
+		t.Errorf("table: got\n%s\nwant the no-previous-month text", table)
 	}
 }

@@ -29,7 +29,8 @@ func NewTable(cols ...Column) *Table {
 // Add appends a row; it must have one cell per column.
 func (t *Table) Add(cells ...string) { t.g.add(cells...) }
 
-// Write encodes the table as table, tsv, md or csv.
+// Write encodes the table as table, tsv, md or csv (xlsx and html are
+// refused: they are report formats).
 func (t *Table) Write(w io.Writer, format string) error {
 	switch format {
 	case FormatTable, "":
@@ -40,6 +41,8 @@ func (t *Table) Write(w io.Writer, format string) error {
 		return t.g.writeMarkdown(w)
 	case FormatCSV:
 		return t.g.writeCSV(w)
+	case FormatXLSX, FormatHTML:
+		return fmt.Errorf("table: %s output is for reports; this output is table, tsv, md or csv", format)
 	}
 	return fmt.Errorf("table: unknown format %q", format)
 }

@@ -14,10 +14,12 @@ const (
 	FormatMarkdown = "md"    // GitHub markdown tables with a title line
 	FormatCSV      = "csv"   // encoding/csv, snake_case header, exact values, formula-safe text
 	FormatJSON     = "json"  // the documented JSON contract (DESIGN.md "Command line")
+	FormatXLSX     = "xlsx"  // a workbook: one sheet per section, exact numbers, totals as formulas (binary)
+	FormatHTML     = "html"  // one self-contained page: inline CSS and SVG charts, no network
 )
 
 // Formats lists the formats Write accepts.
-var Formats = []string{FormatTable, FormatTSV, FormatMarkdown, FormatCSV, FormatJSON}
+var Formats = []string{FormatTable, FormatTSV, FormatMarkdown, FormatCSV, FormatJSON, FormatXLSX, FormatHTML}
 
 // WriteOptions says how a report is encoded.
 type WriteOptions struct {
@@ -31,9 +33,9 @@ func (o WriteOptions) normalize() (WriteOptions, error) {
 	switch o.Format {
 	case "":
 		o.Format = FormatTable
-	case FormatTable, FormatTSV, FormatMarkdown, FormatCSV, FormatJSON:
+	case FormatTable, FormatTSV, FormatMarkdown, FormatCSV, FormatJSON, FormatXLSX, FormatHTML:
 	default:
-		return o, fmt.Errorf("reports: unknown format %q (want table, tsv, md, csv or json)", o.Format)
+		return o, fmt.Errorf("reports: unknown format %q (want table, tsv, md, csv, json, xlsx or html)", o.Format)
 	}
 	switch o.Lang {
 	case "":
@@ -49,10 +51,15 @@ func (o WriteOptions) normalize() (WriteOptions, error) {
 }
 
 // exact tells whether the format carries exact values (machine formats) or
-// rounded display values (human formats).
+// rounded display values (human formats). XLSX is exact: its cells are
+// numbers that Excel formats for display itself; HTML is human.
 func (o WriteOptions) exact() bool {
-	return o.Format == FormatCSV || o.Format == FormatTSV || o.Format == FormatJSON
+	return o.Format == FormatCSV || o.Format == FormatTSV || o.Format == FormatJSON || o.Format == FormatXLSX
 }
+
+// Binary reports whether format is a binary file format (xlsx), which a
+// command must not write to a terminal.
+func Binary(format string) bool { return format == FormatXLSX }
 
 // section is one titled table of a human-format report.
 type section struct {
@@ -61,6 +68,14 @@ type section struct {
 	grid   *grid
 	empty  string // shown instead of an empty table; "" = tr("none")
 	totals bool   // xlsx: append per-currency total rows of every money column, as formulas
+
+	// currency is the currency of the money columns of a section that has
+	// no "currency" column ("" = look for one; xlsx picks the number format
+	// by it: 0 decimals for JPY/KRW).
+	currency string
+	// blocks, when set, are what html shows instead of the grid: one
+	// readable block per item (a finding). Other formats use the grid.
+	blocks []block
 }
 
 // writeSections lays out a human-format (table or md) report: a title line,
@@ -89,7 +104,7 @@ func writeSections(w io.Writer, opts WriteOptions, title string, secs []section,
 		if _, err := io.WriteString(w, b.String()); err != nil {
 			return err
 		}
-		if len(s.grid.rows) == 0 {
+		if s.grid == nil || len(s.grid.rows) == 0 {
 			empty := s.empty
 			if empty == "" {
 				empty = tr(opts.Lang, "none")

@@ -6,11 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	_ "time/tzdata" // Asia/Shanghai must load on systems without zoneinfo
 
@@ -438,16 +440,15 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, DataEnd: map[string]time.Time{}}
 	keep := func(dst *[]*ledger.LineItem) func(*ledger.LineItem) error {
 		return func(li *ledger.LineItem) error {
-			c := *li
-			*dst = append(*dst, &c)
+			*dst = append(*dst, li) // a fresh item per row: see ledger.EachLineItem
 			return nil
 		}
 	}
 	// Rules never read the source cells, which are large (NoRaw), and the
 	// items are sorted here rather than by SQLite's sorter (measured: the
 	// load is most of an audit's time).
-	if err := db.EachLineItem(ctx, ledger.Filter{Month: month, NoRaw: true, Unordered: true}, keep(&in.Items)); err != nil {
-		return nil, fmt.Errorf("rules: load %s: %w", month, err)
+	if in.Items, err = loadMonth(ctx, db, month); err != nil {
+		return nil, err
 	}
 	for _, m := range []string{start.AddDate(0, -1, 0).Format("2006-01"), end.Format("2006-01")} {
 		f := ledger.Filter{Month: m, Kinds: []string{ledger.KindCompute}, NoRaw: true, Unordered: true}
@@ -477,6 +478,49 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 		return nil, fmt.Errorf("rules: end of data: %w", err)
 	}
 	return in, nil
+}
+
+// loadParts is how many connections read a month's line items at once.
+const loadParts = 2
+
+// loadMonth reads the line items of month in loadParts id ranges at once,
+// each on a connection of its own (reading and parsing rows is most of an
+// audit's time, and SQLite reads in parallel). The ranges are fixed before
+// the reads start, so rows that an import commits meanwhile (larger ids)
+// are in none of them.
+func loadMonth(ctx context.Context, db *ledger.DB, month string) ([]*ledger.LineItem, error) {
+	base := ledger.Filter{Month: month, NoRaw: true, Unordered: true}
+	lo, hi, err := db.IDRange(ctx, base)
+	if err != nil {
+		return nil, fmt.Errorf("rules: load %s: %w", month, err)
+	}
+	if hi == 0 {
+		return nil, nil
+	}
+	parts := make([][]*ledger.LineItem, loadParts)
+	errs := make([]error, loadParts)
+	step := (hi - lo + loadParts) / loadParts
+	var wg sync.WaitGroup
+	for p := range loadParts {
+		f := base
+		f.IDMin, f.IDMax = lo+int64(p)*step, min(lo+int64(p+1)*step-1, hi)
+		if f.IDMin > hi {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[p] = db.EachLineItem(ctx, f, func(li *ledger.LineItem) error {
+				parts[p] = append(parts[p], li)
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("rules: load %s: %w", month, err)
+	}
+	return slices.Concat(parts...), nil
 }
 
 func runRules(ctx context.Context, db *ledger.DB, in *Input) (*Result, error) {

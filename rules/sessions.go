@@ -1,9 +1,12 @@
 package rules
 
 import (
-	"github.com/shopspring/decimal"
+	"cmp"
+	"slices"
 	"sort"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
 )
@@ -125,26 +128,34 @@ func buildSessions(items []*ledger.LineItem, cfg Config) []Session {
 		return a.currency < b.currency
 	})
 	var out []Session
+	type spanned struct {
+		li         *ledger.LineItem
+		start, end time.Time
+	}
 	for _, k := range keys {
-		lis := groups[k]
-		sort.Slice(lis, func(i, j int) bool {
-			si, ei := activeSpan(lis[i])
-			sj, ej := activeSpan(lis[j])
-			if !si.Equal(sj) {
-				return si.Before(sj)
+		// Spans are computed once per item: activeSpan does decimal
+		// arithmetic, too dear for a sort comparator.
+		lis := make([]spanned, len(groups[k]))
+		for i, li := range groups[k] {
+			s, e := activeSpan(li)
+			lis[i] = spanned{li, s, e}
+		}
+		slices.SortFunc(lis, func(a, b spanned) int {
+			if c := a.start.Compare(b.start); c != 0 {
+				return c
 			}
-			if !ei.Equal(ej) {
-				return ei.Before(ej)
+			if c := a.end.Compare(b.end); c != 0 {
+				return c
 			}
-			return lis[i].ID < lis[j].ID
+			return cmp.Compare(a.li.ID, b.li.ID)
 		})
 		gap := sessionGapMin
 		if p, ok := cfg.policyFor(k.provider); ok && p.BillingStep > gap {
 			gap = p.BillingStep
 		}
 		var cur *Session
-		for _, li := range lis {
-			s, e := activeSpan(li)
+		for _, sp := range lis {
+			li, s, e := sp.li, sp.start, sp.end
 			if cur != nil && !s.After(cur.End.Add(gap)) {
 				cur.Items = append(cur.Items, li)
 				if e.After(cur.End) {

@@ -124,6 +124,9 @@ func (a *app) runAudit(cmd *cobra.Command, o auditOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := a.checkBinaryOutput(a.textFormat()); err != nil {
+		return err // before the audit runs
+	}
 	return a.withMonth(ctx, func(db *ledger.DB, month string) error {
 		findings, err := a.audit(ctx, db, month, cfg)
 		if err != nil {
@@ -184,6 +187,9 @@ func (a *app) writeAuditFindings(cmd *cobra.Command, db *ledger.DB, month string
 		return internal(err)
 	}
 	format := a.textFormat()
+	if err := a.checkBinaryOutput(format); err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	if err := rep.Write(&buf, reports.WriteOptions{Format: format, Lang: a.lang, TZ: a.loc}); err != nil {
 		return err
@@ -262,14 +268,37 @@ type reportWriter interface {
 	Write(w io.Writer, opts reports.WriteOptions) error
 }
 
+// writeReport writes a report to -o FILE or stdout in the chosen format.
+// A report is encoded in memory first, so that a failed report leaves no
+// half-written file behind and no binary reaches a terminal.
 func (a *app) writeReport(rep reportWriter) error {
+	format := a.textFormat()
+	if err := a.checkBinaryOutput(format); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := rep.Write(&buf, reports.WriteOptions{Format: format, Lang: a.lang, TZ: a.loc}); err != nil {
+		return err
+	}
 	w, closeOut, err := a.out()
 	if err != nil {
 		return err
 	}
-	err = rep.Write(w, reports.WriteOptions{Format: a.textFormat(), Lang: a.lang, TZ: a.loc})
+	_, err = w.Write(buf.Bytes())
 	if cerr := closeOut(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// checkBinaryOutput refuses to write a binary format (xlsx) to a terminal:
+// it goes to -o FILE or through a pipe.
+func (a *app) checkBinaryOutput(format string) error {
+	if !reports.Binary(format) || (a.output != "" && a.output != "-") || !isTerminal(a.stdout) {
+		return nil
+	}
+	if a.lang == "zh" {
+		return fmt.Errorf("--format %s 输出的是二进制文件，不能写到终端：请用 -o FILE.%s（或用管道重定向）", format, format)
+	}
+	return fmt.Errorf("--format %s is a binary file and stdout is a terminal: use -o FILE.%s (or a pipe)", format, format)
 }

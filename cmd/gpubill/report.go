@@ -37,7 +37,7 @@ ledger rows; table and markdown round to 2 decimals for display only.
 				}
 			}
 			return a.withMonth(cmd.Context(), func(db *ledger.DB, month string) error {
-				rep, err := reports.Spend(cmd.Context(), db, reports.SpendOptions{Month: month, By: dims})
+				rep, err := reports.Spend(cmd.Context(), db, reports.SpendOptions{Month: month, By: dims, TZ: a.loc})
 				if err != nil {
 					return err
 				}

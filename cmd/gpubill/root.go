@@ -127,7 +127,7 @@ Start with:  gpubill demo` + "\n" + helpTail,
 	pf.StringVar(&a.dbPath, "db", "", "ledger file (default $GPUBILL_DB, else the user data dir)")
 	pf.StringVar(&a.month, "month", "", "billing month YYYY-MM (default: the last complete month in the ledger)")
 	pf.StringVar(&a.tz, "tz", "Asia/Shanghai", "time zone for days, nights and months")
-	pf.StringVar(&a.format, "format", "table", "output format: table|md|csv|json")
+	pf.StringVar(&a.format, "format", "table", "output format: table|md|csv|tsv|json, and for reports xlsx|html (xlsx is binary: -o FILE or a pipe; with -o FILE.xlsx or FILE.html the format follows the name)")
 	pf.StringVarP(&a.output, "output", "o", "", "write output to FILE instead of stdout")
 	pf.StringVar(&a.lang, "lang", "", "output language zh|en (default from LANG)")
 	pf.StringVar(&a.config, "config", "", "config file: rule parameters, policy and price overrides, user rules (default $XDG_CONFIG_HOME/gpubill/config.toml)")
@@ -252,8 +252,17 @@ func (a *app) out() (io.Writer, func() error, error) {
 }
 
 // textFormat is the format for tabular output: "table" on a terminal, "tsv"
-// when the user did not ask for a format and stdout is piped.
+// when the user did not ask for a format and stdout is piped; without
+// --format, -o FILE.xlsx or FILE.html (.htm) selects xlsx or html.
 func (a *app) textFormat() string {
+	if !a.formatOn {
+		switch strings.ToLower(filepath.Ext(a.output)) {
+		case ".xlsx":
+			return reports.FormatXLSX
+		case ".html", ".htm":
+			return reports.FormatHTML
+		}
+	}
 	if a.format == "table" && !a.formatOn && (a.output != "" || !isTerminal(a.stdout)) {
 		return "tsv"
 	}

@@ -1,0 +1,96 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// TestPackedReadEqualsPlainScan checks the packed read (EachLineItem)
+// against the column-by-column scan, field by field, for rows with every
+// field set, every nullable field NULL, and text holding the separator,
+// NUL-like and JSON-special characters (those rows take the fallback path).
+func TestPackedReadEqualsPlainScan(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
+	full := LineItem{
+		Provider: "aliyun", BillingAccountID: "acct-1", SubAccount: "proj", BillingPeriod: "2026-10",
+		ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour), ChargeCategory: CategoryUsage,
+		Kind: KindCompute, PricingModel: "on_demand", ServiceName: "ECS", ResourceID: "i-1", ResourceName: "训练机",
+		ResourceType: "gpu", SKU: "ecs.gn7i", ParentResourceID: "p-1", GPUModel: "A10", GPUCount: 2,
+		Region: "cn-hangzhou", Zone: "h", ConsumedQuantity: nd("0.5"), ConsumedUnit: "hour",
+		PricingQuantity: nd("1"), PricingUnit: "hour", ListUnitPrice: nd("12.34567891"), ListCost: nd("12.34567891"),
+		BilledCost: decimal.RequireFromString("10.00000001"), VoucherPaid: nd("1"), CashPaid: nd("9.00000001"),
+		OtherPaid: nd("0"), Unpaid: nd("-0.5"), Currency: "CNY", UsageStart: start.Add(time.Minute),
+		UsageEnd: start.Add(31 * time.Minute), Tags: `{"team":"a"}`, Description: "说明, \"quoted\"",
+		RowKey: "k-full", SourceRow: 7, Raw: []string{"a", "b,c", "\"d\"", "\x1f"},
+	}
+	empty := LineItem{Provider: "autodl", BillingPeriod: "2026-10", ChargePeriodStart: start,
+		ChargePeriodEnd: start.Add(time.Hour), ChargeCategory: CategoryUsage, Kind: KindStorage,
+		BilledCost: decimal.RequireFromString("0"), Currency: "CNY", RowKey: "k-empty", SourceRow: 8, Raw: []string{}}
+	sep := full
+	sep.RowKey, sep.SourceRow, sep.Description, sep.ResourceName = "k-sep", 9, "a\x1fb", "x\x1f"
+	nulText := full
+	nulText.RowKey, nulText.SourceRow, nulText.Zone, nulText.ConsumedUnit = "k-nul", 10, "\x00", "\x00x"
+	importItems(t, db, []LineItem{full, empty, sep, nulText})
+
+	lo, hi, err := db.IDRange(ctx, Filter{Month: "2026-10"})
+	if err != nil || lo != 1 || hi != 4 {
+		t.Fatalf("IDRange: got %d, %d, %v; want 1, 4", lo, hi, err)
+	}
+	mid, err := db.LineItems(ctx, Filter{IDMin: 2, IDMax: 3})
+	if err != nil || len(mid) != 2 || mid[0].ID+mid[1].ID != 5 {
+		t.Fatalf("ids 2..3: got %d items (%v)", len(mid), err)
+	}
+	for _, noRaw := range []bool{false, true} {
+		got, err := db.LineItems(ctx, Filter{NoRaw: noRaw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := plainScan(t, db, noRaw)
+		if len(got) != len(want) || len(got) != 4 {
+			t.Fatalf("noRaw=%v: got %d items, want %d (and 4)", noRaw, len(got), len(want))
+		}
+		for i := range want {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("noRaw=%v item %s:\n got %+v\nwant %+v", noRaw, want[i].RowKey, got[i], want[i])
+			}
+		}
+	}
+}
+
+func nd(s string) decimal.NullDecimal {
+	return decimal.NullDecimal{Decimal: decimal.RequireFromString(s), Valid: true}
+}
+
+// plainScan reads every line item column by column (scanLineItem), in the
+// order of EachLineItem.
+func plainScan(t *testing.T, db *DB, noRaw bool) []LineItem {
+	t.Helper()
+	sel := lineItemSelect
+	if noRaw {
+		sel = replaceRaw(sel)
+	}
+	rows, err := db.sql.QueryContext(context.Background(), sel+" ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []LineItem
+	for rows.Next() {
+		li, err := scanLineItem(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, *li)
+	}
+	if err := rows.Err(); err != nil && err != sql.ErrNoRows {
+		t.Fatal(err)
+	}
+	return out
+}

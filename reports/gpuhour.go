@@ -1,0 +1,803 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/rules"
+)
+
+// The real price of a GPU-hour: what one GPU-hour of a model cost on a
+// platform once the storage, images, traffic and seat fees that served it
+// are added to the compute charges, against the sticker price.
+//
+// Arithmetic, all exact decimals but the displayed price:
+//   - GPU-seconds of a compute line item = its actual seconds × gpu_count (1
+//     when unknown). Actual seconds, by basis: usage_end − usage_start
+//     ("usage"), else consumed_quantity in a time unit ("consumed"), else
+//     pricing_quantity in a time unit ("billed"), else the charge period
+//     ("period"). Credit, tax and adjustment rows and negative amounts add
+//     their money but no time.
+//   - compute_cost = the billed cost of the group's compute line items;
+//     rounding by the platform is therefore inside it.
+//   - attributed_cost = the billed cost of storage, image, snapshot, network
+//     and seat line items that serve one of the group's instances
+//     (parent_resource_id, else their own resource_id when it ran compute).
+//     An instance whose compute falls into several groups belongs to the
+//     one where it cost most.
+//   - spread_cost = the group's part of the same kinds of charges of its
+//     provider and currency that serve no instance of the month (account
+//     level, or an instance without compute this month), split in proportion
+//     to compute_cost. Each part but the largest group's is rounded half
+//     away from zero to 8 decimals; the largest group takes the rest, so the
+//     parts add up exactly to the amount spread. Charges that serve a compute
+//     instance without a GPU model are not GPU cost and are left out.
+//   - all_in_cost = compute + attributed + spread; the real price per
+//     GPU-hour = all_in_cost × 3600 ÷ GPU-seconds, shown with 4 decimals.
+//   - sticker price: the catalog's price (rules.PriceCatalog.Lookup) for the
+//     group's main pricing model (by compute cost), else the median of the
+//     month's per-GPU-hour list (else unit) prices of its compute rows;
+//     markup = real ÷ sticker − 1 (4 decimals).
+
+// Bases of a compute line item's hours.
+const (
+	HoursUsage    = "usage"
+	HoursConsumed = "consumed"
+	HoursBilled   = "billed"
+	HoursPeriod   = "period"
+)
+
+// hoursBases lists the bases in order of preference.
+var hoursBases = []string{HoursUsage, HoursConsumed, HoursBilled, HoursPeriod}
+
+// Sticker price bases.
+const (
+	StickerCatalog = "catalog"
+	StickerMedian  = "median"
+)
+
+// GPUHourOptions selects the month and the reference prices.
+type GPUHourOptions struct {
+	Month  string              // billing period YYYY-MM (required)
+	Prices *rules.PriceCatalog // reference prices; nil = rules.DefaultPrices()
+}
+
+// GPUHourRow is one provider × GPU model × currency.
+type GPUHourRow struct {
+	Provider     string
+	GPUModel     string // as the bill writes it (its most frequent spelling)
+	ModelKey     string // rules.NormalizeGPUModel
+	Currency     string
+	PricingModel string // the pricing model with the most compute cost
+
+	ComputeItems    int
+	Bases           map[string]int  // compute line items per hours basis
+	GPUSeconds      decimal.Decimal // exact
+	ComputeCost     decimal.Decimal
+	AttributedCost  decimal.Decimal
+	AttributedItems int
+	SpreadCost      decimal.Decimal
+	AllInCost       decimal.Decimal
+
+	RealPrice     decimal.NullDecimal // per GPU-hour, 4 decimals; unknown without GPU time
+	Sticker       decimal.NullDecimal // per GPU-hour
+	StickerBasis  string              // StickerCatalog | StickerMedian | ""
+	StickerSource string              // the catalog entry's source
+	Markup        decimal.NullDecimal // real ÷ sticker − 1, 4 decimals
+
+	realExact   decimal.Decimal // 8 decimals, for the markup
+	stickerCost decimal.NullDecimal
+}
+
+// GPUHours is GPUSeconds in hours, 4 decimals.
+func (r *GPUHourRow) GPUHours() decimal.Decimal { return secondsToHours(r.GPUSeconds) }
+
+// GPUHourProvider sums the rows of one provider and currency.
+type GPUHourProvider struct {
+	Provider       string
+	Currency       string
+	GPUSeconds     decimal.Decimal
+	ComputeCost    decimal.Decimal
+	AttributedCost decimal.Decimal
+	SpreadCost     decimal.Decimal
+	AllInCost      decimal.Decimal
+	RealPrice      decimal.NullDecimal
+	// StickerCost is Σ sticker × GPU-hours of its rows (unknown when a row
+	// has no sticker); Markup = AllInCost ÷ StickerCost − 1.
+	StickerCost decimal.NullDecimal
+	Markup      decimal.NullDecimal
+}
+
+// GPUHourLeftOut is money of the hidden kinds that no GPU model carries.
+type GPUHourLeftOut struct {
+	Provider string
+	Currency string
+	Reason   string // "cpu_instance": serves compute without a GPU model; "no_gpu": the provider ran no GPU in this currency
+	Items    int
+	Cost     decimal.Decimal
+}
+
+// GPUHourReport is the real price of a GPU-hour for one month.
+type GPUHourReport struct {
+	Month     string
+	Rows      []GPUHourRow // markup descending (unknown last), then provider, model, currency
+	Providers []GPUHourProvider
+	LeftOut   []GPUHourLeftOut
+	// SpreadItems counts the line items spread over a provider's models.
+	SpreadItems int
+}
+
+// gpuHourHidden are the kinds whose cost serves the compute they belong to.
+var gpuHourHidden = map[string]bool{ledger.KindStorage: true, ledger.KindImage: true, ledger.KindSnapshot: true,
+	ledger.KindNetwork: true, ledger.KindSeat: true}
+
+type ghKey struct{ provider, model, currency string }
+type ghInst struct{ provider, resource, currency string }
+type ghPool struct{ provider, currency string }
+
+// GPUHours computes the report of opts.Month from the ledger.
+func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHourReport, error) {
+	if opts.Month == "" {
+		return nil, fmt.Errorf("reports: gpu hours: a month is required")
+	}
+	if err := checkMonth(opts.Month); err != nil {
+		return nil, err
+	}
+	prices := opts.Prices
+	if prices == nil {
+		prices = rules.DefaultPrices()
+	}
+	items, err := db.LineItems(ctx, ledger.Filter{Month: opts.Month, NoRaw: true})
+	if err != nil {
+		return nil, fmt.Errorf("reports: gpu hours: %w", err)
+	}
+	rep := &GPUHourReport{Month: opts.Month}
+	groups := map[ghKey]*GPUHourRow{}
+	pricingCost := map[ghKey]map[string]decimal.Decimal{}
+	quotes := map[ghKey][]decimal.Decimal{}
+	instCost := map[ghInst]map[ghKey]decimal.Decimal{} // GPU instances: compute cost per group
+	cpuInst := map[ghInst]bool{}                       // compute without a GPU model
+	modelKeys := map[string]string{}
+	spellings := map[ghKey][]string{}
+	for i := range items {
+		li := &items[i]
+		if li.Kind != ledger.KindCompute {
+			continue
+		}
+		mk, ok := modelKeys[li.GPUModel]
+		if !ok {
+			mk = rules.NormalizeGPUModel(li.GPUModel)
+			modelKeys[li.GPUModel] = mk
+		}
+		inst := ghInst{li.Provider, li.ResourceID, li.Currency}
+		if mk == "" {
+			if li.ResourceID != "" {
+				cpuInst[inst] = true
+			}
+			continue
+		}
+		k := ghKey{li.Provider, mk, li.Currency}
+		g := groups[k]
+		if g == nil {
+			g = &GPUHourRow{Provider: li.Provider, GPUModel: li.GPUModel, ModelKey: mk, Currency: li.Currency, Bases: map[string]int{}}
+			groups[k] = g
+			pricingCost[k] = map[string]decimal.Decimal{}
+		}
+		spellings[k] = append(spellings[k], li.GPUModel)
+		g.ComputeItems++
+		g.ComputeCost = g.ComputeCost.Add(li.BilledCost)
+		pricingCost[k][li.PricingModel] = pricingCost[k][li.PricingModel].Add(li.BilledCost)
+		if li.ResourceID != "" {
+			if instCost[inst] == nil {
+				instCost[inst] = map[ghKey]decimal.Decimal{}
+			}
+			instCost[inst][k] = instCost[inst][k].Add(li.BilledCost)
+		}
+		if !rules.IsRunning(li) {
+			continue
+		}
+		secs, basis := computeSeconds(li)
+		g.Bases[basis]++
+		g.GPUSeconds = g.GPUSeconds.Add(secs.Mul(decimal.NewFromInt(int64(gpuCount(li)))))
+		if q, ok := perGPUHourQuote(li); ok {
+			quotes[k] = append(quotes[k], q)
+		}
+	}
+	// Each GPU instance belongs to the group where its compute cost most.
+	instGroup := map[ghInst]ghKey{}
+	for inst, costs := range instCost {
+		var best ghKey
+		var bestCost decimal.Decimal
+		first := true
+		for k, c := range costs {
+			if first || c.Cmp(bestCost) > 0 || (c.Equal(bestCost) && k.model < best.model) {
+				best, bestCost, first = k, c, false
+			}
+		}
+		instGroup[inst] = best
+	}
+
+	// Hidden charges: attributed, spread, or left out.
+	pools := map[ghPool]decimal.Decimal{}
+	poolItems := map[ghPool]int{}
+	leftOut := map[[3]string]*GPUHourLeftOut{}
+	addLeftOut := func(li *ledger.LineItem, reason string) {
+		k := [3]string{li.Provider, li.Currency, reason}
+		lo := leftOut[k]
+		if lo == nil {
+			lo = &GPUHourLeftOut{Provider: li.Provider, Currency: li.Currency, Reason: reason}
+			leftOut[k] = lo
+		}
+		lo.Items++
+		lo.Cost = lo.Cost.Add(li.BilledCost)
+	}
+	for i := range items {
+		li := &items[i]
+		if !gpuHourHidden[li.Kind] {
+			continue
+		}
+		id := li.ParentResourceID
+		if id == "" {
+			id = li.ResourceID
+		}
+		inst := ghInst{li.Provider, id, li.Currency}
+		if k, ok := instGroup[inst]; ok && id != "" {
+			g := groups[k]
+			g.AttributedCost = g.AttributedCost.Add(li.BilledCost)
+			g.AttributedItems++
+			continue
+		}
+		if cpuInst[inst] && id != "" {
+			addLeftOut(li, "cpu_instance")
+			continue
+		}
+		p := ghPool{li.Provider, li.Currency}
+		pools[p] = pools[p].Add(li.BilledCost)
+		poolItems[p]++
+	}
+	poolKeys := make([]ghPool, 0, len(pools))
+	for p := range pools {
+		poolKeys = append(poolKeys, p)
+	}
+	sort.Slice(poolKeys, func(i, j int) bool {
+		if poolKeys[i].provider != poolKeys[j].provider {
+			return poolKeys[i].provider < poolKeys[j].provider
+		}
+		return poolKeys[i].currency < poolKeys[j].currency
+	})
+	for _, p := range poolKeys {
+		var members []*GPUHourRow
+		for k, g := range groups {
+			if k.provider == p.provider && k.currency == p.currency {
+				members = append(members, g)
+			}
+		}
+		if len(members) == 0 {
+			lo := &GPUHourLeftOut{Provider: p.provider, Currency: p.currency, Reason: "no_gpu", Items: poolItems[p], Cost: pools[p]}
+			leftOut[[3]string{p.provider, p.currency, "no_gpu"}] = lo
+			continue
+		}
+		sort.Slice(members, func(i, j int) bool { return members[i].ModelKey < members[j].ModelKey })
+		weights := make([]decimal.Decimal, len(members))
+		for i, g := range members {
+			weights[i] = g.ComputeCost
+		}
+		for i, part := range SpreadExact(pools[p], weights) {
+			members[i].SpreadCost = members[i].SpreadCost.Add(part)
+		}
+		rep.SpreadItems += poolItems[p]
+	}
+
+	// Prices.
+	for k, g := range groups {
+		g.GPUModel = commonSpelling(spellings[k])
+		g.AllInCost = g.ComputeCost.Add(g.AttributedCost).Add(g.SpreadCost)
+		g.PricingModel = mainPricingModel(pricingCost[k])
+		if g.GPUSeconds.IsPositive() {
+			g.realExact = g.AllInCost.Mul(decimal.NewFromInt(3600)).DivRound(g.GPUSeconds, 8)
+			g.RealPrice = known(g.AllInCost.Mul(decimal.NewFromInt(3600)).DivRound(g.GPUSeconds, 4))
+		}
+		if p, ok := prices.Lookup(g.Provider, g.ModelKey, g.PricingModel, g.Currency); ok {
+			g.Sticker, g.StickerBasis, g.StickerSource = known(p.PerHour), StickerCatalog, p.Source
+		} else if m, ok := median(quotes[k]); ok {
+			g.Sticker, g.StickerBasis = known(m), StickerMedian
+		}
+		if g.Sticker.Valid && g.Sticker.Decimal.IsPositive() {
+			g.stickerCost = known(g.Sticker.Decimal.Mul(g.GPUSeconds).DivRound(decimal.NewFromInt(3600), 8))
+			if g.RealPrice.Valid {
+				g.Markup = known(g.AllInCost.Mul(decimal.NewFromInt(3600)).
+					DivRound(g.GPUSeconds.Mul(g.Sticker.Decimal), shareDigits+4).Sub(decimal.NewFromInt(1)).Round(shareDigits))
+			}
+		}
+		rep.Rows = append(rep.Rows, *g)
+	}
+	sort.SliceStable(rep.Rows, func(i, j int) bool {
+		a, b := &rep.Rows[i], &rep.Rows[j]
+		if a.Markup.Valid != b.Markup.Valid {
+			return a.Markup.Valid
+		}
+		if a.Markup.Valid {
+			if c := a.Markup.Decimal.Cmp(b.Markup.Decimal); c != 0 {
+				return c > 0
+			}
+		}
+		if a.Provider != b.Provider {
+			return a.Provider < b.Provider
+		}
+		if a.ModelKey != b.ModelKey {
+			return a.ModelKey < b.ModelKey
+		}
+		return a.Currency < b.Currency
+	})
+
+	// One line per provider and currency.
+	provs := map[ghPool]*GPUHourProvider{}
+	var provKeys []ghPool
+	for i := range rep.Rows {
+		g := &rep.Rows[i]
+		pk := ghPool{g.Provider, g.Currency}
+		p := provs[pk]
+		if p == nil {
+			p = &GPUHourProvider{Provider: g.Provider, Currency: g.Currency, StickerCost: known(decimal.Zero)}
+			provs[pk] = p
+			provKeys = append(provKeys, pk)
+		}
+		p.GPUSeconds = p.GPUSeconds.Add(g.GPUSeconds)
+		p.ComputeCost = p.ComputeCost.Add(g.ComputeCost)
+		p.AttributedCost = p.AttributedCost.Add(g.AttributedCost)
+		p.SpreadCost = p.SpreadCost.Add(g.SpreadCost)
+		p.AllInCost = p.AllInCost.Add(g.AllInCost)
+		if g.stickerCost.Valid && p.StickerCost.Valid {
+			p.StickerCost = known(p.StickerCost.Decimal.Add(g.stickerCost.Decimal))
+		} else {
+			p.StickerCost = decimal.NullDecimal{}
+		}
+	}
+	sort.Slice(provKeys, func(i, j int) bool {
+		if provKeys[i].provider != provKeys[j].provider {
+			return provKeys[i].provider < provKeys[j].provider
+		}
+		return provKeys[i].currency < provKeys[j].currency
+	})
+	for _, pk := range provKeys {
+		p := provs[pk]
+		if p.GPUSeconds.IsPositive() {
+			p.RealPrice = known(p.AllInCost.Mul(decimal.NewFromInt(3600)).DivRound(p.GPUSeconds, 4))
+		}
+		if p.StickerCost.Valid && p.StickerCost.Decimal.IsPositive() {
+			p.Markup = known(p.AllInCost.DivRound(p.StickerCost.Decimal, shareDigits+4).Sub(decimal.NewFromInt(1)).Round(shareDigits))
+		} else {
+			p.StickerCost = decimal.NullDecimal{}
+		}
+		rep.Providers = append(rep.Providers, *p)
+	}
+	for _, lo := range leftOut {
+		rep.LeftOut = append(rep.LeftOut, *lo)
+	}
+	sort.Slice(rep.LeftOut, func(i, j int) bool {
+		a, b := rep.LeftOut[i], rep.LeftOut[j]
+		if a.Provider != b.Provider {
+			return a.Provider < b.Provider
+		}
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		return a.Reason < b.Reason
+	})
+	return rep, nil
+}
+
+// commonSpelling is the spelling of a model written most often (ties: the
+// longer, then the first in sort order).
+func commonSpelling(texts []string) string {
+	n := map[string]int{}
+	for _, t := range texts {
+		n[t]++
+	}
+	best := ""
+	for t, c := range n {
+		b := n[best]
+		if best == "" || c > b || c == b && (len(t) > len(best) || len(t) == len(best) && t < best) {
+			best = t
+		}
+	}
+	return best
+}
+
+// computeSeconds is the actual run time of a compute line item and the
+// basis it was read from (see the file comment).
+func computeSeconds(li *ledger.LineItem) (decimal.Decimal, string) {
+	if secs, basis, ok := actualUse(li); ok {
+		return secs, basis
+	}
+	if li.PricingQuantity.Valid && !li.PricingQuantity.Decimal.IsNegative() {
+		if u, ok := rules.TimeUnitSeconds(li.PricingUnit); ok {
+			return li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(u)), HoursBilled
+		}
+	}
+	d := li.ChargePeriodEnd.Sub(li.ChargePeriodStart)
+	if d < 0 {
+		d = 0
+	}
+	return decimal.NewFromInt(int64(d / time.Second)), HoursPeriod
+}
+
+// actualUse is what a line item says about its actual run time: the part
+// of usage_start–usage_end inside its charge period (some platforms repeat
+// a whole session's run times on each hourly row, so the span is cut to
+// the row's own period; a span wholly outside it is not read), else the
+// consumed quantity in a time unit (rules.UsageSeconds). ok is false when
+// the bill says neither.
+func actualUse(li *ledger.LineItem) (secs decimal.Decimal, basis string, ok bool) {
+	if !li.UsageStart.IsZero() && !li.UsageEnd.IsZero() && !li.UsageEnd.Before(li.UsageStart) {
+		s, e := li.UsageStart, li.UsageEnd
+		if !li.ChargePeriodStart.IsZero() && li.ChargePeriodEnd.After(li.ChargePeriodStart) {
+			if li.ChargePeriodStart.After(s) {
+				s = li.ChargePeriodStart
+			}
+			if li.ChargePeriodEnd.Before(e) {
+				e = li.ChargePeriodEnd
+			}
+		}
+		if e.After(s) || li.UsageEnd.Equal(li.UsageStart) {
+			return decimal.NewFromInt(int64(max(e.Sub(s), 0) / time.Second)), HoursUsage, true
+		}
+	}
+	c := *li
+	c.UsageStart, c.UsageEnd = time.Time{}, time.Time{}
+	if secs, basis, ok := rules.UsageSeconds(&c); ok && basis == rules.UsageFromConsumed {
+		return secs, HoursConsumed, true
+	}
+	return decimal.Zero, "", false
+}
+
+func gpuCount(li *ledger.LineItem) int {
+	if li.GPUCount > 0 {
+		return li.GPUCount
+	}
+	return 1
+}
+
+// perGPUHourQuote is a compute row's price for one GPU-hour: its list unit
+// price, else billed cost ÷ billed quantity, per hour ÷ GPUs (8 decimals).
+func perGPUHourQuote(li *ledger.LineItem) (decimal.Decimal, bool) {
+	if !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
+		return decimal.Decimal{}, false
+	}
+	u, ok := rules.TimeUnitSeconds(li.PricingUnit)
+	if !ok {
+		return decimal.Decimal{}, false
+	}
+	n := decimal.NewFromInt(int64(gpuCount(li)))
+	if li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive() {
+		return li.ListUnitPrice.Decimal.Mul(decimal.NewFromInt(3600)).DivRound(decimal.NewFromInt(u).Mul(n), 8), true
+	}
+	secs := li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(u))
+	return li.BilledCost.Mul(decimal.NewFromInt(3600)).DivRound(secs.Mul(n), 8), true
+}
+
+// median of ds (the mean of the two middle values for an even count).
+func median(ds []decimal.Decimal) (decimal.Decimal, bool) {
+	if len(ds) == 0 {
+		return decimal.Decimal{}, false
+	}
+	s := append([]decimal.Decimal(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i].LessThan(s[j]) })
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2], true
+	}
+	return s[n/2-1].Add(s[n/2]).DivRound(decimal.NewFromInt(2), 8), true
+}
+
+// mainPricingModel is the pricing model with the most cost (ties: the order
+// of ledger.PricingModels, then by name).
+func mainPricingModel(costs map[string]decimal.Decimal) string {
+	var best string
+	var bestCost decimal.Decimal
+	rank := func(p string) int {
+		for i, m := range ledger.PricingModels {
+			if m == p {
+				return i
+			}
+		}
+		return len(ledger.PricingModels)
+	}
+	for p, c := range costs {
+		if best == "" || c.Cmp(bestCost) > 0 || (c.Equal(bestCost) && (rank(p) < rank(best) || rank(p) == rank(best) && p < best)) {
+			best, bestCost = p, c
+		}
+	}
+	return best
+}
+
+// SpreadExact splits amount over weights in proportion: every part but the
+// one of the largest weight (the first of equals) is rounded half away from
+// zero to 8 decimals; the largest takes the rest, so the parts add up to
+// amount exactly. Weights that are not positive get nothing; when no weight
+// is positive, the parts are equal.
+func SpreadExact(amount decimal.Decimal, weights []decimal.Decimal) []decimal.Decimal {
+	parts := make([]decimal.Decimal, len(weights))
+	if len(weights) == 0 {
+		return parts
+	}
+	w := make([]decimal.Decimal, len(weights))
+	total := decimal.Zero
+	for i, x := range weights {
+		if x.IsPositive() {
+			w[i] = x
+			total = total.Add(x)
+		}
+	}
+	if !total.IsPositive() {
+		for i := range w {
+			w[i] = decimal.NewFromInt(1)
+		}
+		total = decimal.NewFromInt(int64(len(w)))
+	}
+	largest := 0
+	for i := range w {
+		if w[i].Cmp(w[largest]) > 0 {
+			largest = i
+		}
+	}
+	rest := amount
+	for i := range w {
+		if i == largest {
+			continue
+		}
+		parts[i] = amount.Mul(w[i]).DivRound(total, 8)
+		rest = rest.Sub(parts[i])
+	}
+	parts[largest] = rest
+	return parts
+}
+
+// secondsToHours renders seconds as hours with 4 decimals.
+func secondsToHours(secs decimal.Decimal) decimal.Decimal {
+	return secs.DivRound(decimal.NewFromInt(3600), 4)
+}
+
+func init() {
+	addMessages(map[string][2]string{
+		"gpuhour.title":           {"GPU 每小时的真实价格", "The real price of a GPU-hour"},
+		"gpuhour.providers":       {"按平台", "By provider"},
+		"gpuhour.col.gpu_hours":   {"GPU小时", "GPU-hours"},
+		"gpuhour.col.basis":       {"时长依据", "Hours from"},
+		"gpuhour.col.compute":     {"计算费", "Compute"},
+		"gpuhour.col.attributed":  {"关联费用", "Attributed"},
+		"gpuhour.col.spread":      {"分摊费用", "Spread"},
+		"gpuhour.col.all_in":      {"总成本", "All-in"},
+		"gpuhour.col.real":        {"真实单价/GPU时", "Real /GPU-h"},
+		"gpuhour.col.sticker":     {"标价/GPU时", "Sticker /GPU-h"},
+		"gpuhour.col.sticker_src": {"标价来源", "Sticker from"},
+		"gpuhour.col.markup":      {"溢价", "Markup"},
+		"gpuhour.basis.usage":     {"实际起止", "usage"},
+		"gpuhour.basis.consumed":  {"用量", "consumed"},
+		"gpuhour.basis.billed":    {"计费数量", "billed"},
+		"gpuhour.basis.period":    {"计费时段", "period"},
+		"gpuhour.sticker.catalog": {"价格表", "catalog"},
+		"gpuhour.sticker.median":  {"本月中位数", "month's median"},
+		"gpuhour.none":            {"本月没有带 GPU 型号的计算费用。", "No compute charge of the month names a GPU model."},
+		"gpuhour.note.hours":      {"GPU小时 = 实际时长 × GPU数量（未知按 1）；时长依次取：实际起止时间、用量、计费数量、计费时段（括号内为行数）。", "GPU-hours = actual hours × GPU count (1 when unknown); hours come from, in order: usage start/end, consumed quantity, billed quantity, charge period (line items in brackets)."},
+		"gpuhour.note.attributed": {"关联费用 = 服务于该型号实例的存储、镜像、快照、网络、占用费（按所属实例，否则同一资源ID）。", "Attributed = storage, image, snapshot, network and seat charges of the model's instances (by parent resource, else the same resource id)."},
+		"gpuhour.note.spread":     {"分摊费用 = 同一平台、币种下无法对应到本月实例的上述费用（共 %d 行），按计算费比例分摊到各型号；各份四舍五入到 8 位小数，余数归计算费最大的型号，合计与原金额完全一致。", "Spread = such charges of the provider and currency that serve no instance of the month (%d line items), split over its models in proportion to compute cost; each part is rounded to 8 decimals and the largest model takes the remainder, so the parts add up exactly."},
+		"gpuhour.note.real":       {"真实单价 = 总成本 ÷ GPU小时（显示 4 位小数）；溢价 = 真实单价 ÷ 标价 − 1。标价取价格表中该平台、型号、主要计费方式的价格，否则取本月计算费用行单价的中位数。", "Real price = all-in cost ÷ GPU-hours (4 decimals, display only); markup = real ÷ sticker − 1. Sticker = the catalog price for the provider, model and main pricing model, else the median unit price of the month's compute rows."},
+		"gpuhour.note.left_out":   {"未计入：%s %s 的 %d 行（%s %s），%s。", "Left out: %d line items of %s %s (%s %s): %s."},
+		"gpuhour.left.cpu":        {"服务于无 GPU 型号的计算实例", "they serve compute without a GPU model"},
+		"gpuhour.left.no_gpu":     {"该平台本月在此币种下没有 GPU 计算", "the provider ran no GPU in this currency this month"},
+	})
+}
+
+// Write encodes the report (see WriteOptions).
+func (r *GPUHourReport) Write(w io.Writer, opts WriteOptions) error {
+	opts, err := opts.normalize()
+	if err != nil {
+		return err
+	}
+	if opts.Format == FormatJSON {
+		return writeJSON(w, r.json())
+	}
+	return writeDocument(w, opts, r.document(opts))
+}
+
+func (r *GPUHourReport) basisText(g *GPUHourRow, lang string, exact bool) string {
+	var parts []string
+	for _, b := range hoursBases {
+		if n := g.Bases[b]; n > 0 {
+			name := b
+			if !exact {
+				name = tr(lang, "gpuhour.basis."+b)
+			}
+			parts = append(parts, fmt.Sprintf("%s(%d)", name, n))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func priceText(d decimal.NullDecimal, exact bool) string {
+	if !d.Valid {
+		if exact {
+			return ""
+		}
+		return unknownDisplay
+	}
+	if exact {
+		return ledger.DecimalString(d.Decimal)
+	}
+	return d.Decimal.StringFixed(4)
+}
+
+func (r *GPUHourReport) document(opts WriteOptions) *document {
+	exact, lang := opts.exact(), opts.Lang
+	main := &grid{cols: []column{
+		textCol("provider", tr(lang, "col.provider")),
+		textCol("gpu_model", tr(lang, "col.gpu_model")),
+		textCol("currency", tr(lang, "col.currency")),
+		qtyCol("gpu_hours", tr(lang, "gpuhour.col.gpu_hours")),
+		textCol("hours_basis", tr(lang, "gpuhour.col.basis")),
+		moneyCol("compute_cost", tr(lang, "gpuhour.col.compute")),
+		moneyCol("attributed_cost", tr(lang, "gpuhour.col.attributed")),
+		moneyCol("spread_cost", tr(lang, "gpuhour.col.spread")),
+		moneyCol("all_in_cost", tr(lang, "gpuhour.col.all_in")),
+		priceCol("real_price_per_gpu_hour", tr(lang, "gpuhour.col.real")),
+		priceCol("sticker_price_per_gpu_hour", tr(lang, "gpuhour.col.sticker")),
+		textCol("sticker_basis", tr(lang, "gpuhour.col.sticker_src")),
+		shareCol("markup", tr(lang, "gpuhour.col.markup")),
+	}}
+	for i := range r.Rows {
+		g := &r.Rows[i]
+		basis := g.StickerBasis
+		if !exact && basis != "" {
+			basis = tr(lang, "gpuhour.sticker."+basis)
+		}
+		main.add(dimText(ByProvider, g.Provider, lang, exact), g.GPUModel, g.Currency,
+			g.GPUHours().StringFixed(4), r.basisText(g, lang, exact),
+			FormatMoney(g.ComputeCost, g.Currency, exact), FormatMoney(g.AttributedCost, g.Currency, exact),
+			FormatMoney(g.SpreadCost, g.Currency, exact), FormatMoney(g.AllInCost, g.Currency, exact),
+			priceText(g.RealPrice, exact), priceText(g.Sticker, exact), basis, FormatShare(g.Markup, exact))
+	}
+	prov := &grid{cols: []column{
+		textCol("provider", tr(lang, "col.provider")),
+		textCol("currency", tr(lang, "col.currency")),
+		qtyCol("gpu_hours", tr(lang, "gpuhour.col.gpu_hours")),
+		moneyCol("compute_cost", tr(lang, "gpuhour.col.compute")),
+		moneyCol("attributed_cost", tr(lang, "gpuhour.col.attributed")),
+		moneyCol("spread_cost", tr(lang, "gpuhour.col.spread")),
+		moneyCol("all_in_cost", tr(lang, "gpuhour.col.all_in")),
+		priceCol("real_price_per_gpu_hour", tr(lang, "gpuhour.col.real")),
+		shareCol("markup", tr(lang, "gpuhour.col.markup")),
+	}}
+	for _, p := range r.Providers {
+		prov.add(dimText(ByProvider, p.Provider, lang, exact), p.Currency, secondsToHours(p.GPUSeconds).StringFixed(4),
+			FormatMoney(p.ComputeCost, p.Currency, exact), FormatMoney(p.AttributedCost, p.Currency, exact),
+			FormatMoney(p.SpreadCost, p.Currency, exact), FormatMoney(p.AllInCost, p.Currency, exact),
+			priceText(p.RealPrice, exact), FormatShare(p.Markup, exact))
+	}
+	var notes []string
+	if len(r.Rows) > 0 {
+		notes = append(notes, tr(lang, "gpuhour.note.hours"), tr(lang, "gpuhour.note.attributed"),
+			fmt.Sprintf(tr(lang, "gpuhour.note.spread"), r.SpreadItems), tr(lang, "gpuhour.note.real"))
+	}
+	for _, lo := range r.LeftOut {
+		why := tr(lang, "gpuhour.left.cpu")
+		if lo.Reason == "no_gpu" {
+			why = tr(lang, "gpuhour.left.no_gpu")
+		}
+		money := FormatMoney(lo.Cost, lo.Currency, false)
+		if lang == "zh" {
+			notes = append(notes, fmt.Sprintf(tr(lang, "gpuhour.note.left_out"), providerName(lo.Provider, lang), lo.Currency,
+				lo.Items, money, lo.Currency, why))
+		} else {
+			notes = append(notes, fmt.Sprintf(tr(lang, "gpuhour.note.left_out"), lo.Items, providerName(lo.Provider, lang),
+				lo.Currency, money, lo.Currency, why))
+		}
+	}
+	return &document{
+		key:   "gpu_hours",
+		title: tr(lang, "gpuhour.title") + " " + r.Month,
+		sections: []section{
+			{key: "gpu_hours", grid: main, totals: true, empty: tr(lang, "gpuhour.none")},
+			{key: "gpu_hours_by_provider", title: tr(lang, "gpuhour.providers"), grid: prov, totals: true, empty: tr(lang, "gpuhour.none")},
+		},
+		notes: notes,
+	}
+}
+
+// JSON shapes ("gpu_hours" is the list of rows).
+type gpuHourJSON struct {
+	Month       string                `json:"month"`
+	GPUHours    []gpuHourRowJSON      `json:"gpu_hours"`
+	Providers   []gpuHourProviderJSON `json:"providers"`
+	LeftOut     []gpuHourLeftOutJSON  `json:"left_out"`
+	SpreadItems int                   `json:"spread_items"`
+}
+
+type gpuHourRowJSON struct {
+	Provider        string         `json:"provider"`
+	GPUModel        string         `json:"gpu_model"`
+	GPUModelKey     string         `json:"gpu_model_key"`
+	Currency        string         `json:"currency"`
+	PricingModel    string         `json:"pricing_model"`
+	ComputeItems    int            `json:"compute_items"`
+	HoursBasis      map[string]int `json:"hours_basis"`
+	GPUHours        string         `json:"gpu_hours"`
+	ComputeCost     *string        `json:"compute_cost"`
+	AttributedCost  *string        `json:"attributed_cost"`
+	AttributedItems int            `json:"attributed_items"`
+	SpreadCost      *string        `json:"spread_cost"`
+	AllInCost       *string        `json:"all_in_cost"`
+	RealPrice       *string        `json:"real_price_per_gpu_hour"`
+	StickerPrice    *string        `json:"sticker_price_per_gpu_hour"`
+	StickerBasis    *string        `json:"sticker_basis"`
+	StickerSource   string         `json:"sticker_source,omitempty"`
+	Markup          *string        `json:"markup"`
+}
+
+type gpuHourProviderJSON struct {
+	Provider       string  `json:"provider"`
+	Currency       string  `json:"currency"`
+	GPUHours       string  `json:"gpu_hours"`
+	ComputeCost    *string `json:"compute_cost"`
+	AttributedCost *string `json:"attributed_cost"`
+	SpreadCost     *string `json:"spread_cost"`
+	AllInCost      *string `json:"all_in_cost"`
+	RealPrice      *string `json:"real_price_per_gpu_hour"`
+	StickerCost    *string `json:"sticker_cost"`
+	Markup         *string `json:"markup"`
+}
+
+type gpuHourLeftOutJSON struct {
+	Provider string  `json:"provider"`
+	Currency string  `json:"currency"`
+	Reason   string  `json:"reason"`
+	Items    int     `json:"items"`
+	Cost     *string `json:"billed_cost"`
+}
+
+func price4JSON(d decimal.NullDecimal) *string {
+	if !d.Valid {
+		return nil
+	}
+	s := d.Decimal.StringFixed(4)
+	return &s
+}
+
+func (r *GPUHourReport) json() gpuHourJSON {
+	out := gpuHourJSON{Month: r.Month, GPUHours: []gpuHourRowJSON{}, Providers: []gpuHourProviderJSON{},
+		LeftOut: []gpuHourLeftOutJSON{}, SpreadItems: r.SpreadItems}
+	for i := range r.Rows {
+		g := &r.Rows[i]
+		var basis *string
+		if g.StickerBasis != "" {
+			b := g.StickerBasis
+			basis = &b
+		}
+		out.GPUHours = append(out.GPUHours, gpuHourRowJSON{Provider: g.Provider, GPUModel: g.GPUModel, GPUModelKey: g.ModelKey,
+			Currency: g.Currency, PricingModel: g.PricingModel, ComputeItems: g.ComputeItems, HoursBasis: g.Bases,
+			GPUHours: g.GPUHours().StringFixed(4), ComputeCost: jsonMoney(known(g.ComputeCost)),
+			AttributedCost: jsonMoney(known(g.AttributedCost)), AttributedItems: g.AttributedItems,
+			SpreadCost: jsonMoney(known(g.SpreadCost)), AllInCost: jsonMoney(known(g.AllInCost)),
+			RealPrice: price4JSON(g.RealPrice), StickerPrice: jsonMoney(g.Sticker), StickerBasis: basis,
+			StickerSource: g.StickerSource, Markup: shareJSON(g.Markup)})
+	}
+	for _, p := range r.Providers {
+		out.Providers = append(out.Providers, gpuHourProviderJSON{Provider: p.Provider, Currency: p.Currency,
+			GPUHours: secondsToHours(p.GPUSeconds).StringFixed(4), ComputeCost: jsonMoney(known(p.ComputeCost)),
+			AttributedCost: jsonMoney(known(p.AttributedCost)), SpreadCost: jsonMoney(known(p.SpreadCost)),
+			AllInCost: jsonMoney(known(p.AllInCost)), RealPrice: price4JSON(p.RealPrice),
+			StickerCost: jsonMoney(p.StickerCost), Markup: shareJSON(p.Markup)})
+	}
+	for _, lo := range r.LeftOut {
+		out.LeftOut = append(out.LeftOut, gpuHourLeftOutJSON{Provider: lo.Provider, Currency: lo.Currency, Reason: lo.Reason,
+			Items: lo.Items, Cost: jsonMoney(known(lo.Cost))})
+	}
+	return out
+}
