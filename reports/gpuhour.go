@@ -658,7 +658,7 @@ func (r *GPUHourReport) document(opts WriteOptions) *document {
 		if !exact && basis != "" {
 			basis = tr(lang, "gpuhour.sticker."+basis)
 		}
-		main.add(dimText(ByProvider, g.Provider, lang, exact), g.GPUModel, g.Currency,
+		main.add(dimText(ByProvider, g.Provider, lang, opts.codes()), g.GPUModel, g.Currency,
 			g.GPUHours().StringFixed(4), r.basisText(g, lang, exact),
 			FormatMoney(g.ComputeCost, g.Currency, exact), FormatMoney(g.AttributedCost, g.Currency, exact),
 			FormatMoney(g.SpreadCost, g.Currency, exact), FormatMoney(g.AllInCost, g.Currency, exact),
@@ -676,7 +676,7 @@ func (r *GPUHourReport) document(opts WriteOptions) *document {
 		shareCol("markup", tr(lang, "gpuhour.col.markup")),
 	}}
 	for _, p := range r.Providers {
-		prov.add(dimText(ByProvider, p.Provider, lang, exact), p.Currency, secondsToHours(p.GPUSeconds).StringFixed(4),
+		prov.add(dimText(ByProvider, p.Provider, lang, opts.codes()), p.Currency, secondsToHours(p.GPUSeconds).StringFixed(4),
 			FormatMoney(p.ComputeCost, p.Currency, exact), FormatMoney(p.AttributedCost, p.Currency, exact),
 			FormatMoney(p.SpreadCost, p.Currency, exact), FormatMoney(p.AllInCost, p.Currency, exact),
 			priceText(p.RealPrice, exact), FormatShare(p.Markup, exact))

@@ -587,7 +587,7 @@ func (r *InstancesReport) document(opts WriteOptions) *document {
 		provider, state, pricing := row.Provider, row.State, strings.Join(row.PricingModels, "+")
 		name, gpu := row.ResourceName, row.GPUModel
 		del := instTimeCell(row.DeleteAt, opts)
-		if !exact {
+		if !opts.codes() {
 			provider, state = providerName(row.Provider, lang), instStateText(lang, row.State)
 			names := make([]string, len(row.PricingModels))
 			for j, pm := range row.PricingModels {

@@ -951,7 +951,7 @@ func (r *RefundsReport) totalsGrid(opts WriteOptions) *grid {
 		}
 		slices.Sort(list)
 		name := p.Provider
-		if !exact {
+		if !opts.codes() {
 			name = providerName(p.Provider, lang)
 		}
 		for _, cur := range list {
@@ -1012,13 +1012,13 @@ func (r *RefundsReport) document(opts WriteOptions) *document {
 	for i := range r.Platforms {
 		p := &r.Platforms[i]
 		name := p.Provider
-		if !exact {
+		if !opts.codes() {
 			name = providerName(p.Provider, lang)
 		}
 		for j := range p.Claims {
 			c := &p.Claims[j]
 			rule, state := c.RuleID, c.State
-			if !exact {
+			if !opts.codes() {
 				rule, state = claimTitle(lang, c.RuleID), trOr(lang, "state.", c.State)
 			}
 			claims.add(name, c.Account, rule, c.ResourceID, instTimeCell(c.PeriodStart, opts), instTimeCell(c.PeriodEnd, opts),

@@ -490,9 +490,9 @@ func (r *SpendReport) rowsGrid(opts WriteOptions) *grid {
 		row := &r.Rows[i]
 		var cells []string
 		for _, b := range r.By {
-			cells = append(cells, dimText(b, row.dim(b), opts.Lang, exact))
+			cells = append(cells, dimText(b, row.dim(b), opts.Lang, opts.codes()))
 			if b == ByResource {
-				cells = append(cells, dimText(b, row.ResourceName, opts.Lang, exact))
+				cells = append(cells, dimText(b, row.ResourceName, opts.Lang, opts.codes()))
 			}
 		}
 		cells = append(cells, row.Currency, FormatMoney(row.BilledCost, row.Currency, exact),

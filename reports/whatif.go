@@ -351,7 +351,7 @@ func init() {
 		"whatif.col.scenario_cost":             {"假设下费用", "Under scenario"},
 		"whatif.col.saving":                    {"可节省", "Saving"},
 		"whatif.scenario.per_second":           {"按秒计费", "per-second billing"},
-		"whatif.scenario.auto_shutdown":        {"%s 后自动关机", "auto-shutdown after %s"},
+		"whatif.scenario.auto_shutdown":        {"%s后自动关机", "auto-shutdown after %s"},
 		"whatif.scenario.release_idle_storage": {"闲置%s后释放存储", "release storage idle for %s"},
 		"whatif.none":                          {"本月没有可分析的费用。", "Nothing in the month to re-price."},
 		"whatif.note.per_second":               {"按秒计费：按时长计费、计费时长超过实际使用（实际起止时间截取到计费时段，否则用量）的按量计算费，按 实际秒数 × 单价 重新计价（单价取原单价，否则 应付 ÷ 计费数量），不超过原应付；账单没有实际使用数据的行按原价计入（见“缺少数据行数”）。", "Per-second billing: on-demand compute billed in time for more than its actual use (usage times cut to the charge period, else the consumed quantity) re-priced at actual seconds × unit price (the list unit price, else billed ÷ billed quantity), never above what was billed; rows whose bill states no actual use stay as billed (\"No data\")."},
@@ -373,13 +373,13 @@ func formatWhatIfDuration(d time.Duration) string {
 	return s
 }
 
-// humanDuration renders a threshold for people: "3 天" / "3d", "8 小时" / "8h".
+// humanDuration renders a threshold for people: "3天" / "3d", "8小时" / "8h".
 func humanDuration(d time.Duration, lang string) string {
 	s := formatWhatIfDuration(d)
 	if lang != "zh" {
 		return s
 	}
-	return strings.NewReplacer("d", " 天", "h", " 小时", "m", " 分钟", "s", " 秒").Replace(s)
+	return strings.NewReplacer("d", "天", "h", "小时", "m", "分钟", "s", "秒").Replace(s)
 }
 
 // scenarioTitle names a scenario in lang, with its threshold.

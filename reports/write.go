@@ -57,6 +57,14 @@ func (o WriteOptions) exact() bool {
 	return o.Format == FormatCSV || o.Format == FormatTSV || o.Format == FormatJSON || o.Format == FormatXLSX
 }
 
+// codes tells whether labels (providers, kinds, states …) are written as
+// their stable codes, for programs (csv, tsv, json), rather than as names in
+// the report's language (table, md, html, and xlsx, which people read even
+// though its numbers are exact).
+func (o WriteOptions) codes() bool {
+	return o.Format == FormatCSV || o.Format == FormatTSV || o.Format == FormatJSON
+}
+
 // Binary reports whether format is a binary file format (xlsx), which a
 // command must not write to a terminal.
 func Binary(format string) bool { return format == FormatXLSX }

@@ -21,10 +21,12 @@ func (a *app) demoCommand() *cobra.Command {
 		Short: "Import, audit and report a bundled month of sample bills / 用示例账单演示",
 		Long: `Copy a bundled month of sample bills (October 2026: AutoDL, 揽睿星舟, 恒源云, 矩池云,
 AWS FOCUS; UTF-8, GBK, XLSX) to a folder, import them into a fresh ledger there, audit
-the month and print the spend report and the findings. The ledger stays where it says,
-so every other command can go on with --db.
+the month and print the spend report, the findings, the real price of a GPU-hour and
+the refund checklist. The ledger stays where it says, so every other command can go on
+with --db.
 
-把内置的一个月示例账单复制到一个目录，导入新账本、审计并打印支出报表和审计发现。
+把内置的一个月示例账单复制到一个目录，导入新账本、审计并打印支出报表、审计发现、GPU
+每小时的真实价格和退款清单。
 账本保留在打印出的路径，可用 --db 继续使用其他命令。`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -84,7 +86,7 @@ func (a *app) runDemo(cmd *cobra.Command, dir string) error {
 	}
 
 	a.heading("本月支出 "+a.month, "Spend in "+a.month)
-	spend, err := reports.Spend(ctx, db, reports.SpendOptions{Month: a.month})
+	spend, err := reports.Spend(ctx, db, reports.SpendOptions{Month: a.month, TZ: a.loc})
 	if err != nil {
 		return internal(err)
 	}
@@ -95,9 +97,26 @@ func (a *app) runDemo(cmd *cobra.Command, dir string) error {
 	if err := a.writeFindings(cmd, db, a.month); err != nil {
 		return err
 	}
-	a.say("\n示例账单在 %s，账本在 %s。继续试试：\n  gpubill --db %s report spend --by provider,resource\n  gpubill --db %s report findings --format json",
-		"\nThe sample bills are in %s, the ledger is %s. Go on with:\n  gpubill --db %s report spend --by provider,resource\n  gpubill --db %s report findings --format json",
-		bills, a.dbPath, a.dbPath, a.dbPath)
+	// The number the mission is about, then what to claim back.
+	a.heading("GPU 每小时的真实价格 "+a.month, "The real price of a GPU-hour in "+a.month)
+	gpu, err := reports.GPUHours(ctx, db, reports.GPUHourOptions{Month: a.month, Prices: cfg.ReferencePrices()})
+	if err != nil {
+		return internal(err)
+	}
+	if err := a.writeReport(gpu); err != nil {
+		return err
+	}
+	a.heading("退款清单 "+a.month, "Refund checklist for "+a.month)
+	refunds, err := reports.Refunds(ctx, db, reports.RefundsOptions{Month: a.month, TZ: a.loc, Policy: cfg.PolicyFor})
+	if err != nil {
+		return internal(err)
+	}
+	if err := a.writeReport(refunds); err != nil {
+		return err
+	}
+	a.say("\n示例账单在 %s，账本在 %s。继续试试：\n  gpubill --db %s report instances\n  gpubill --db %s report whatif\n  gpubill --db %s report spend -o spend.html",
+		"\nThe sample bills are in %s, the ledger is %s. Go on with:\n  gpubill --db %s report instances\n  gpubill --db %s report whatif\n  gpubill --db %s report spend -o spend.html",
+		bills, a.dbPath, a.dbPath, a.dbPath, a.dbPath)
 	return nil
 }
 
