@@ -61,6 +61,15 @@ func Check(path string) (CheckResult, error) {
 // checkContent is Check for the content r of the file shown as path.
 func checkContent(path string, r io.Reader) (CheckResult, error) {
 	res := CheckResult{Path: path}
+	if f, ok := r.(*os.File); ok { // the workbook limits, as for an import (limits.go)
+		if st, err := f.Stat(); err == nil {
+			if kind, _ := sniffZip(f, st.Size()); kind == zipWorkbook {
+				if err := checkWorkbook(path, f, st.Size(), ZipLimits{}); err != nil {
+					return res, err
+				}
+			}
+		}
+	}
 	src, err := openSource(path, r)
 	if err != nil {
 		return res, err

@@ -30,7 +30,7 @@ func TestFormatsRegistry(t *testing.T) {
 		default:
 			t.Errorf("format %s: confidence %q", f.ID, f.Confidence)
 		}
-		if f.Target != TargetLineItems && f.Target != TargetTransactions && f.Target != TargetPayments {
+		if f.Target != TargetLineItems && f.Target != TargetTransactions && f.Target != TargetPayments && f.Target != TargetInvoices {
 			t.Errorf("format %s: target %q", f.ID, f.Target)
 		}
 		if len(f.RequiredHeaders) == 0 {

@@ -173,6 +173,13 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	if opts.Provider != "" {
 		opts.Provider = focusProvider(strings.TrimSpace(opts.Provider), "")
 	}
+	if ra, ok := r.(io.ReaderAt); ok {
+		if kind, _ := sniffZip(ra, size); kind == zipWorkbook {
+			if err := checkWorkbook(path, ra, size, opts.Zip); err != nil {
+				return err
+			}
+		}
+	}
 	src, err := openSource(path, r)
 	if err != nil {
 		return err
@@ -403,6 +410,9 @@ type counts struct {
 // goroutine maps records into batches, this goroutine inserts them (on two
 // cores the inserter is the bottleneck, so parsing runs beside it).
 func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledger.Import) error {
+	if b.format.Target == TargetInvoices {
+		return im.invoiceTable(itx, t, b, env, imp)
+	}
 	var lm lineMapper
 	var tm txMapper
 	var pm payMapper
@@ -525,6 +535,10 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 		cnt.read += pendingEmpty + 1
 		cnt.skipped += pendingEmpty
 		pendingEmpty = 0
+		if err := checkExtraCells(t, rec, b.header); err != nil {
+			fail(err)
+			return
+		}
 		if !get() {
 			return
 		}

@@ -68,6 +68,9 @@ func (t *csvTable) next() ([]string, error) {
 		rec[i] = trimCell(c)
 	}
 	t.rec = rec
+	if err := checkRecord(t.path, "", rec, t.line); err != nil {
+		return nil, err
+	}
 	return rec, nil
 }
 
@@ -112,6 +115,9 @@ func (t *xlsxTable) next() (rec []string, err error) {
 	}
 	for i, c := range cols {
 		cols[i] = trimCell(c)
+	}
+	if err := checkRecord(t.path, t.name, cols, t.line); err != nil {
+		return nil, err
 	}
 	return cols, nil
 }
@@ -181,6 +187,12 @@ func openSource(path string, r io.Reader) (src *source, err error) {
 			src.jsonBase = 3
 		}
 		return src, nil
+	}
+	if looksHTML(sample) {
+		return nil, &InputError{File: path, Msg: "an HTML page, not a bill (a web page saved as .xls/.xlsx?): export the bill as CSV or XLSX, or copy the table into the gpubill template"}
+	}
+	if looksXMLSpreadsheet(sample) {
+		return nil, &InputError{File: path, Msg: "an Excel 2003 XML spreadsheet: save it as .xlsx or CSV"}
 	}
 	delim := detectDelimiter(sample)
 	// Exports with stray quotes (WeChat Pay) are repaired before the CSV

@@ -3,7 +3,19 @@
 // finding, plus the record of each import.
 //
 // The schema lives in numbered, embedded migrations (migrations/NNNN_name.sql),
-// applied in order, one transaction each, and recorded in schema_migrations.
+// recorded in schema_migrations; a ledger of an older schema is brought up to
+// date on open, every pending migration in one transaction (all or none), and
+// a ledger newer than the binary is refused.
+//
+// Safety: files are created 0600 (the ledger, its -wal and -shm) in a 0700
+// folder. A writer that finds another gpubill writing waits for it, however
+// long it takes (BEGIN IMMEDIATE retried until the context ends; Options.OnWait
+// tells the user once); readers never wait (WAL). Doctor checks a ledger
+// without changing it (integrity, foreign keys, schema version, orphan rows,
+// import records against their rows); DB.Backup writes a consistent, checked
+// copy while other commands run (VACUUM INTO a temporary file, then rename).
+// Line items are read packed, one text value a row (packed.go), because the
+// driver locks once per column.
 //
 // Money is never a float: Go code uses decimal.Decimal, SQLite stores the
 // canonical decimal string in TEXT columns, and sums go through the exact

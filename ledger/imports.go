@@ -65,7 +65,7 @@ func (db *DB) UndoImport(ctx context.Context, id int64) (removed int64, err erro
 	} else if err != nil {
 		return 0, fmt.Errorf("ledger: undo import: %w", err)
 	}
-	for _, table := range []string{"line_items", "transactions", "payments"} {
+	for _, table := range []string{"line_items", "transactions", "payments", "invoices"} {
 		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE import_id = ?`, id)
 		if err != nil {
 			return 0, fmt.Errorf("ledger: undo import %d: %w", id, err)

@@ -21,10 +21,15 @@ import (
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
+// migrationSource is where migrations() reads migrations/NNNN_name.sql;
+// tests replace it to prove that a failing migration rolls back them all.
+var migrationSource fs.FS = migrationFS
+
 // DB is an open ledger.
 type DB struct {
 	sql  *sql.DB
 	path string
+	wait waitState // write transactions that wait for another process (safety.go)
 }
 
 // SQL returns the underlying database handle, for packages that run their
@@ -37,9 +42,35 @@ func (db *DB) Path() string { return db.path }
 // Close closes the ledger.
 func (db *DB) Close() error { return db.sql.Close() }
 
-// Open opens (creating if needed, with mode 0600 in a 0700 directory) the
-// ledger at path and brings its schema up to date.
+// Options change how OpenWith opens a ledger.
+type Options struct {
+	// OnWait is called, at most once per DB, when a write transaction has to
+	// wait for another process (another gpubill) that holds the ledger's
+	// write lock. The CLI prints a notice on a terminal; the write then goes
+	// on waiting, however long the other process takes, until it gets the
+	// lock or its context ends.
+	OnWait func()
+}
+
+// Open opens (creating if needed) the ledger at path and brings its schema
+// up to date; see OpenWith.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith opens (creating if needed) the ledger at path and brings its
+// schema up to date, every pending migration in one transaction.
+//
+// File modes: a new ledger file is created 0600 whatever the umask, and so
+// are its -wal and -shm files (SQLite gives them the mode of the database
+// file). Missing parent directories are created 0700; a directory that
+// already exists is the user's and is left as it is.
+//
+// Concurrency: several processes may open the same ledger. Readers never
+// wait (WAL). A write transaction (BEGIN IMMEDIATE) that finds another
+// writer waits for it without a time limit (safety.go), calling
+// opts.OnWait once, instead of failing with "database is locked".
+func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("ledger: empty path")
 	}
@@ -57,18 +88,20 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	for _, p := range []string{
 		"foreign_keys(1)",
 		"journal_mode(WAL)",
-		"busy_timeout(10000)",
+		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
 		"synchronous(NORMAL)",
 		"cache_size(-16384)",
 	} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
-	sdb, err := sql.Open("sqlite", fileURI(path, q))
+	db := &DB{path: path}
+	sdb, err := openWaiting(fileURI(path, q), &db.wait)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
 	}
-	db := &DB{sql: sdb, path: path}
+	db.sql = sdb
+	db.wait.onWait = opts.OnWait
 	if err := db.migrate(ctx); err != nil {
 		sdb.Close()
 		return nil, err
@@ -94,7 +127,7 @@ type migration struct {
 }
 
 func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
+	entries, err := fs.ReadDir(migrationSource, "migrations")
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +139,7 @@ func migrations() ([]migration, error) {
 		if !ok || err != nil {
 			return nil, fmt.Errorf("ledger: migration %q is not named NNNN_name.sql", name)
 		}
-		b, err := migrationFS.ReadFile("migrations/" + name)
+		b, err := fs.ReadFile(migrationSource, "migrations/"+name)
 		if err != nil {
 			return nil, err
 		}
@@ -125,42 +158,75 @@ func SchemaVersion() int {
 	return ms[len(ms)-1].version
 }
 
+// migrate applies every pending migration in one write transaction: a
+// ledger from an older gpubill is either fully upgraded or left as it was
+// (a crash or an error in the middle rolls every step back). A ledger that
+// is up to date is only read, so opening it never waits for a writer.
 func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
-		return fmt.Errorf("ledger: %w", err)
-	}
 	ms, err := migrations()
 	if err != nil {
 		return err
 	}
-	var current int
-	if err := db.sql.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
-		return fmt.Errorf("ledger: %w", err)
+	newest := 0
+	if n := len(ms); n > 0 {
+		newest = ms[n-1].version
 	}
-	if n := len(ms); n > 0 && current > ms[n-1].version {
-		return fmt.Errorf("ledger: %s has schema version %d, newer than this gpubill knows (%d); upgrade gpubill", db.path, current, ms[n-1].version)
+	current, err := schemaVersion(ctx, db.sql)
+	if err != nil {
+		return fmt.Errorf("ledger: %s: %w", db.path, err)
 	}
+	if current > newest {
+		return fmt.Errorf("ledger: %s has schema version %d, newer than this gpubill knows (%d); upgrade gpubill", db.path, current, newest)
+	}
+	if current == newest && current > 0 {
+		return nil
+	}
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("ledger: migrate %s: %w", db.path, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("ledger: migrate %s: %w", db.path, err)
+	}
+	// Another process may have migrated between the read above and the lock.
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		return fmt.Errorf("ledger: migrate %s: %w", db.path, err)
+	}
+	now := FormatTime(time.Now())
 	for _, m := range ms {
 		if m.version <= current {
 			continue
 		}
-		tx, err := db.sql.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("ledger: %w", err)
-		}
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("ledger: migration %s: %w", m.name, err)
+			return fmt.Errorf("ledger: %s: migration %s: %w", db.path, m.name, err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
-			m.version, m.name, FormatTime(time.Now())); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("ledger: %w", err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("ledger: migration %s: %w", m.name, err)
+			m.version, m.name, now); err != nil {
+			return fmt.Errorf("ledger: %s: migration %s: %w", db.path, m.name, err)
 		}
 	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("ledger: migrate %s: %w", db.path, err)
+	}
 	return nil
+}
+
+// schemaVersion reads the newest applied migration (0 for a new file).
+func schemaVersion(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var v int
+	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, err
+	}
+	return v, nil
 }

@@ -141,6 +141,10 @@ Start with:  gpubill demo` + "\n" + helpTail,
 		a.formatsCommand(),
 		a.rulesCommand(),
 		a.demoCommand(),
+		a.reconcileCommand(),
+		a.invoiceCommand(),
+		a.doctorCommand(),
+		a.backupCommand(),
 	)
 	return root
 }
@@ -202,7 +206,15 @@ func (a *app) openLedger(ctx context.Context) (*ledger.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := ledger.Open(ctx, p)
+	// A second gpubill waits for the first to finish writing, however long
+	// it takes, and says so once on a terminal.
+	var opts ledger.Options
+	if isTerminal(a.stderr) {
+		opts.OnWait = func() {
+			a.say("等待另一个 gpubill 进程完成…", "waiting for another gpubill to finish…")
+		}
+	}
+	db, err := ledger.OpenWith(ctx, p, opts)
 	if err != nil {
 		return nil, internal(err)
 	}

@@ -1,0 +1,285 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// Check statuses of a doctor report.
+const (
+	CheckOK      = "ok"
+	CheckWarning = "warning" // worth knowing; the ledger is sound
+	CheckProblem = "problem" // the ledger is damaged or inconsistent
+)
+
+// Check is one finding of Doctor.
+type Check struct {
+	Name   string // stable id: integrity, foreign_keys, schema_version, …
+	Status string // CheckOK, CheckWarning or CheckProblem
+	Detail string // what was found, in English
+	Count  int64  // how many rows or records are affected (0 when none or not countable)
+}
+
+// DoctorReport is the outcome of Doctor.
+type DoctorReport struct {
+	Path          string
+	SchemaVersion int // the ledger's; this gpubill's is SchemaVersion()
+	Checks        []Check
+}
+
+// OK reports whether no check found a problem (warnings are fine).
+func (r *DoctorReport) OK() bool {
+	for _, c := range r.Checks {
+		if c.Status == CheckProblem {
+			return false
+		}
+	}
+	return true
+}
+
+// maxDetails bounds how many messages of integrity_check or how many ids a
+// check lists in its Detail.
+const maxDetails = 10
+
+// Doctor checks the ledger at path without changing it (it neither creates,
+// migrates nor repairs): SQLite's integrity_check and foreign_key_check,
+// the schema version, rows whose import is gone (orphans), import records
+// whose counts disagree with the rows they added, imports left unfinished,
+// and the file's mode. A damaged file is reported, not returned as an error;
+// the error is for a ledger that cannot be opened at all.
+func Doctor(ctx context.Context, path string) (*DoctorReport, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("ledger: %s is a directory", path)
+	}
+	// Read-write (WAL needs the -shm), but Doctor writes nothing; no
+	// authorizer: integrity_check is a PRAGMA.
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", "query_only(1)")
+	sdb, err := sql.Open("sqlite", fileURI(path, q))
+	if err != nil {
+		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
+	}
+	defer sdb.Close()
+	sdb.SetMaxOpenConns(1)
+	r := &DoctorReport{Path: path}
+
+	r.Checks = append(r.Checks, integrityCheck(ctx, sdb))
+	if r.Checks[0].Status == CheckProblem && r.Checks[0].Count < 0 {
+		// Not a database at all: nothing else can be read.
+		r.Checks[0].Count = 0
+		return r, nil
+	}
+	r.Checks = append(r.Checks, foreignKeyCheck(ctx, sdb))
+	ver := versionCheck(ctx, sdb, r)
+	r.Checks = append(r.Checks, ver)
+	if ver.Status == CheckProblem && r.SchemaVersion == 0 {
+		return r, nil // no gpubill schema: the row checks have no tables to read
+	}
+	r.Checks = append(r.Checks, orphanCheck(ctx, sdb), countsCheck(ctx, sdb), unfinishedCheck(ctx, sdb))
+	r.Checks = append(r.Checks, modeCheck(st))
+	return r, nil
+}
+
+// integrityCheck runs PRAGMA integrity_check. Count is -1 when the file is
+// no SQLite database.
+func integrityCheck(ctx context.Context, db *sql.DB) Check {
+	c := Check{Name: "integrity", Status: CheckOK, Detail: "PRAGMA integrity_check: ok"}
+	rows, err := db.QueryContext(ctx, `PRAGMA integrity_check(100)`)
+	if err != nil {
+		return Check{Name: "integrity", Status: CheckProblem, Count: -1, Detail: "not a readable SQLite database: " + err.Error()}
+	}
+	defer rows.Close()
+	var msgs []string
+	for rows.Next() {
+		var m string
+		if err := rows.Scan(&m); err != nil {
+			return Check{Name: "integrity", Status: CheckProblem, Count: -1, Detail: err.Error()}
+		}
+		if m != "ok" {
+			msgs = append(msgs, m)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return Check{Name: "integrity", Status: CheckProblem, Count: -1, Detail: "not a readable SQLite database: " + err.Error()}
+	}
+	if len(msgs) > 0 {
+		c.Status, c.Count = CheckProblem, int64(len(msgs))
+		c.Detail = "PRAGMA integrity_check: " + joinFirst(msgs, "; ")
+	}
+	return c
+}
+
+func foreignKeyCheck(ctx context.Context, db *sql.DB) Check {
+	c := Check{Name: "foreign_keys", Status: CheckOK, Detail: "PRAGMA foreign_key_check: no violations"}
+	rows, err := db.QueryContext(ctx, `PRAGMA foreign_key_check`)
+	if err != nil {
+		return Check{Name: "foreign_keys", Status: CheckProblem, Detail: err.Error()}
+	}
+	defer rows.Close()
+	per := map[string]int64{}
+	var tables []string
+	for rows.Next() {
+		var table, parent string
+		var rowid sql.NullInt64
+		var fkid int64
+		if err := rows.Scan(&table, &rowid, &parent, &fkid); err != nil {
+			return Check{Name: "foreign_keys", Status: CheckProblem, Detail: err.Error()}
+		}
+		key := table + " → " + parent
+		if per[key] == 0 {
+			tables = append(tables, key)
+		}
+		per[key]++
+		c.Count++
+	}
+	if err := rows.Err(); err != nil {
+		return Check{Name: "foreign_keys", Status: CheckProblem, Detail: err.Error()}
+	}
+	if c.Count > 0 {
+		var parts []string
+		for _, k := range tables {
+			parts = append(parts, fmt.Sprintf("%s: %d", k, per[k]))
+		}
+		c.Status = CheckProblem
+		c.Detail = fmt.Sprintf("%d row(s) reference a missing row (%s)", c.Count, joinFirst(parts, ", "))
+	}
+	return c
+}
+
+func versionCheck(ctx context.Context, db *sql.DB, r *DoctorReport) Check {
+	c := Check{Name: "schema_version"}
+	v, err := schemaVersion(ctx, db)
+	if err != nil {
+		c.Status, c.Detail = CheckProblem, err.Error()
+		return c
+	}
+	r.SchemaVersion = v
+	want := SchemaVersion()
+	switch {
+	case v == 0:
+		c.Status, c.Detail = CheckProblem, "no gpubill schema (schema_migrations is missing or empty): not a gpubill ledger"
+	case v > want:
+		c.Status, c.Detail = CheckProblem, fmt.Sprintf("version %d, newer than this gpubill knows (%d): upgrade gpubill", v, want)
+	case v < want:
+		c.Status, c.Detail = CheckWarning, fmt.Sprintf("version %d, older than this gpubill's %d: the next command that opens it migrates it", v, want)
+	default:
+		c.Status, c.Detail = CheckOK, fmt.Sprintf("version %d (current)", v)
+	}
+	return c
+}
+
+// rowTables are the tables whose rows an import adds.
+var rowTables = []string{"line_items", "transactions", "payments"}
+
+func orphanCheck(ctx context.Context, db *sql.DB) Check {
+	c := Check{Name: "orphan_rows", Status: CheckOK, Detail: "every line item, money-flow row and payment belongs to an import"}
+	var parts []string
+	for _, table := range rowTables {
+		var n int64
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` t
+			WHERE NOT EXISTS (SELECT 1 FROM imports im WHERE im.id = t.import_id)`).Scan(&n); err != nil {
+			return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d", table, n))
+			c.Count += n
+		}
+	}
+	if c.Count > 0 {
+		c.Status = CheckProblem
+		c.Detail = fmt.Sprintf("%d row(s) whose import record is gone (%s)", c.Count, strings.Join(parts, ", "))
+	}
+	return c
+}
+
+// countsCheck compares rows_new of every finished import with the rows that
+// carry its id: an import adds exactly its new rows, and only an undo (which
+// removes the record too) takes them away.
+func countsCheck(ctx context.Context, db *sql.DB) Check {
+	c := Check{Name: "import_counts", Status: CheckOK, Detail: "every import record holds as many rows as it added"}
+	rows, err := db.QueryContext(ctx, `
+		WITH held(import_id, n) AS (
+			SELECT import_id, count(*) FROM line_items GROUP BY import_id
+			UNION ALL SELECT import_id, count(*) FROM transactions GROUP BY import_id
+			UNION ALL SELECT import_id, count(*) FROM payments GROUP BY import_id)
+		SELECT im.id, im.path, im.rows_new, coalesce((SELECT sum(n) FROM held WHERE held.import_id = im.id), 0) AS got
+		FROM imports im WHERE im.status = 'ok' AND im.rows_new != got ORDER BY im.id`)
+	if err != nil {
+		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var id, want, got int64
+		var path string
+		if err := rows.Scan(&id, &path, &want, &got); err != nil {
+			return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+		}
+		c.Count++
+		parts = append(parts, fmt.Sprintf("import %d (%s): recorded %d new, holds %d", id, path, want, got))
+	}
+	if err := rows.Err(); err != nil {
+		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+	}
+	if c.Count > 0 {
+		c.Status = CheckProblem
+		c.Detail = fmt.Sprintf("%d import record(s) disagree with their rows: %s", c.Count, joinFirst(parts, "; "))
+	}
+	return c
+}
+
+// unfinishedCheck finds import records that never reached "ok": an import
+// writes its record and its rows in one transaction, so a committed
+// record that is still "running" means something else wrote the file.
+func unfinishedCheck(ctx context.Context, db *sql.DB) Check {
+	c := Check{Name: "unfinished_imports", Status: CheckOK, Detail: "every import record is finished"}
+	rows, err := db.QueryContext(ctx, `SELECT id FROM imports WHERE status != 'ok' ORDER BY id`)
+	if err != nil {
+		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+		}
+		ids = append(ids, fmt.Sprint(id))
+	}
+	if err := rows.Err(); err != nil {
+		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+	}
+	if len(ids) > 0 {
+		c.Status, c.Count = CheckProblem, int64(len(ids))
+		c.Detail = "import record(s) not finished: " + joinFirst(ids, ", ") + " (gpubill imports undo ID removes one)"
+	}
+	return c
+}
+
+// modeCheck warns when others than the owner may read the ledger (a file
+// made by hand, or copied with a lax umask).
+func modeCheck(st os.FileInfo) Check {
+	c := Check{Name: "file_mode", Status: CheckOK, Detail: fmt.Sprintf("%v: only the owner can read it", st.Mode().Perm())}
+	if st.Mode().Perm()&0o077 != 0 {
+		c.Status = CheckWarning
+		c.Detail = fmt.Sprintf("%v: others can read the ledger; chmod 600 it", st.Mode().Perm())
+	}
+	return c
+}
+
+// joinFirst joins at most maxDetails items and says how many more there are.
+func joinFirst(items []string, sep string) string {
+	if len(items) <= maxDetails {
+		return strings.Join(items, sep)
+	}
+	return strings.Join(items[:maxDetails], sep) + fmt.Sprintf("%s… (%d more)", sep, len(items)-maxDetails)
+}
