@@ -170,7 +170,27 @@ func (a *app) setup(cmd *cobra.Command) error {
 	if f := cmd.Flags().Lookup("format"); f != nil {
 		a.formatOn = f.Changed
 	}
-	return nil
+	return a.checkFormat(cmd)
+}
+
+// checkFormat rejects an unknown --format, and xlsx or html for a command
+// that writes neither (only reports, audit, template and packet write
+// files of those kinds), instead of silently printing a table.
+func (a *app) checkFormat(cmd *cobra.Command) error {
+	switch a.format {
+	case reports.FormatTable, reports.FormatTSV, reports.FormatMarkdown, reports.FormatCSV, reports.FormatJSON:
+		return nil
+	case reports.FormatXLSX, reports.FormatHTML:
+	default:
+		return fmt.Errorf("--format %q: want table, tsv, md, csv, json, xlsx or html", a.format)
+	}
+	for c := cmd; c != nil; c = c.Parent() {
+		switch c.Name() {
+		case "report", "audit", "template", "packet":
+			return nil
+		}
+	}
+	return fmt.Errorf("--format %s: %s writes table, tsv, md, csv or json (xlsx and html are for reports and audit)", a.format, cmd.CommandPath())
 }
 
 func langFromEnv() string {
