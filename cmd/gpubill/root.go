@@ -174,9 +174,12 @@ func (a *app) setup(cmd *cobra.Command) error {
 }
 
 // checkFormat rejects an unknown --format, and xlsx or html for a command
-// that writes neither (only reports, audit, template and packet write
-// files of those kinds), instead of silently printing a table.
+// that writes neither (only reports and audit do; template and packet
+// check their own --format), instead of silently printing a table.
 func (a *app) checkFormat(cmd *cobra.Command) error {
+	if n := cmd.Name(); n == "template" || n == "packet" {
+		return nil // their --format names the file they write, checked by them
+	}
 	switch a.format {
 	case reports.FormatTable, reports.FormatTSV, reports.FormatMarkdown, reports.FormatCSV, reports.FormatJSON:
 		return nil
@@ -186,7 +189,7 @@ func (a *app) checkFormat(cmd *cobra.Command) error {
 	}
 	for c := cmd; c != nil; c = c.Parent() {
 		switch c.Name() {
-		case "report", "audit", "template", "packet":
+		case "report", "audit":
 			return nil
 		}
 	}
