@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -480,6 +481,46 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	return in, nil
 }
 
+// ruleResult is what one built-in rule returned.
+type ruleResult struct {
+	findings []ledger.Finding
+	err      error
+}
+
+// runBuiltins runs the enabled built-in rules side by side, as many at once
+// as Go has processors, and returns their results in registry order (the
+// caller completes them in that order, so the outcome does not depend on
+// which rule finished first). Rules only read their Input; the caches they
+// share (sessions, compute coverage) are built before they start, and each
+// rule gets a copy of the Input that knows its own id (for Param).
+func runBuiltins(ctx context.Context, in *Input) ([]ruleResult, error) {
+	in.Sessions()
+	in.coverage()
+	results := make([]ruleResult, len(registry))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, r := range registry {
+		if !in.cfg.enabled(r.ID()) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := ctx.Err(); err != nil {
+				results[i].err = err
+				return
+			}
+			own := *in
+			own.ruleID = r.ID()
+			results[i].findings, results[i].err = r.Run(ctx, &own)
+		}()
+	}
+	wg.Wait()
+	return results, ctx.Err()
+}
+
 // loadParts is how many connections read a month's line items at once.
 const loadParts = 2
 
@@ -569,23 +610,21 @@ func runRules(ctx context.Context, db *ledger.DB, in *Input) (*Result, error) {
 		all = append(all, fs...)
 		return nil
 	}
-	for _, r := range registry {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	results, err := runBuiltins(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range registry {
 		if !in.cfg.enabled(r.ID()) {
 			continue
 		}
-		in.ruleID = r.ID()
-		fs, err := r.Run(ctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("rules: %s: %w", r.ID(), err)
+		if results[i].err != nil {
+			return nil, fmt.Errorf("rules: %s: %w", r.ID(), results[i].err)
 		}
-		if err := finish(r.ID(), fs, nil); err != nil {
+		if err := finish(r.ID(), results[i].findings, nil); err != nil {
 			return nil, fmt.Errorf("rules: %s: %w", r.ID(), err)
 		}
 	}
-	in.ruleID = ""
 	res := &Result{}
 	if in.cfg.RulesDir != "" {
 		var err error
