@@ -6,7 +6,10 @@
 // then, for each size, runs the baseline and `gpubill import` alternately
 // (the machines drift ±20%, so only ratios taken in one run mean anything),
 // each into a fresh database, and prints the median wall time, the median
-// peak RSS and the ratio to the baseline.
+// peak RSS and the ratio to the baseline. With -audit (the default) it also
+// audits every month of each imported ledger with `gpubill audit` and
+// prints the total against the import it followed (the target: at most
+// half of it).
 //
 //	go build -o /tmp/gpubill ./cmd/gpubill
 //	go run ./cmd/gpubill-bench -gpubill /tmp/gpubill -rows 100000,1000000 -runs 3
@@ -35,8 +38,9 @@ func main() {
 	sizes := flag.String("rows", "100000,1000000", "comma-separated row counts")
 	runs := flag.Int("runs", 3, "runs of each side per size")
 	dir := flag.String("dir", "", "work folder (default: a temporary folder, removed at the end)")
+	audit := flag.Bool("audit", true, "also time gpubill audit of every month of the imported ledger")
 	flag.Parse()
-	if err := run(*bin, *sizes, *runs, *dir); err != nil {
+	if err := run(*bin, *sizes, *runs, *dir, *audit); err != nil {
 		fmt.Fprintln(os.Stderr, "gpubill-bench:", err)
 		os.Exit(1)
 	}
@@ -47,7 +51,7 @@ type sample struct {
 	rssKB int64
 }
 
-func run(bin, sizes string, runs int, dir string) error {
+func run(bin, sizes string, runs int, dir string, audit bool) error {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		return fmt.Errorf("the baseline needs the sqlite3 tool (apt-get install sqlite3): %w", err)
 	}
@@ -71,7 +75,7 @@ func run(bin, sizes string, runs int, dir string) error {
 		if err := generate(csvPath, n); err != nil {
 			return err
 		}
-		var base, ours []sample
+		var base, ours, audits []sample
 		for i := 0; i < runs; i++ {
 			b, err := timed(dir, exec.Command("sqlite3", filepath.Join(dir, "base.db"), ".import --csv "+csvPath+" bill"))
 			if err != nil {
@@ -85,12 +89,48 @@ func run(bin, sizes string, runs int, dir string) error {
 				return fmt.Errorf("gpubill import: %w", err)
 			}
 			ours = append(ours, o)
+			if audit {
+				a, err := auditAll(bin, filepath.Join(dir, "ours.db"), n)
+				if err != nil {
+					return err
+				}
+				audits = append(audits, a)
+			}
 		}
 		mb, mo := median(base), median(ours)
 		fmt.Printf("%-9d %-22s %10.2f %10.1f %8s\n", n, "sqlite3 .import", mb.wall.Seconds(), float64(mb.rssKB)/1024, "1.00")
 		fmt.Printf("%-9d %-22s %10.2f %10.1f %8.2f\n", n, "gpubill import", mo.wall.Seconds(), float64(mo.rssKB)/1024, mo.wall.Seconds()/mb.wall.Seconds())
+		if audit {
+			// Ratios of the medians; each audit ran right after its import.
+			ma := median(audits)
+			fmt.Printf("%-9d %-22s %10.2f %10.1f %8.2f  (audit / gpubill import: %.2f)\n", n, "gpubill audit (all)",
+				ma.wall.Seconds(), float64(ma.rssKB)/1024, ma.wall.Seconds()/mb.wall.Seconds(), ma.wall.Seconds()/mo.wall.Seconds())
+		}
 	}
 	return nil
+}
+
+// auditAll runs gpubill audit on every month the generated bill of n rows
+// covers (WriteSampleTemplateCSV puts row i in hour i/400 from 2026-10-01)
+// and returns the summed wall time and the largest peak RSS.
+func auditAll(bin, db string, n int) (sample, error) {
+	var total sample
+	first := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	last := first.Add(time.Duration(max(n-1, 0)/400) * time.Hour)
+	for m := first; !m.After(last); m = m.AddDate(0, 1, 0) {
+		cmd := exec.Command(bin, "audit", "--db", db, "--month", m.Format("2006-01"), "--format", "json")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			return total, fmt.Errorf("gpubill audit %s: %v: %s", m.Format("2006-01"), err, stderr.String())
+		}
+		total.wall += time.Since(start)
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			total.rssKB = max(total.rssKB, ru.Maxrss)
+		}
+	}
+	return total, nil
 }
 
 // timed runs cmd on fresh databases in dir and returns its wall time and peak RSS.
