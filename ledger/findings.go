@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/shopspring/decimal"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // SaveAudit records an audit run of month and stores its findings in one
@@ -31,32 +32,47 @@ func (db *DB) SaveAudit(ctx context.Context, month, tz, params string, findings 
 	if runID, err = res.LastInsertId(); err != nil {
 		return 0, err
 	}
-	for i := range findings {
-		f := &findings[i]
-		f.RunID = runID
-		f.Month = month
-		var id int64
-		err = tx.QueryRowContext(ctx, `INSERT INTO findings(fingerprint, run_id, first_run_id, month, rule_id, severity, provider,
+	// Statements prepared once: an audit may store tens of thousands of
+	// findings and evidence rows, and preparing each was most of the time.
+	upsert, err := tx.PrepareContext(ctx, `INSERT INTO findings(fingerprint, run_id, first_run_id, month, rule_id, severity, provider,
 			resource_id, period_start, period_end, amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en)
 			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 			ON CONFLICT(fingerprint) DO UPDATE SET run_id=excluded.run_id, month=excluded.month, severity=excluded.severity,
 				period_start=excluded.period_start, period_end=excluded.period_end, amount_at_risk=excluded.amount_at_risk,
 				currency=excluded.currency, basis=excluded.basis, reason_zh=excluded.reason_zh, reason_en=excluded.reason_en,
 				advice_zh=excluded.advice_zh, advice_en=excluded.advice_en
-			RETURNING id, state`,
-			f.Fingerprint, runID, runID, month, f.RuleID, f.Severity, f.Provider, f.ResourceID,
+			RETURNING id, state`)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: save audit: %w", err)
+	}
+	defer upsert.Close()
+	clearEv, err := tx.PrepareContext(ctx, `DELETE FROM finding_evidence WHERE finding_id = ?`)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: save audit: %w", err)
+	}
+	defer clearEv.Close()
+	addEv, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO finding_evidence(finding_id, line_item_id, file, row) VALUES (?,?,?,?)`)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: save audit: %w", err)
+	}
+	defer addEv.Close()
+	for i := range findings {
+		f := &findings[i]
+		f.RunID = runID
+		f.Month = month
+		var id int64
+		err = upsert.QueryRowContext(ctx, f.Fingerprint, runID, runID, month, f.RuleID, f.Severity, f.Provider, f.ResourceID,
 			FormatTime(f.PeriodStart), FormatTime(f.PeriodEnd), canonicalNullDec(f.AmountAtRisk), f.Currency, f.Basis,
 			f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN).Scan(&id, &f.State)
 		if err != nil {
 			return 0, fmt.Errorf("ledger: save finding %s: %w", f.Fingerprint, err)
 		}
 		f.ID = id
-		if _, err = tx.ExecContext(ctx, `DELETE FROM finding_evidence WHERE finding_id = ?`, id); err != nil {
+		if _, err = clearEv.ExecContext(ctx, id); err != nil {
 			return 0, err
 		}
 		for _, e := range f.Evidence {
-			if _, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO finding_evidence(finding_id, line_item_id, file, row) VALUES (?,?,?,?)`,
-				id, e.LineItemID, e.File, e.Row); err != nil {
+			if _, err = addEv.ExecContext(ctx, id, e.LineItemID, e.File, e.Row); err != nil {
 				return 0, fmt.Errorf("ledger: save evidence: %w", err)
 			}
 		}
@@ -123,29 +139,42 @@ func (db *DB) Findings(ctx context.Context, month string) ([]Finding, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	for i := range out {
-		if out[i].Evidence, err = db.evidence(ctx, out[i].ID); err != nil {
-			return nil, err
-		}
+	if err := db.attachEvidence(ctx, month, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-func (db *DB) evidence(ctx context.Context, findingID int64) ([]Evidence, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT line_item_id, file, row FROM finding_evidence WHERE finding_id = ? ORDER BY file, row, line_item_id`, findingID)
+// attachEvidence reads the evidence of the findings of month (all months
+// when "") in one query and hands each finding its rows, ordered by file,
+// row and line item.
+func (db *DB) attachEvidence(ctx context.Context, month string, fs []Finding) error {
+	idx := make(map[int64]int, len(fs))
+	for i := range fs {
+		idx[fs[i].ID] = i
+	}
+	q := `SELECT e.finding_id, e.line_item_id, e.file, e.row FROM finding_evidence e`
+	var args []any
+	if month != "" {
+		q += ` JOIN findings f ON f.id = e.finding_id WHERE f.month = ?`
+		args = append(args, month)
+	}
+	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY e.finding_id, e.file, e.row, e.line_item_id`, args...)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("ledger: evidence: %w", err)
 	}
 	defer rows.Close()
-	var ev []Evidence
 	for rows.Next() {
+		var id int64
 		var e Evidence
-		if err := rows.Scan(&e.LineItemID, &e.File, &e.Row); err != nil {
-			return nil, err
+		if err := rows.Scan(&id, &e.LineItemID, &e.File, &e.Row); err != nil {
+			return fmt.Errorf("ledger: evidence: %w", err)
 		}
-		ev = append(ev, e)
+		if i, ok := idx[id]; ok {
+			fs[i].Evidence = append(fs[i].Evidence, e)
+		}
 	}
-	return ev, rows.Err()
+	return rows.Err()
 }
 
 // SetFindingState marks a finding acknowledged, resolved or open again.
