@@ -426,11 +426,14 @@ func DailyCharges(ctx context.Context, db *ledger.DB, month string, loc *time.Lo
 		x := &txs[i]
 		k := pc{x.Provider, x.Currency}
 		d := x.Time.In(loc).Format("2006-01-02")
-		widen(flowSpan, k, d)
 		providers[x.Provider] = true
 		if x.Type != ledger.TxCharge {
 			continue
 		}
+		// Only charge rows say which days the flow covers: an export of
+		// top-ups alone (the demo's AutoDL 收支明细) records no charges at
+		// all and is no evidence that a day's bill lines were not charged.
+		widen(flowSpan, k, d)
 		dd := get(k, d)
 		dd.flow = dd.flow.Add(x.Amount)
 		dd.flowRows++
