@@ -143,6 +143,7 @@ Start with:  gpubill demo` + "\n" + helpTail,
 		a.demoCommand(),
 		a.reconcileCommand(),
 		a.invoiceCommand(),
+		a.packetCommand(),
 		a.doctorCommand(),
 		a.backupCommand(),
 	)

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/packet"
+	"github.com/gpubill/gpubill/reports"
+)
+
+type packetOptions struct {
+	project       string
+	claimDisputed bool
+	name, dept    string
+	date          string
+	cover         string
+}
+
+func (a *app) packetCommand() *cobra.Command {
+	var o packetOptions
+	cmd := &cobra.Command{
+		Use:   "packet",
+		Short: "The reimbursement packet of a month, as XLSX / 月度报销材料",
+		Long: `Write the reimbursement packet of a month: one XLSX workbook with the sheets
+  封面      cover: claimant, department, project, period, totals per platform and
+            currency (billed, vouchers, invoiceable, disputed, claimed, invoiced,
+            still to request), the amount claimed in figures and in capital
+            numerals (大写), and a signature block
+  明细      every line item of the month with its claimed amount, invoice numbers
+            and source file and row; totals as formulas
+  发票清单  the invoices to attach; missing ones highlighted
+  异常      disputed charges (duplicate and overlapping charges, rounding beyond
+            the platform's rule, prices above reference, charges after release),
+            excluded from the claim unless --claim-disputed
+Vouchers, gifts and credit lines are never claimed. Reads the stored findings: run
+audit first. --cover FILE also writes an HTML cover that prints on A4.
+
+生成月度报销材料（XLSX）：封面（报销人、部门、项目、期间、按平台汇总、报销金额及大写、
+签字栏）、明细、发票清单（缺失发票高亮）、异常（有争议的费用，默认不报销，
+--claim-disputed 则仍报销）。代金券与赠送金额不报销。请先运行 audit。`,
+		Example: `  gpubill audit --month 2026-10 >/dev/null
+  gpubill packet --month 2026-10 --name 张三 --dept 计算机系 -o packet-2026-10.xlsx
+  gpubill packet --month 2026-10 --project 课题A --claim-disputed -o a.xlsx --cover a.html`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runPacket(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.project, "project", "", "only the line items of this project (the bill's 项目)")
+	f.BoolVar(&o.claimDisputed, "claim-disputed", false, "claim disputed charges too (listed on 异常 as claimed but disputed)")
+	f.StringVar(&o.name, "name", "", "claimant's name (报销人)")
+	f.StringVar(&o.dept, "dept", "", "department (部门)")
+	f.StringVar(&o.date, "date", "", "date printed on the cover, YYYY-MM-DD (default: today in --tz)")
+	f.StringVar(&o.cover, "cover", "", "also write an HTML cover for A4 to FILE")
+	return cmd
+}
+
+func (a *app) runPacket(ctx context.Context, o packetOptions) error {
+	if a.output == "" || (a.output == "-" && isTerminal(a.stdout)) {
+		return fmt.Errorf("packet writes an XLSX workbook: give -o FILE.xlsx (or pipe -o -)")
+	}
+	if a.formatOn && a.format != reports.FormatXLSX {
+		return fmt.Errorf("--format %s: packet writes xlsx only", a.format)
+	}
+	var date time.Time
+	if o.date != "" {
+		d, err := time.ParseInLocation("2006-01-02", o.date, a.loc)
+		if err != nil {
+			return fmt.Errorf("--date %q: want YYYY-MM-DD", o.date)
+		}
+		date = d
+	}
+	cfg, err := a.ruleConfig(nil)
+	if err != nil {
+		return err
+	}
+	return a.withMonth(ctx, func(db *ledger.DB, month string) error {
+		p, err := packet.Build(ctx, db, packet.Options{Month: month, Project: o.project, ClaimDisputed: o.claimDisputed,
+			Name: o.name, Dept: o.dept, Date: date, TZ: a.loc, Policy: cfg.PolicyFor})
+		if err != nil {
+			return internal(err)
+		}
+		if len(p.Lines) == 0 {
+			if o.project != "" {
+				return fmt.Errorf("no line items of project %q in %s", o.project, month)
+			}
+			return fmt.Errorf("no line items in %s: import the month's bills first", month)
+		}
+		if !p.Audited {
+			a.say("警告：%s 尚未审计，争议费用未知；请先运行 gpubill audit --month %s",
+				"warning: no audit of %s is stored, so disputed charges are unknown; run gpubill audit --month %s first", month, month)
+		}
+		var buf bytes.Buffer
+		if err := p.WriteXLSX(&buf); err != nil {
+			return internal(err)
+		}
+		if err := a.packetWriteFile(a.output, buf.Bytes()); err != nil {
+			return err
+		}
+		if o.cover != "" {
+			var hb bytes.Buffer
+			if err := p.WriteCoverHTML(&hb); err != nil {
+				return internal(err)
+			}
+			if err := a.packetWriteFile(o.cover, hb.Bytes()); err != nil {
+				return err
+			}
+		}
+		for _, c := range p.Claims {
+			words := ""
+			if c.Capital != "" {
+				words = " (" + c.Capital + ")"
+			}
+			a.say("报销金额 %s %s%s，争议 %s %s，发票待索取见“发票清单”", "claimed %s %s%s, disputed %s %s; see 发票清单 for invoices to request",
+				c.Currency, reports.FormatMoney(c.Claimed, c.Currency, false), words, c.Currency, reports.FormatMoney(c.Disputed, c.Currency, false))
+		}
+		if a.output != "-" {
+			a.say("已写入 %s", "wrote %s", a.output)
+		}
+		return nil
+	})
+}
+
+// packetWriteFile writes data to path, or to stdout for "-".
+func (a *app) packetWriteFile(path string, data []byte) error {
+	if path == "-" {
+		_, err := a.stdout.Write(data)
+		return err
+	}
+	if strings.TrimSpace(filepath.Base(path)) == "" {
+		return fmt.Errorf("output file %q: empty name", path)
+	}
+	return os.WriteFile(path, data, 0o644)
+}

@@ -1,0 +1,467 @@
+package packet
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/reconcile"
+	"github.com/gpubill/gpubill/reports"
+)
+
+// Options select what a packet holds and who claims it.
+type Options struct {
+	Month         string // billing period YYYY-MM (required)
+	Project       string // only line items of this project (sub_account); "" = all
+	ClaimDisputed bool   // claim disputed charges too (listed as claimed but disputed)
+	Name          string // claimant (报销人)
+	Dept          string // department (部门)
+	// Date is the date the packet is generated on, printed on the cover; the
+	// zero time means today (in TZ). Tests fix it.
+	Date   time.Time
+	TZ     *time.Location       // zone of dates; nil = Asia/Shanghai
+	Policy reports.PolicyLookup // platform policies, for the rounding claims; nil = embedded
+}
+
+// Line statuses: how a line item counts in the claim.
+const (
+	StatusClaimed         = "claimed"          // claimed in full
+	StatusCredit          = "credit"           // a credit line: shown, claims nothing
+	StatusNothingPaid     = "nothing_paid"     // no cash part (paid by vouchers): claims nothing
+	StatusDisputed        = "disputed"         // its disputed part is excluded from the claim
+	StatusClaimedDisputed = "claimed_disputed" // disputed, claimed anyway (ClaimDisputed)
+)
+
+// Line is one line item of the packet with what it claims.
+type Line struct {
+	Item ledger.LineItem
+	// Invoiceable is the line's invoiceable part: cash_paid, else billed −
+	// voucher (Estimated); 0 for a credit line.
+	Invoiceable decimal.Decimal
+	Estimated   bool
+	// NotInvoiceable is billed − invoiceable: vouchers, gifts, bonus
+	// balances; a credit line's whole (negative) amount.
+	NotInvoiceable decimal.Decimal
+	Disputed       decimal.Decimal // the disputed part, ≤ Invoiceable
+	Claimed        decimal.Decimal // Invoiceable, less Disputed unless claimed anyway
+	Status         string
+	Invoices       []string // numbers of the invoices that cover its platform and month
+}
+
+// Total is one platform and currency on the cover.
+type Total struct {
+	Provider       string
+	Currency       string
+	Lines          int
+	Billed         decimal.Decimal // billed cost of every line, credit lines included
+	NotInvoiceable decimal.Decimal // vouchers, gifts, credit lines: billed − invoiceable
+	Invoiceable    decimal.Decimal // cash paid
+	Disputed       decimal.Decimal // disputed part of the invoiceable amount
+	Claimed        decimal.Decimal
+	Invoiced       decimal.Decimal // invoices counted for the month (reconcile.InvoiceCoverage)
+	ToRequest      decimal.Decimal // invoices still to request
+	OverInvoiced   decimal.Decimal
+	Estimated      int // lines whose cash part was estimated
+}
+
+// CurrencyTotal is the claim in one currency.
+type CurrencyTotal struct {
+	Currency string
+	Claimed  decimal.Decimal
+	Disputed decimal.Decimal // disputed (excluded, or claimed anyway)
+	Capital  string          // CapitalCNY of Claimed, for CNY only; "" otherwise
+}
+
+// Invoice is one row of the invoice list: an invoice counted for the month,
+// or (Missing) what is still to request from a platform.
+type Invoice struct {
+	Provider  string
+	Currency  string
+	Missing   bool            // a row for the amount still to request
+	Amount    decimal.Decimal // the invoice's whole amount; for Missing, the amount to request
+	Allocated decimal.Decimal // the part that counts for the month
+	Invoice   ledger.Invoice  // zero for Missing
+	// Spanning is set for an invoice that covers several months.
+	Spanning bool
+}
+
+// Exception is a disputed charge: one claim's money on one line item.
+type Exception struct {
+	RuleID      string
+	State       string // finding state (open, acknowledged); "" for charged_after_release
+	Fingerprint string
+	Provider    string
+	ResourceID  string
+	Currency    string
+	Amount      decimal.Decimal // disputed money on this line item
+	LineItemID  int64
+	File        string
+	Row         int
+	ReasonZH    string
+	ReasonEN    string
+	Claimed     bool // claimed anyway (ClaimDisputed)
+}
+
+// Packet is the computed reimbursement packet of a month.
+type Packet struct {
+	Options
+	Generated time.Time // Options.Date, or today
+	Lines     []Line
+	Totals    []Total         // per platform and currency, in ledger.Providers order
+	Claims    []CurrencyTotal // per currency
+	Invoices  []Invoice
+	// Exceptions are the disputed charges, by rule order, provider, line.
+	Exceptions []Exception
+	// Audited is false when no audit of the month is stored: disputed
+	// charges are then unknown (run gpubill audit first).
+	Audited bool
+	// LeftOut are the platforms that have invoiceable money in the month
+	// (money flow) but no bill lines in the packet.
+	LeftOut []string
+	// DuplicateInvoices are invoice numbers recorded twice (see reconcile).
+	DuplicateInvoices []string
+}
+
+// Build computes the packet of opts.Month from the ledger: its line items,
+// the stored findings (via reports.Refunds) and the invoices.
+func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
+	if _, err := time.Parse("2006-01", opts.Month); err != nil {
+		return nil, fmt.Errorf("packet: month %q: want YYYY-MM", opts.Month)
+	}
+	if opts.TZ == nil {
+		opts.TZ = shanghai()
+	}
+	p := &Packet{Options: opts, Generated: opts.Date}
+	if p.Generated.IsZero() {
+		p.Generated = time.Now()
+	}
+	p.Generated = p.Generated.In(opts.TZ)
+
+	items, err := db.LineItems(ctx, ledger.Filter{Month: opts.Month, NoRaw: true})
+	if err != nil {
+		return nil, fmt.Errorf("packet: %w", err)
+	}
+	byID := map[int64]int{}
+	for i := range items {
+		li := &items[i]
+		if opts.Project != "" && li.SubAccount != opts.Project {
+			continue
+		}
+		byID[li.ID] = len(p.Lines)
+		p.Lines = append(p.Lines, newLine(li))
+	}
+
+	if p.Audited, err = audited(ctx, db, opts.Month); err != nil {
+		return nil, err
+	}
+	if err := p.dispute(ctx, db, byID); err != nil {
+		return nil, err
+	}
+	for i := range p.Lines {
+		l := &p.Lines[i]
+		l.Claimed = l.Invoiceable
+		if l.Disputed.IsPositive() {
+			if opts.ClaimDisputed {
+				l.Status = StatusClaimedDisputed
+			} else {
+				l.Status = StatusDisputed
+				l.Claimed = l.Invoiceable.Sub(l.Disputed)
+			}
+		}
+	}
+	for i := range p.Exceptions {
+		p.Exceptions[i].Claimed = opts.ClaimDisputed
+	}
+
+	cov, err := reconcile.InvoiceCoverage(ctx, db, opts.Month, reconcile.InvoiceableOptions{TZ: opts.TZ, Project: opts.Project})
+	if err != nil {
+		return nil, fmt.Errorf("packet: %w", err)
+	}
+	p.totals(cov)
+	return p, nil
+}
+
+func newLine(li *ledger.LineItem) Line {
+	l := Line{Item: *li, Status: StatusClaimed}
+	if li.Kind == ledger.KindCredit {
+		l.Status, l.NotInvoiceable = StatusCredit, li.BilledCost
+		return l
+	}
+	switch {
+	case li.CashPaid.Valid:
+		l.Invoiceable = li.CashPaid.Decimal
+	case li.VoucherPaid.Valid:
+		l.Invoiceable, l.Estimated = li.BilledCost.Sub(li.VoucherPaid.Decimal), true
+	default:
+		l.Invoiceable, l.Estimated = li.BilledCost, true
+	}
+	l.NotInvoiceable = li.BilledCost.Sub(l.Invoiceable)
+	if l.Invoiceable.IsZero() && !li.BilledCost.IsZero() {
+		l.Status = StatusNothingPaid
+	}
+	return l
+}
+
+// audited reports whether an audit of month is stored.
+func audited(ctx context.Context, db *ledger.DB, month string) (bool, error) {
+	var n int
+	if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM audit_runs WHERE month = ?`, month).Scan(&n); err != nil {
+		return false, fmt.Errorf("packet: audit runs: %w", err)
+	}
+	return n > 0, nil
+}
+
+// dispute spreads the refund claims of the month over the packet's line
+// items (see doc.go) and records the exceptions.
+func (p *Packet) dispute(ctx context.Context, db *ledger.DB, byID map[int64]int) error {
+	rep, err := reports.Refunds(ctx, db, reports.RefundsOptions{Month: p.Month, TZ: p.TZ, Policy: p.Policy})
+	if err != nil {
+		return fmt.Errorf("packet: %w", err)
+	}
+	fs, err := db.Findings(ctx, p.Month)
+	if err != nil {
+		return fmt.Errorf("packet: %w", err)
+	}
+	reasons := map[string]*ledger.Finding{}
+	for i := range fs {
+		reasons[fs[i].Fingerprint] = &fs[i]
+	}
+	for _, plat := range rep.Platforms {
+		for _, c := range plat.Claims {
+			ev := slices.Clone(c.Evidence)
+			sort.Slice(ev, func(i, j int) bool { return ev[i].LineItemID < ev[j].LineItemID })
+			if c.RuleID == "duplicate_charge" && len(ev) > 1 {
+				ev = ev[1:] // the first is the real charge
+			}
+			slices.Reverse(ev) // lay the money on the last lines first
+			left := c.Amount
+			for _, e := range ev {
+				if !left.IsPositive() {
+					break
+				}
+				i, ok := byID[e.LineItemID]
+				if !ok {
+					continue // another month or project
+				}
+				l := &p.Lines[i]
+				room := l.Invoiceable.Sub(l.Disputed)
+				if l.Status == StatusCredit || !room.IsPositive() {
+					continue
+				}
+				part := decimal.Min(left, room, l.Item.BilledCost)
+				if !part.IsPositive() {
+					continue
+				}
+				l.Disputed = l.Disputed.Add(part)
+				left = left.Sub(part)
+				x := Exception{RuleID: c.RuleID, State: c.State, Fingerprint: c.Fingerprint, Provider: c.Provider,
+					ResourceID: c.ResourceID, Currency: l.Item.Currency, Amount: part, LineItemID: l.Item.ID,
+					File: l.Item.File, Row: l.Item.SourceRow}
+				if f := reasons[c.Fingerprint]; f != nil {
+					x.ReasonZH, x.ReasonEN = f.ReasonZH, f.ReasonEN
+				} else {
+					x.ReasonZH, x.ReasonEN = RuleNameZH(c.RuleID), RuleNameEN(c.RuleID)
+				}
+				p.Exceptions = append(p.Exceptions, x)
+			}
+		}
+	}
+	sort.SliceStable(p.Exceptions, func(i, j int) bool {
+		a, b := p.Exceptions[i], p.Exceptions[j]
+		if ra, rb := ruleRank(a.RuleID), ruleRank(b.RuleID); ra != rb {
+			return ra < rb
+		}
+		if a.Provider != b.Provider {
+			return providerRank(a.Provider) < providerRank(b.Provider)
+		}
+		return a.LineItemID < b.LineItemID
+	})
+	return nil
+}
+
+// totals fills the cover totals, the claims per currency, the invoice list
+// and the invoice numbers of the lines.
+func (p *Packet) totals(cov *reconcile.CoverageReport) {
+	type pc struct{ provider, currency string }
+	idx := map[pc]int{}
+	for i := range p.Lines {
+		l := &p.Lines[i]
+		k := pc{l.Item.Provider, l.Item.Currency}
+		j, ok := idx[k]
+		if !ok {
+			j = len(p.Totals)
+			idx[k] = j
+			p.Totals = append(p.Totals, Total{Provider: k.provider, Currency: k.currency})
+		}
+		t := &p.Totals[j]
+		t.Lines++
+		t.Billed = t.Billed.Add(l.Item.BilledCost)
+		t.NotInvoiceable = t.NotInvoiceable.Add(l.NotInvoiceable)
+		t.Invoiceable = t.Invoiceable.Add(l.Invoiceable)
+		t.Disputed = t.Disputed.Add(l.Disputed)
+		t.Claimed = t.Claimed.Add(l.Claimed)
+		if l.Estimated {
+			t.Estimated++
+		}
+	}
+	numbers := map[pc][]string{}
+	left := map[string]bool{}
+	for _, c := range cov.Rows {
+		k := pc{c.Provider, c.Currency}
+		j, ok := idx[k]
+		if !ok {
+			if c.Invoiceable.IsPositive() || len(c.Invoices) > 0 {
+				left[c.Provider] = true
+			}
+			continue
+		}
+		t := &p.Totals[j]
+		t.Invoiced, t.ToRequest, t.OverInvoiced = c.Invoiced, c.ToRequest, c.OverInvoiced
+		for _, inv := range c.Invoices {
+			numbers[k] = append(numbers[k], inv.Number)
+			p.Invoices = append(p.Invoices, Invoice{Provider: c.Provider, Currency: c.Currency, Amount: inv.Amount,
+				Allocated: inv.Allocated, Invoice: inv.Invoice, Spanning: len(inv.Months()) > 1})
+		}
+		if c.ToRequest.IsPositive() {
+			p.Invoices = append(p.Invoices, Invoice{Provider: c.Provider, Currency: c.Currency, Missing: true,
+				Amount: c.ToRequest, Allocated: c.ToRequest})
+		}
+	}
+	for _, d := range cov.Duplicates {
+		if _, ok := idx[pc{d.Counted.Provider, d.Counted.Currency}]; ok {
+			p.DuplicateInvoices = append(p.DuplicateInvoices, d.Number)
+		}
+	}
+	// Platforms with invoices but no coverage row for a line's currency
+	// simply have none; every line gets its platform's numbers.
+	for i := range p.Lines {
+		l := &p.Lines[i]
+		l.Invoices = numbers[pc{l.Item.Provider, l.Item.Currency}]
+	}
+	for prov := range left {
+		p.LeftOut = append(p.LeftOut, prov)
+	}
+	sort.Slice(p.LeftOut, func(i, j int) bool { return providerRank(p.LeftOut[i]) < providerRank(p.LeftOut[j]) })
+	sort.SliceStable(p.Totals, func(i, j int) bool {
+		a, b := p.Totals[i], p.Totals[j]
+		if a.Provider != b.Provider {
+			if ra, rb := providerRank(a.Provider), providerRank(b.Provider); ra != rb {
+				return ra < rb
+			}
+			return a.Provider < b.Provider
+		}
+		return a.Currency < b.Currency
+	})
+	cur := map[string]int{}
+	for _, t := range p.Totals {
+		j, ok := cur[t.Currency]
+		if !ok {
+			j = len(p.Claims)
+			cur[t.Currency] = j
+			p.Claims = append(p.Claims, CurrencyTotal{Currency: t.Currency})
+		}
+		p.Claims[j].Claimed = p.Claims[j].Claimed.Add(t.Claimed)
+		p.Claims[j].Disputed = p.Claims[j].Disputed.Add(t.Disputed)
+	}
+	sort.SliceStable(p.Claims, func(i, j int) bool { return currencyLess(p.Claims[i].Currency, p.Claims[j].Currency) })
+	for i := range p.Claims {
+		if strings.EqualFold(p.Claims[i].Currency, "CNY") {
+			// An error (≥ 1e12) leaves the capital empty; the cover then shows the figure only.
+			p.Claims[i].Capital, _ = CapitalCNY(p.Claims[i].Claimed)
+		}
+	}
+}
+
+// currencyLess puts CNY first, then the others alphabetically.
+func currencyLess(a, b string) bool {
+	if (a == "CNY") != (b == "CNY") {
+		return a == "CNY"
+	}
+	return a < b
+}
+
+func providerRank(slug string) int {
+	for i, p := range ledger.Providers {
+		if p.Slug == slug {
+			return i
+		}
+	}
+	return len(ledger.Providers)
+}
+
+func ruleRank(id string) int {
+	if id == reports.RuleChargedAfterRelease {
+		return len(ledger.RuleIDs)
+	}
+	return ledger.RuleRank(id)
+}
+
+func shanghai() *time.Location {
+	if loc, err := time.LoadLocation("Asia/Shanghai"); err == nil {
+		return loc
+	}
+	return time.FixedZone("CST", 8*3600)
+}
+
+var ruleNames = map[string][2]string{
+	"duplicate_charge":              {"重复扣费", "Duplicate charge"},
+	"overlapping_charge":            {"重叠扣费", "Overlapping charge"},
+	"min_duration_rounding":         {"计费取整超出平台规则", "Rounding beyond the platform's rule"},
+	"price_deviation":               {"单价高于参考价", "Price above reference"},
+	reports.RuleChargedAfterRelease: {"释放期限后仍收费", "Charged after the release date"},
+}
+
+// RuleNameZH is the Chinese name of a disputable rule.
+func RuleNameZH(id string) string {
+	if n, ok := ruleNames[id]; ok {
+		return n[0]
+	}
+	return id
+}
+
+// RuleNameEN is the English name of a disputable rule.
+func RuleNameEN(id string) string {
+	if n, ok := ruleNames[id]; ok {
+		return n[1]
+	}
+	return id
+}
+
+var kindNames = map[string][2]string{
+	ledger.KindCompute:    {"计算", "Compute"},
+	ledger.KindStorage:    {"存储", "Storage"},
+	ledger.KindImage:      {"镜像", "Image"},
+	ledger.KindSnapshot:   {"快照", "Snapshot"},
+	ledger.KindNetwork:    {"网络/流量", "Network"},
+	ledger.KindSeat:       {"关机占用费", "Seat fee"},
+	ledger.KindService:    {"增值服务", "Service"},
+	ledger.KindTax:        {"税费", "Tax"},
+	ledger.KindCredit:     {"代金券/抵扣", "Credit"},
+	ledger.KindAdjustment: {"调账", "Adjustment"},
+	ledger.KindOther:      {"其他", "Other"},
+}
+
+// KindNameZH is the Chinese name of a charge kind.
+func KindNameZH(kind string) string {
+	if n, ok := kindNames[kind]; ok {
+		return n[0]
+	}
+	return kind
+}
+
+var statusNames = map[string]string{
+	StatusClaimed:         "报销",
+	StatusCredit:          "抵扣行，不报销",
+	StatusNothingPaid:     "代金券支付，不报销",
+	StatusDisputed:        "有争议，争议部分不报销",
+	StatusClaimedDisputed: "有争议，仍报销",
+}
+
+// StatusNameZH is the Chinese text of a line status.
+func StatusNameZH(s string) string { return statusNames[s] }

@@ -1,0 +1,780 @@
+package packet
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
+	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// Sheet names of the workbook, in order.
+const (
+	SheetCover      = "封面"
+	SheetLines      = "明细"
+	SheetInvoices   = "发票清单"
+	SheetExceptions = "异常"
+)
+
+// Columns of 明细 (1-based), which the cover's formulas refer to.
+const (
+	colProvider = 1  // A
+	colCurrency = 9  // I
+	colBilled   = 10 // J
+	colNotInv   = 11 // K
+	colCash     = 12 // L
+	colDisputed = 13 // M
+	colClaimed  = 14 // N
+)
+
+var lineHeaders = []string{"平台 Platform", "账号 Account", "项目 Project", "实例ID Resource ID", "实例名称 Name",
+	"费用类型 Kind", "开始 Start", "结束 End", "币种 Currency", "应付金额 Billed", "不可报销 Vouchers/credits",
+	"现金支付 Cash paid", "争议金额 Disputed", "报销金额 Claimed", "状态 Status", "发票号码 Invoices",
+	"来源文件 Source file", "行 Row"}
+
+var invoiceHeaders = []string{"平台 Platform", "发票号码 Number", "开票日期 Date", "币种 Currency", "发票金额 Amount",
+	"本月计入 For this month", "所属期间 Period", "抬头 Title", "说明 Note"}
+
+var exceptionHeaders = []string{"平台 Platform", "类型 Rule", "状态 State", "实例ID Resource ID", "币种 Currency",
+	"争议金额 Disputed", "处理 Treatment", "原因 Reason", "来源文件 Source file", "行 Row", "指纹 Fingerprint"}
+
+var coverHeaders = []string{"平台 Platform", "币种 Currency", "应付金额 Billed", "不可报销 Vouchers/gifts",
+	"可开票 Invoiceable (cash)", "争议金额 Disputed", "报销金额 Claimed", "已开票 Invoiced", "待索取 To request"}
+
+// Number formats.
+const (
+	fmtMoney = "#,##0.00"
+	fmtTime  = "yyyy-mm-dd hh:mm"
+)
+
+// xw is a workbook under construction.
+type xw struct {
+	f      *excelize.File
+	p      *Packet
+	styles map[string]int
+	widths map[string][]int // per sheet, display width per column
+}
+
+// style returns a cell style: number format ("" = general), bold, fill
+// colour ("" = none), wrap.
+func (x *xw) style(numFmt string, bold bool, fill string, wrap bool) (int, error) {
+	key := fmt.Sprintf("%s|%v|%s|%v", numFmt, bold, fill, wrap)
+	if id, ok := x.styles[key]; ok {
+		return id, nil
+	}
+	st := &excelize.Style{Alignment: &excelize.Alignment{Vertical: "top", WrapText: wrap}}
+	if numFmt != "" {
+		nf := numFmt
+		st.CustomNumFmt = &nf
+	}
+	if bold {
+		st.Font = &excelize.Font{Bold: true}
+	}
+	if fill != "" {
+		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{fill}}
+	}
+	id, err := x.f.NewStyle(st)
+	if err != nil {
+		return 0, err
+	}
+	x.styles[key] = id
+	return id, nil
+}
+
+// cellOpts say how a cell looks.
+type cellOpts struct {
+	bold bool
+	fill string
+}
+
+func (x *xw) width(sheet string, col int, shown string) {
+	w := x.widths[sheet]
+	for len(w) < col {
+		w = append(w, 0)
+	}
+	w[col-1] = max(w[col-1], runewidth.StringWidth(shown))
+	x.widths[sheet] = w
+}
+
+// text writes bill or report text, neutralised (see safeText).
+func (x *xw) text(sheet string, col, row int, s string, o cellOpts) error {
+	ref, _ := excelize.CoordinatesToCellName(col, row)
+	s = safeText(s)
+	if s != "" {
+		if err := x.f.SetCellStr(sheet, ref, s); err != nil {
+			return err
+		}
+	}
+	x.width(sheet, col, s)
+	return x.apply(sheet, ref, "", o)
+}
+
+func (x *xw) apply(sheet, ref, numFmt string, o cellOpts) error {
+	if numFmt == "" && !o.bold && o.fill == "" {
+		return nil
+	}
+	st, err := x.style(numFmt, o.bold, o.fill, false)
+	if err != nil {
+		return err
+	}
+	return x.f.SetCellStyle(sheet, ref, ref, st)
+}
+
+// money writes an exact amount as a number (its decimal string goes into
+// the cell XML as it is), with the money format.
+func (x *xw) money(sheet string, col, row int, d decimal.Decimal, o cellOpts) error {
+	ref, _ := excelize.CoordinatesToCellName(col, row)
+	if err := x.f.SetCellDefault(sheet, ref, ledger.DecimalString(d)); err != nil {
+		return err
+	}
+	x.width(sheet, col, shownMoney(d))
+	return x.apply(sheet, ref, fmtMoney, o)
+}
+
+// formula writes a formula whose cached value is the exact amount d.
+func (x *xw) formula(sheet string, col, row int, formula string, d decimal.Decimal, o cellOpts) error {
+	if err := x.money(sheet, col, row, d, o); err != nil {
+		return err
+	}
+	ref, _ := excelize.CoordinatesToCellName(col, row)
+	return x.f.SetCellFormula(sheet, ref, formula)
+}
+
+// timeCell writes t as an Excel date-time in the packet's zone.
+func (x *xw) timeCell(sheet string, col, row int, t time.Time) error {
+	if t.IsZero() {
+		return nil
+	}
+	ref, _ := excelize.CoordinatesToCellName(col, row)
+	if err := x.f.SetCellDefault(sheet, ref, excelSerial(t.In(x.p.TZ))); err != nil {
+		return err
+	}
+	x.width(sheet, col, "2006-01-02 15:04")
+	return x.apply(sheet, ref, fmtTime, cellOpts{})
+}
+
+func (x *xw) intCell(sheet string, col, row, n int) error {
+	ref, _ := excelize.CoordinatesToCellName(col, row)
+	if err := x.f.SetCellInt(sheet, ref, int64(n)); err != nil {
+		return err
+	}
+	x.width(sheet, col, fmt.Sprint(n))
+	return nil
+}
+
+func (x *xw) header(sheet string, row int, titles []string) error {
+	for i, h := range titles {
+		if err := x.text(sheet, i+1, row, h, cellOpts{bold: true, fill: "D9E1F2"}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteXLSX writes the packet as an XLSX workbook with the sheets 封面,
+// 明细, 发票清单 and 异常. The same packet gives the same bytes.
+func (p *Packet) WriteXLSX(w io.Writer) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	x := &xw{f: f, p: p, styles: map[string]int{}, widths: map[string][]int{}}
+	if err := f.SetSheetName("Sheet1", SheetCover); err != nil {
+		return fmt.Errorf("packet: xlsx: %w", err)
+	}
+	for _, s := range []string{SheetLines, SheetInvoices, SheetExceptions} {
+		if _, err := f.NewSheet(s); err != nil {
+			return fmt.Errorf("packet: xlsx: %w", err)
+		}
+	}
+	for _, step := range []struct {
+		sheet string
+		fn    func() error
+	}{
+		{SheetLines, x.lines}, {SheetCover, x.cover}, {SheetInvoices, x.invoices}, {SheetExceptions, x.exceptions},
+	} {
+		if err := step.fn(); err != nil {
+			return fmt.Errorf("packet: xlsx sheet %s: %w", step.sheet, err)
+		}
+	}
+	f.SetActiveSheet(0)
+	if err := f.SetDocProps(&excelize.DocProperties{
+		Title:          "报销材料 " + p.Month,
+		Creator:        "gpubill",
+		LastModifiedBy: "gpubill",
+		Description:    "由 gpubill 生成 / generated by gpubill",
+		Language:       "zh-CN",
+		Created:        "2000-01-01T00:00:00Z",
+		Modified:       "2000-01-01T00:00:00Z",
+	}); err != nil {
+		return fmt.Errorf("packet: xlsx: %w", err)
+	}
+	full := true
+	if err := f.SetCalcProps(&excelize.CalcPropsOptions{FullCalcOnLoad: &full}); err != nil {
+		return fmt.Errorf("packet: xlsx: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := f.Write(&buf); err != nil {
+		return fmt.Errorf("packet: xlsx: %w", err)
+	}
+	out, err := numericFormulaCells(buf.Bytes())
+	if err != nil {
+		return fmt.Errorf("packet: xlsx: %w", err)
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// finish sets a sheet's column widths, frozen header, print setup (A4,
+// orientation, fit to width, header row repeated on every page, page
+// numbers in the footer).
+func (x *xw) finish(sheet string, headerRow int, landscape bool, maxWidth int) error {
+	f := x.f
+	for i, w := range x.widths[sheet] {
+		col, _ := excelize.ColumnNumberToName(i + 1)
+		if err := f.SetColWidth(sheet, col, col, float64(min(max(w+2, 6), maxWidth))); err != nil {
+			return err
+		}
+	}
+	if headerRow > 0 {
+		top := fmt.Sprintf("A%d", headerRow+1)
+		if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: headerRow, TopLeftCell: top, ActivePane: "bottomLeft",
+			Selection: []excelize.Selection{{SQRef: top, ActiveCell: top, Pane: "bottomLeft"}}}); err != nil {
+			return err
+		}
+		if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", Scope: sheet,
+			RefersTo: fmt.Sprintf("'%s'!$%d:$%d", sheet, headerRow, headerRow)}); err != nil {
+			return err
+		}
+	}
+	size, orient, one, zero := 9, "portrait", 1, 0 // 9 = A4
+	if landscape {
+		orient = "landscape"
+	}
+	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Size: &size, Orientation: &orient, FitToWidth: &one, FitToHeight: &zero}); err != nil {
+		return err
+	}
+	fit := true
+	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return err
+	}
+	m := 0.5
+	if err := f.SetPageMargins(sheet, &excelize.PageLayoutMarginsOptions{Left: &m, Right: &m, Top: &m, Bottom: &m}); err != nil {
+		return err
+	}
+	return f.SetHeaderFooter(sheet, &excelize.HeaderFooterOptions{
+		OddHeader: "&L" + "gpubill 报销材料 " + x.p.Month + "&R" + sheet,
+		OddFooter: "&C&P / &N",
+	})
+}
+
+// linesLast is the last data row of 明细 (the header is row 1); at least 2,
+// so that formulas over an empty sheet still name a range.
+func (p *Packet) linesLast() int { return max(len(p.Lines)+1, 2) }
+
+// lines writes 明细: one row per line item, then one total row per currency.
+func (x *xw) lines() error {
+	s, p := SheetLines, x.p
+	if err := x.header(s, 1, lineHeaders); err != nil {
+		return err
+	}
+	for i := range p.Lines {
+		l := &p.Lines[i]
+		li := &l.Item
+		r := i + 2
+		fill := ""
+		switch l.Status {
+		case StatusDisputed, StatusClaimedDisputed:
+			fill = "FCE4D6"
+		case StatusCredit, StatusNothingPaid:
+			fill = "EDEDED"
+		}
+		o := cellOpts{fill: fill}
+		for col, v := range []string{1: ledger.ProviderName(li.Provider, "zh"), 2: li.BillingAccountID, 3: li.SubAccount,
+			4: li.ResourceID, 5: li.ResourceName, 6: KindNameZH(li.Kind), 9: li.Currency, 15: StatusNameZH(l.Status) + estimatedNote(l),
+			16: strings.Join(l.Invoices, ", "), 17: li.File} {
+			if col == 0 {
+				continue
+			}
+			if err := x.text(s, col, r, v, o); err != nil {
+				return err
+			}
+		}
+		if err := x.timeCell(s, 7, r, li.ChargePeriodStart); err != nil {
+			return err
+		}
+		if err := x.timeCell(s, 8, r, li.ChargePeriodEnd); err != nil {
+			return err
+		}
+		for _, c := range []struct {
+			col int
+			d   decimal.Decimal
+		}{{colBilled, li.BilledCost}, {colNotInv, l.NotInvoiceable}, {colCash, l.Invoiceable}, {colDisputed, l.Disputed}, {colClaimed, l.Claimed}} {
+			if err := x.money(s, c.col, r, c.d, o); err != nil {
+				return err
+			}
+		}
+		if err := x.intCell(s, 18, r, li.SourceRow); err != nil {
+			return err
+		}
+	}
+	if len(p.Lines) == 0 {
+		if err := x.text(s, 1, 2, "本月没有账单明细 / no line items this month", cellOpts{}); err != nil {
+			return err
+		}
+	} else {
+		last := p.linesLast()
+		end, _ := excelize.CoordinatesToCellName(len(lineHeaders), last)
+		if err := x.f.AutoFilter(s, "A1:"+end, nil); err != nil {
+			return err
+		}
+	}
+	// Totals: one row per currency, after a blank row.
+	row := p.linesLast() + 2
+	single := len(p.Claims) == 1
+	for _, c := range p.Claims {
+		if err := x.text(s, 1, row, "合计 Total", cellOpts{bold: true}); err != nil {
+			return err
+		}
+		if err := x.text(s, colCurrency, row, c.Currency, cellOpts{bold: true}); err != nil {
+			return err
+		}
+		for _, col := range []int{colBilled, colNotInv, colCash, colDisputed, colClaimed} {
+			sum := p.lineSum(c.Currency, col)
+			if err := x.formula(s, col, row, p.linesFormula(col, row, single), sum, cellOpts{bold: true}); err != nil {
+				return err
+			}
+		}
+		row++
+	}
+	return x.finish(s, 1, true, 40)
+}
+
+// linesFormula is the total of a money column of 明细 in the currency of
+// the total row: SUM when the sheet holds one currency, else SUMIFS by the
+// currency column.
+func (p *Packet) linesFormula(col, row int, single bool) string {
+	c, _ := excelize.ColumnNumberToName(col)
+	cc, _ := excelize.ColumnNumberToName(colCurrency)
+	last := p.linesLast()
+	if single {
+		return fmt.Sprintf("SUM(%s2:%s%d)", c, c, last)
+	}
+	return fmt.Sprintf("SUMIFS(%s2:%s%d,%s2:%s%d,%s%d)", c, c, last, cc, cc, last, cc, row)
+}
+
+// lineSum is the exact sum of a money column of 明细 over the lines of
+// currency.
+func (p *Packet) lineSum(currency string, col int) decimal.Decimal {
+	var sum decimal.Decimal
+	for i := range p.Lines {
+		l := &p.Lines[i]
+		if l.Item.Currency != currency {
+			continue
+		}
+		switch col {
+		case colBilled:
+			sum = sum.Add(l.Item.BilledCost)
+		case colNotInv:
+			sum = sum.Add(l.NotInvoiceable)
+		case colCash:
+			sum = sum.Add(l.Invoiceable)
+		case colDisputed:
+			sum = sum.Add(l.Disputed)
+		case colClaimed:
+			sum = sum.Add(l.Claimed)
+		}
+	}
+	return sum
+}
+
+func estimatedNote(l *Line) string {
+	if l.Estimated && l.Status != StatusCredit {
+		return "（现金按应付−代金券估算）"
+	}
+	return ""
+}
+
+// sumifs is a cover formula over a 明细 money column: the rows of the
+// platform name in column A of the cover row (when byProvider) and of the
+// currency in column B.
+func (p *Packet) sumifs(col, row int, byProvider bool) string {
+	last := p.linesLast()
+	rng := func(c int) string {
+		n, _ := excelize.ColumnNumberToName(c)
+		return fmt.Sprintf("'%s'!$%s$2:$%s$%d", SheetLines, n, n, last)
+	}
+	f := "SUMIFS(" + rng(col)
+	if byProvider {
+		f += fmt.Sprintf(",%s,$A%d", rng(colProvider), row)
+	}
+	return f + fmt.Sprintf(",%s,$B%d)", rng(colCurrency), row)
+}
+
+// cover writes 封面.
+func (x *xw) cover() error {
+	s, p := SheetCover, x.p
+	f := x.f
+	title := "费用报销单（GPU 算力与云服务）/ Reimbursement packet"
+	if err := x.text(s, 1, 1, title, cellOpts{bold: true}); err != nil {
+		return err
+	}
+	x.widths[s][0] = 10 // the title spans the merged row
+	if err := f.MergeCell(s, "A1", "I1"); err != nil {
+		return err
+	}
+	big, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Size: 16},
+		Alignment: &excelize.Alignment{Horizontal: "center", Vertical: "center"}})
+	if err != nil {
+		return err
+	}
+	if err := f.SetCellStyle(s, "A1", "A1", big); err != nil {
+		return err
+	}
+	if err := f.SetRowHeight(s, 1, 30); err != nil {
+		return err
+	}
+	start, _ := time.Parse("2006-01", p.Month)
+	project := p.Project
+	if project == "" {
+		project = "全部项目 / all projects"
+	}
+	disputed := "不报销（见“异常”）/ excluded, see 异常"
+	if p.ClaimDisputed {
+		disputed = "仍报销（见“异常”）/ claimed, see 异常"
+	}
+	info := [][2]string{
+		{"报销人 Claimant", p.Name},
+		{"部门 Department", p.Dept},
+		{"项目 Project", project},
+		{"期间 Period", fmt.Sprintf("%s（%s 至 %s）", p.Month, start.Format("2006-01-02"), start.AddDate(0, 1, -1).Format("2006-01-02"))},
+		{"生成日期 Generated", p.Generated.Format("2006-01-02")},
+		{"争议费用 Disputed charges", disputed},
+	}
+	row := 3
+	for _, kv := range info {
+		if err := x.text(s, 1, row, kv[0], cellOpts{bold: true}); err != nil {
+			return err
+		}
+		if err := x.text(s, 3, row, kv[1], cellOpts{}); err != nil {
+			return err
+		}
+		x.widths[s][2] = 0 // long values spill over the empty cells to their right
+		row++
+	}
+	row++
+	headerRow := row
+	if err := x.header(s, row, coverHeaders); err != nil {
+		return err
+	}
+	row++
+	for _, t := range p.Totals {
+		if err := x.text(s, 1, row, ledger.ProviderName(t.Provider, "zh"), cellOpts{}); err != nil {
+			return err
+		}
+		if err := x.text(s, 2, row, t.Currency, cellOpts{}); err != nil {
+			return err
+		}
+		for i, c := range []struct {
+			col int
+			d   decimal.Decimal
+		}{{colBilled, t.Billed}, {colNotInv, t.NotInvoiceable}, {colCash, t.Invoiceable}, {colDisputed, t.Disputed}, {colClaimed, t.Claimed}} {
+			if err := x.formula(s, 3+i, row, p.sumifs(c.col, row, true), c.d, cellOpts{}); err != nil {
+				return err
+			}
+		}
+		o := cellOpts{}
+		if t.ToRequest.IsPositive() {
+			o.fill = "FFF2CC"
+		}
+		if err := x.money(s, 8, row, t.Invoiced, cellOpts{}); err != nil {
+			return err
+		}
+		if err := x.money(s, 9, row, t.ToRequest, o); err != nil {
+			return err
+		}
+		row++
+	}
+	// Per currency: the claim in figures and in capital numerals.
+	row++
+	for _, c := range p.Claims {
+		if err := x.text(s, 1, row, "报销金额 Amount claimed", cellOpts{bold: true}); err != nil {
+			return err
+		}
+		if err := x.text(s, 2, row, c.Currency, cellOpts{bold: true}); err != nil {
+			return err
+		}
+		if err := x.formula(s, 3, row, p.sumifs(colClaimed, row, false), c.Claimed, cellOpts{bold: true}); err != nil {
+			return err
+		}
+		if err := x.text(s, 4, row, "大写 In words", cellOpts{bold: true}); err != nil {
+			return err
+		}
+		words := "—"
+		if c.Capital != "" {
+			words = "人民币" + c.Capital
+		}
+		if err := x.text(s, 5, row, words, cellOpts{bold: true}); err != nil {
+			return err
+		}
+		x.widths[s][4] = 0
+		row++
+	}
+	// Notes.
+	row++
+	for _, n := range p.Notes() {
+		if err := x.text(s, 1, row, n, cellOpts{}); err != nil {
+			return err
+		}
+		x.widths[s][0] = 0
+		row++
+	}
+	// Signature block.
+	row++
+	for i, label := range []string{"报销人 Claimant", "审核 Reviewed by", "批准 Approved by"} {
+		col := 1 + 3*i
+		if err := x.text(s, col, row, label+"：", cellOpts{bold: true}); err != nil {
+			return err
+		}
+		if err := x.text(s, col, row+2, "日期 Date：", cellOpts{}); err != nil {
+			return err
+		}
+	}
+	x.widths[s][0] = max(x.widths[s][0], 16)
+	return x.finish(s, headerRow, false, 24)
+}
+
+// Notes are the cover's remarks: what the reader must know about the
+// figures.
+func (p *Packet) Notes() []string {
+	var out []string
+	if !p.Audited {
+		out = append(out, "注意：本月尚未运行审计（gpubill audit），争议费用未知。/ No audit of this month is stored: disputed charges are unknown.")
+	}
+	est := 0
+	for _, t := range p.Totals {
+		est += t.Estimated
+	}
+	if est > 0 {
+		out = append(out, fmt.Sprintf("%d 行账单未给出现金支付金额，按 应付 − 代金券 估算。/ %d line(s) state no cash part: taken as billed − voucher.", est, est))
+	}
+	if len(p.LeftOut) > 0 {
+		var names, namesEN []string
+		for _, s := range p.LeftOut {
+			names = append(names, ledger.ProviderName(s, "zh"))
+			namesEN = append(namesEN, ledger.ProviderName(s, "en"))
+		}
+		out = append(out, fmt.Sprintf("%s 本月只有充值/收支记录、没有账单明细，未列入本报销单。/ %s: money flow only, no bill lines: not in this packet.",
+			strings.Join(names, "、"), strings.Join(namesEN, ", ")))
+	}
+	if len(p.DuplicateInvoices) > 0 {
+		out = append(out, fmt.Sprintf("发票号码重复录入：%s（只计一次）。/ Invoice numbers recorded twice (counted once): %s.",
+			strings.Join(p.DuplicateInvoices, ", "), strings.Join(p.DuplicateInvoices, ", ")))
+	}
+	out = append(out, "代金券、赠送金额与抵扣行不可开票，不报销；金额以平台账单为准，合计为公式，可在 Excel 中重算。/ Vouchers, gifts and credit lines are not invoiceable and not claimed; totals are formulas.")
+	return out
+}
+
+// invoices writes 发票清单: per platform, the invoices counted for the
+// month, then the amount still to request, highlighted.
+func (x *xw) invoices() error {
+	s, p := SheetInvoices, x.p
+	if err := x.header(s, 1, invoiceHeaders); err != nil {
+		return err
+	}
+	for i, inv := range p.Invoices {
+		r := i + 2
+		o := cellOpts{}
+		if inv.Missing {
+			o.fill = "FFF2CC"
+			for col, v := range []string{1: ledger.ProviderName(inv.Provider, "zh"), 2: "（待索取）", 4: inv.Currency,
+				9: "缺少发票，请向平台申请开票 / missing: request an invoice"} {
+				if col == 0 {
+					continue
+				}
+				if err := x.text(s, col, r, v, o); err != nil {
+					return err
+				}
+			}
+			for _, col := range []int{3, 7, 8} {
+				if err := x.text(s, col, r, "", o); err != nil {
+					return err
+				}
+			}
+			if err := x.money(s, 5, r, inv.Amount, o); err != nil {
+				return err
+			}
+			if err := x.money(s, 6, r, inv.Allocated, o); err != nil {
+				return err
+			}
+			continue
+		}
+		period := inv.Invoice.PeriodStart
+		if inv.Invoice.PeriodEnd != "" && inv.Invoice.PeriodEnd != inv.Invoice.PeriodStart {
+			period += " ~ " + inv.Invoice.PeriodEnd
+		}
+		note := inv.Invoice.Note
+		if inv.Spanning {
+			note = strings.TrimSpace("跨月发票，本月计入部分见左 / spans several months " + note)
+		}
+		for col, v := range []string{1: ledger.ProviderName(inv.Provider, "zh"), 2: inv.Invoice.Number, 3: inv.Invoice.Date,
+			4: inv.Currency, 7: period, 8: inv.Invoice.Title, 9: note} {
+			if col == 0 {
+				continue
+			}
+			if err := x.text(s, col, r, v, o); err != nil {
+				return err
+			}
+		}
+		if err := x.money(s, 5, r, inv.Amount, o); err != nil {
+			return err
+		}
+		if err := x.money(s, 6, r, inv.Allocated, o); err != nil {
+			return err
+		}
+	}
+	if len(p.Invoices) == 0 {
+		if err := x.text(s, 1, 2, "没有发票记录 / no invoices", cellOpts{}); err != nil {
+			return err
+		}
+	}
+	return x.finish(s, 1, true, 50)
+}
+
+// exceptions writes 异常: the disputed charges with reason and treatment.
+func (x *xw) exceptions() error {
+	s, p := SheetExceptions, x.p
+	if err := x.header(s, 1, exceptionHeaders); err != nil {
+		return err
+	}
+	for i, e := range p.Exceptions {
+		r := i + 2
+		treat := "已排除，不报销 / excluded"
+		if e.Claimed {
+			treat = "仍报销（有争议）/ claimed but disputed"
+		}
+		state := map[string]string{"open": "待处理 open", "acknowledged": "已确认 acknowledged"}[e.State]
+		reason := e.ReasonZH
+		if reason == "" {
+			reason = e.ReasonEN
+		}
+		for col, v := range []string{1: ledger.ProviderName(e.Provider, "zh"), 2: RuleNameZH(e.RuleID), 3: state,
+			4: e.ResourceID, 5: e.Currency, 7: treat, 8: reason, 9: e.File, 11: e.Fingerprint} {
+			if col == 0 {
+				continue
+			}
+			if err := x.text(s, col, r, v, cellOpts{}); err != nil {
+				return err
+			}
+		}
+		if err := x.money(s, 6, r, e.Amount, cellOpts{}); err != nil {
+			return err
+		}
+		if err := x.intCell(s, 10, r, e.Row); err != nil {
+			return err
+		}
+	}
+	if len(p.Exceptions) == 0 {
+		msg := "没有争议费用 / no disputed charges"
+		if !p.Audited {
+			msg = "本月尚未审计，请先运行 gpubill audit / no audit of this month: run gpubill audit first"
+		}
+		if err := x.text(s, 1, 2, msg, cellOpts{}); err != nil {
+			return err
+		}
+	}
+	return x.finish(s, 1, true, 60)
+}
+
+// safeText makes bill text safe for one cell: control characters become
+// spaces, and a cell beginning with = + - @, tab or CR gets a leading
+// apostrophe (DESIGN.md "Output safety"). The same rule as reports.csvText.
+func safeText(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		s = "'" + s
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// shownMoney approximates how Excel shows an amount with #,##0.00, for the
+// column width.
+func shownMoney(d decimal.Decimal) string {
+	s := d.Round(2).StringFixed(2)
+	if n := len(strings.TrimPrefix(strings.Split(s, ".")[0], "-")); n > 3 {
+		return s + strings.Repeat(",", (n-1)/3)
+	}
+	return s
+}
+
+// excelEpoch is day 0 of Excel's 1900 date system (for dates from
+// 1900-03-01 on).
+var excelEpoch = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)
+
+// excelSerial is t's wall-clock time in its own zone as an Excel serial
+// date-time, exact to the second (copied from reports/xlsx.go).
+func excelSerial(t time.Time) string {
+	wall := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
+	secs := int64(wall.Sub(excelEpoch) / time.Second)
+	return decimal.NewFromInt(secs).DivRound(decimal.NewFromInt(86400), 10).String()
+}
+
+// formulaStrCell matches the start of a formula cell as excelize writes it,
+// with its cached value typed as a string (t="str"); ours are numbers.
+var formulaStrCell = regexp.MustCompile(`(<c r="[A-Z]+[0-9]+"(?: s="[0-9]+")?) t="str"(><f>)`)
+
+// numericFormulaCells rewrites the worksheets so that formula cells hold
+// numeric cached values (the minimal logic of reports/xlsx.go's function
+// of the same name); every other part is copied as it is, in order.
+func numericFormulaCells(data []byte) ([]byte, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, zf := range zr.File {
+		rc, err := zf.Open()
+		if err != nil {
+			return nil, err
+		}
+		body, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return nil, err
+		}
+		if strings.HasPrefix(zf.Name, "xl/worksheets/sheet") && strings.HasSuffix(zf.Name, ".xml") {
+			body = formulaStrCell.ReplaceAll(body, []byte("$1$2"))
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: zf.Name, Method: zip.Deflate,
+			Modified: zf.Modified, ModifiedTime: zf.ModifiedTime, ModifiedDate: zf.ModifiedDate})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.Write(body); err != nil {
+			return nil, err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
