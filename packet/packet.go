@@ -32,7 +32,7 @@ type Options struct {
 // Line statuses: how a line item counts in the claim.
 const (
 	StatusClaimed         = "claimed"          // claimed in full
-	StatusCredit          = "credit"           // a credit line: shown, claims nothing
+	StatusCredit          = "credit"           // a credit line: claims nothing, or takes off what the charged lines do not state
 	StatusNothingPaid     = "nothing_paid"     // no cash part (paid by vouchers): claims nothing
 	StatusDisputed        = "disputed"         // its disputed part is excluded from the claim
 	StatusClaimedDisputed = "claimed_disputed" // disputed, claimed anyway (ClaimDisputed)
@@ -157,6 +157,7 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 		p.Lines = append(p.Lines, newLine(li))
 	}
 
+	p.creditLines()
 	if p.Audited, err = audited(ctx, db, opts.Month); err != nil {
 		return nil, err
 	}
@@ -206,6 +207,36 @@ func newLine(li *ledger.LineItem) Line {
 		l.Status = StatusNothingPaid
 	}
 	return l
+}
+
+// creditLines lets a credit line (a voucher billed as a separate negative
+// line) take its amount off the claim unless the charged lines of its
+// provider and currency already state that voucher (their voucher_paid), as
+// reconcile.Invoiceable does: otherwise the cash columns of the charged lines
+// would claim voucher money as paid.
+func (p *Packet) creditLines() {
+	type pc struct{ provider, currency string }
+	stated := map[pc]decimal.Decimal{}
+	for i := range p.Lines {
+		li := &p.Lines[i].Item
+		if li.Kind != ledger.KindCredit && li.VoucherPaid.Valid {
+			k := pc{li.Provider, li.Currency}
+			stated[k] = stated[k].Add(li.VoucherPaid.Decimal)
+		}
+	}
+	for i := range p.Lines {
+		l := &p.Lines[i]
+		if l.Status != StatusCredit || !l.Item.BilledCost.IsNegative() {
+			continue
+		}
+		k := pc{l.Item.Provider, l.Item.Currency}
+		absorbed := decimal.Max(decimal.Zero, decimal.Min(stated[k], l.Item.BilledCost.Neg()))
+		stated[k] = stated[k].Sub(absorbed)
+		if l.Invoiceable = l.Item.BilledCost.Add(absorbed); l.Invoiceable.IsZero() {
+			l.Invoiceable = decimal.Zero // "0", not "0.00"
+		}
+		l.NotInvoiceable = l.Item.BilledCost.Sub(l.Invoiceable)
+	}
 }
 
 // audited reports whether an audit of month is stored.
@@ -457,7 +488,7 @@ func KindNameZH(kind string) string {
 
 var statusNames = map[string]string{
 	StatusClaimed:         "报销",
-	StatusCredit:          "抵扣行，不报销",
+	StatusCredit:          "抵扣行，不报销（账单各行未体现的代金券从报销额中扣除）",
 	StatusNothingPaid:     "代金券支付，不报销",
 	StatusDisputed:        "有争议，争议部分不报销",
 	StatusClaimedDisputed: "有争议，仍报销",

@@ -137,3 +137,40 @@ func TestInvoiceableProject(t *testing.T) {
 		t.Errorf("got %+v, want aliyun 17 without a project", all)
 	}
 }
+
+// TestInvoiceableCreditLines: a voucher that comes only as a separate credit
+// line (the charged lines say they were paid in full) comes off the cash; one
+// that the charged lines state already does not come off twice; credits
+// never make the amount negative.
+func TestInvoiceableCreditLines(t *testing.T) {
+	credit := func(billed string) ledger.LineItem {
+		c := line("2026-10", billed, "", "")
+		c.Kind, c.ResourceID = ledger.KindCredit, ""
+		return c
+	}
+	tests := []struct {
+		name  string
+		items []ledger.LineItem
+		want  string
+	}{
+		{"credit line only", []ledger.LineItem{line("2026-10", "100", "", "100"), credit("-10")}, "90"},
+		{"voucher stated on the line too", []ledger.LineItem{line("2026-10", "100", "10", "90"), credit("-10")}, "90"},
+		{"voucher stated in part", []ledger.LineItem{line("2026-10", "100", "4", "96"), credit("-10")}, "90"},
+		{"estimated cash", []ledger.LineItem{line("2026-10", "100", "", ""), credit("-10.5")}, "89.5"},
+		{"credits above the cash", []ledger.LineItem{line("2026-10", "100", "", "100"), credit("-150")}, "0"},
+		{"no credit", []ledger.LineItem{line("2026-10", "100", "", "100")}, "100"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db := testkit.OpenLedger(t)
+			testkit.ImportItems(t, db, "a.csv", tc.items)
+			got, err := Invoiceable(context.Background(), db, "2026-10", InvoiceableOptions{TZ: shanghaiTZ})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0].Amount.String() != tc.want {
+				t.Fatalf("got %+v, want one amount of %s", got, tc.want)
+			}
+		})
+	}
+}
