@@ -53,6 +53,11 @@ func ParseAmount(s string) (decimal.NullDecimal, error) {
 // trimCell removes the white space that exports put around cells: ASCII
 // space and tab, CR/LF, no-break space, ideographic space and a stray BOM.
 func trimCell(s string) string {
+	// Most cells start and end with a printable ASCII byte: nothing to trim
+	// (strings.Trim with a non-ASCII cutset is dear on the hot path).
+	if n := len(s); n == 0 || (s[0] > ' ' && s[0] < 0x80 && s[n-1] > ' ' && s[n-1] < 0x80) {
+		return s
+	}
 	return strings.Trim(s, " \t\r\n\u00a0\u3000\ufeff")
 }
 
