@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -46,16 +47,6 @@ func (db *DB) SaveAudit(ctx context.Context, month, tz, params string, findings 
 		return 0, fmt.Errorf("ledger: save audit: %w", err)
 	}
 	defer upsert.Close()
-	clearEv, err := tx.PrepareContext(ctx, `DELETE FROM finding_evidence WHERE finding_id = ?`)
-	if err != nil {
-		return 0, fmt.Errorf("ledger: save audit: %w", err)
-	}
-	defer clearEv.Close()
-	addEv, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO finding_evidence(finding_id, line_item_id, file, row) VALUES (?,?,?,?)`)
-	if err != nil {
-		return 0, fmt.Errorf("ledger: save audit: %w", err)
-	}
-	defer addEv.Close()
 	for i := range findings {
 		f := &findings[i]
 		f.RunID = runID
@@ -68,14 +59,15 @@ func (db *DB) SaveAudit(ctx context.Context, month, tz, params string, findings 
 			return 0, fmt.Errorf("ledger: save finding %s: %w", f.Fingerprint, err)
 		}
 		f.ID = id
-		if _, err = clearEv.ExecContext(ctx, id); err != nil {
-			return 0, err
-		}
-		for _, e := range f.Evidence {
-			if _, err = addEv.ExecContext(ctx, id, e.LineItemID, e.File, e.Row); err != nil {
-				return 0, fmt.Errorf("ledger: save evidence: %w", err)
-			}
-		}
+	}
+	// The evidence of every finding of this run is written anew: the old rows
+	// of the findings it updated go in one statement, the new ones in
+	// multi-row inserts.
+	if _, err = tx.ExecContext(ctx, `DELETE FROM finding_evidence WHERE finding_id IN (SELECT id FROM findings WHERE run_id = ?)`, runID); err != nil {
+		return 0, fmt.Errorf("ledger: save evidence: %w", err)
+	}
+	if err = insertEvidence(ctx, tx, findings); err != nil {
+		return 0, err
 	}
 	if _, err = tx.ExecContext(ctx, `DELETE FROM findings WHERE month = ? AND run_id <> ? AND state = 'open'`, month, runID); err != nil {
 		return 0, fmt.Errorf("ledger: prune findings: %w", err)
@@ -84,6 +76,54 @@ func (db *DB) SaveAudit(ctx context.Context, month, tz, params string, findings 
 		return 0, fmt.Errorf("ledger: save audit: %w", err)
 	}
 	return runID, nil
+}
+
+// evidenceBatch is how many evidence rows one INSERT writes (4 values each,
+// well below SQLite's limit on bound values).
+const evidenceBatch = 200
+
+// insertEvidence writes the evidence rows of findings (their IDs set) in
+// multi-row INSERT statements, prepared once per size.
+func insertEvidence(ctx context.Context, tx *sql.Tx, findings []Finding) error {
+	stmts := map[int]*sql.Stmt{}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	args := make([]any, 0, evidenceBatch*4)
+	flush := func() error {
+		n := len(args) / 4
+		if n == 0 {
+			return nil
+		}
+		st := stmts[n]
+		if st == nil {
+			q := `INSERT OR IGNORE INTO finding_evidence(finding_id, line_item_id, file, row) VALUES (?,?,?,?)` +
+				strings.Repeat(`,(?,?,?,?)`, n-1)
+			var err error
+			if st, err = tx.PrepareContext(ctx, q); err != nil {
+				return fmt.Errorf("ledger: save evidence: %w", err)
+			}
+			stmts[n] = st
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("ledger: save evidence: %w", err)
+		}
+		args = args[:0]
+		return nil
+	}
+	for i := range findings {
+		for _, e := range findings[i].Evidence {
+			args = append(args, findings[i].ID, e.LineItemID, e.File, e.Row)
+			if len(args) == evidenceBatch*4 {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
 }
 
 // canonicalNullDec stores a computed amount (money at risk) without the

@@ -94,3 +94,22 @@ func plainScan(t *testing.T, db *DB, noRaw bool) []LineItem {
 	}
 	return out
 }
+
+// TestParseTimeFastPath: the in-place reading of stored times agrees with
+// time.Parse on valid times and refuses what time.Parse refuses.
+func TestParseTimeFastPath(t *testing.T) {
+	for _, s := range []string{"2026-10-03T06:22:05Z", "2024-02-29T23:59:59Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"} {
+		got, err := ParseTime(s)
+		want, werr := time.Parse(TimeLayout, s)
+		if err != nil || werr != nil || !got.Equal(want) || got.Location() != time.UTC {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v, %v", s, got, err, want, werr)
+		}
+	}
+	for _, s := range []string{"", "2026-02-30T00:00:00Z", "2025-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-10-03T24:00:00Z",
+		"2026-10-03T06:60:05Z", "2026-10-03T06:22:60Z", "2026-10-03 06:22:05Z", "2026-10-03T06:22:05+08:00", "2026-1a-03T06:22:05Z",
+		"+026-10-03T06:22:05Z", "2026-00-03T06:22:05Z", "2026-10-00T06:22:05Z"} {
+		if got, err := ParseTime(s); err == nil {
+			t.Errorf("ParseTime(%q) = %v, want an error", s, got)
+		}
+	}
+}
