@@ -1,11 +1,9 @@
 package packet
 
 import (
-	"archive/zip"
 	"bytes"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,6 +13,8 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/gpubill/gpubill/ledger"
+
+	"github.com/gpubill/gpubill/internal/xlsxcell"
 )
 
 // Sheet names of the workbook, in order.
@@ -155,7 +155,7 @@ func (x *xw) timeCell(sheet string, col, row int, t time.Time) error {
 		return nil
 	}
 	ref, _ := excelize.CoordinatesToCellName(col, row)
-	if err := x.f.SetCellDefault(sheet, ref, excelSerial(t.In(x.p.TZ))); err != nil {
+	if err := x.f.SetCellDefault(sheet, ref, xlsxcell.Serial(t.In(x.p.TZ))); err != nil {
 		return err
 	}
 	x.width(sheet, col, "2006-01-02 15:04")
@@ -224,7 +224,7 @@ func (p *Packet) WriteXLSX(w io.Writer) error {
 	if err := f.Write(&buf); err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
-	out, err := numericFormulaCells(buf.Bytes())
+	out, err := xlsxcell.NumericFormulaCaches(buf.Bytes())
 	if err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
@@ -695,15 +695,12 @@ func (x *xw) exceptions() error {
 
 // safeText makes bill text safe for one cell: control characters become
 // spaces, and a cell beginning with = + - @, tab or CR gets a leading
-// apostrophe (DESIGN.md "Output safety"). The same rule as reports.csvText.
+// apostrophe (DESIGN.md "Output safety", xlsxcell.Neutralise).
 func safeText(s string) string {
 	if s == "" {
 		return s
 	}
-	switch s[0] {
-	case '=', '+', '-', '@', '\t', '\r':
-		s = "'" + s
-	}
+	s = xlsxcell.Neutralise(s)
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
@@ -723,58 +720,4 @@ func shownMoney(d decimal.Decimal) string {
 		return s + strings.Repeat(",", (n-1)/3)
 	}
 	return s
-}
-
-// excelEpoch is day 0 of Excel's 1900 date system (for dates from
-// 1900-03-01 on).
-var excelEpoch = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)
-
-// excelSerial is t's wall-clock time in its own zone as an Excel serial
-// date-time, exact to the second (copied from reports/xlsx.go).
-func excelSerial(t time.Time) string {
-	wall := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
-	secs := int64(wall.Sub(excelEpoch) / time.Second)
-	return decimal.NewFromInt(secs).DivRound(decimal.NewFromInt(86400), 10).String()
-}
-
-// formulaStrCell matches the start of a formula cell as excelize writes it,
-// with its cached value typed as a string (t="str"); ours are numbers.
-var formulaStrCell = regexp.MustCompile(`(<c r="[A-Z]+[0-9]+"(?: s="[0-9]+")?) t="str"(><f>)`)
-
-// numericFormulaCells rewrites the worksheets so that formula cells hold
-// numeric cached values (the minimal logic of reports/xlsx.go's function
-// of the same name); every other part is copied as it is, in order.
-func numericFormulaCells(data []byte) ([]byte, error) {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, zf := range zr.File {
-		rc, err := zf.Open()
-		if err != nil {
-			return nil, err
-		}
-		body, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			return nil, err
-		}
-		if strings.HasPrefix(zf.Name, "xl/worksheets/sheet") && strings.HasSuffix(zf.Name, ".xml") {
-			body = formulaStrCell.ReplaceAll(body, []byte("$1$2"))
-		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: zf.Name, Method: zip.Deflate,
-			Modified: zf.Modified, ModifiedTime: zf.ModifiedTime, ModifiedDate: zf.ModifiedDate})
-		if err != nil {
-			return nil, err
-		}
-		if _, err := w.Write(body); err != nil {
-			return nil, err
-		}
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

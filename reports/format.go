@@ -148,21 +148,6 @@ func formatPeriod(start, end time.Time, loc *time.Location) string {
 	return s.Format("2006-01-02 15:04") + "~" + e.Format("2006-01-02 15:04")
 }
 
-// csvText protects a text cell that came from bill data against formula
-// injection in spreadsheets (DESIGN.md "Output safety"): a cell beginning
-// with = + - @, tab or CR gets a leading apostrophe. Numbers never pass
-// through here, so a negative amount stays a number.
-func csvText(s string) string {
-	if s == "" {
-		return s
-	}
-	switch s[0] {
-	case '=', '+', '-', '@', '\t', '\r':
-		return "'" + s
-	}
-	return s
-}
-
 // oneLine makes bill text safe for a single table or TSV cell: tabs, line
 // breaks and other control characters become spaces.
 func oneLine(s string) string {

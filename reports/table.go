@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/mattn/go-runewidth"
+
+	"github.com/gpubill/gpubill/internal/xlsxcell"
 )
 
 // grid is one table of a report, before encoding. Cells are already
@@ -171,7 +173,7 @@ func (g *grid) writeCSV(w io.Writer) error {
 			if g.cols[i].numeric {
 				cells[i] = cell
 			} else {
-				cells[i] = csvText(cell)
+				cells[i] = xlsxcell.Neutralise(cell)
 			}
 		}
 		if err := cw.Write(cells); err != nil {

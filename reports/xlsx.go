@@ -1,11 +1,9 @@
 package reports
 
 import (
-	"archive/zip"
 	"bytes"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +13,8 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/gpubill/gpubill/ledger"
+
+	"github.com/gpubill/gpubill/internal/xlsxcell"
 )
 
 // The xlsx encoder. A workbook holds one sheet per section of the document,
@@ -124,7 +124,7 @@ func writeXLSX(w io.Writer, opts WriteOptions, doc *document) error {
 	if err := f.Write(&buf); err != nil {
 		return fmt.Errorf("reports: xlsx: %w", err)
 	}
-	out, err := numericFormulaCells(buf.Bytes())
+	out, err := xlsxcell.NumericFormulaCaches(buf.Bytes())
 	if err != nil {
 		return fmt.Errorf("reports: xlsx: %w", err)
 	}
@@ -308,7 +308,7 @@ func (x *xlsxWriter) setCell(sheet, ref string, c column, cell, currency string,
 			if err != nil {
 				return "", err
 			}
-			if err := f.SetCellDefault(sheet, ref, excelSerial(t.In(x.opts.TZ))); err != nil {
+			if err := f.SetCellDefault(sheet, ref, xlsxcell.Serial(t.In(x.opts.TZ))); err != nil {
 				return "", err
 			}
 			return "2006-01-02 15:04", f.SetCellStyle(sheet, ref, ref, st)
@@ -329,7 +329,7 @@ func (x *xlsxWriter) setCell(sheet, ref string, c column, cell, currency string,
 	// from the report, not from a bill; anything else is neutralised.
 	text := cell
 	if c.kind == colText || cell != unknownDisplay {
-		text = csvText(cell)
+		text = xlsxcell.Neutralise(cell)
 	}
 	if err := f.SetCellStr(sheet, ref, text); err != nil {
 		return "", err
@@ -356,19 +356,6 @@ func shownNumber(d decimal.Decimal, k colKind, currency string) string {
 		return FormatShare(decimal.NullDecimal{Decimal: d, Valid: true}, false)
 	}
 	return d.String()
-}
-
-// excelEpoch is day 0 of Excel's 1900 date system (as Excel counts after
-// its 1900 leap-year bug, i.e. for every date from 1900-03-01 on).
-var excelEpoch = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)
-
-// excelSerial is t's wall-clock time in its own zone as an Excel serial
-// date-time (days since 1899-12-30, the fraction the time of day), exact to
-// the second, as a decimal string.
-func excelSerial(t time.Time) string {
-	wall := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
-	secs := int64(wall.Sub(excelEpoch) / time.Second)
-	return decimal.NewFromInt(secs).DivRound(decimal.NewFromInt(86400), 10).String()
 }
 
 // writeTotals appends, after a blank row, one total row per currency of
@@ -484,55 +471,10 @@ func (x *xlsxWriter) writeNotes(sheet string, doc *document) error {
 	width := displayWidth(doc.title)
 	for i, n := range doc.notes {
 		ref := "A" + strconv.Itoa(i+3)
-		if err := x.f.SetCellStr(sheet, ref, csvText(oneLine(n))); err != nil {
+		if err := x.f.SetCellStr(sheet, ref, xlsxcell.Neutralise(oneLine(n))); err != nil {
 			return err
 		}
 		width = max(width, displayWidth(n))
 	}
 	return x.f.SetColWidth(sheet, "A", "A", float64(min(width+2, 120)))
-}
-
-// formulaStrCell matches the start of a formula cell as excelize writes it:
-// `<c r="E12" s="3" t="str"><f>`. excelize marks the cached value of every
-// formula as a string; ours are numbers, so the type goes (a viewer that
-// shows cached values, or a spreadsheet that does not recompute on load,
-// then shows a number with its format).
-var formulaStrCell = regexp.MustCompile(`(<c r="[A-Z]+[0-9]+"(?: s="[0-9]+")?) t="str"(><f>)`)
-
-// numericFormulaCells rewrites the worksheets of the xlsx package data so
-// that formula cells hold numeric cached values. Every other part is copied
-// as it is, in the same order.
-func numericFormulaCells(data []byte) ([]byte, error) {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, zf := range zr.File {
-		rc, err := zf.Open()
-		if err != nil {
-			return nil, err
-		}
-		body, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			return nil, err
-		}
-		if strings.HasPrefix(zf.Name, "xl/worksheets/sheet") && strings.HasSuffix(zf.Name, ".xml") {
-			body = formulaStrCell.ReplaceAll(body, []byte("$1$2"))
-		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: zf.Name, Method: zip.Deflate,
-			Modified: zf.Modified, ModifiedTime: zf.ModifiedTime, ModifiedDate: zf.ModifiedDate})
-		if err != nil {
-			return nil, err
-		}
-		if _, err := w.Write(body); err != nil {
-			return nil, err
-		}
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

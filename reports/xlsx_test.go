@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -395,27 +394,6 @@ func TestSheetName(t *testing.T) {
 		if got := x.sheetName(tc.title, tc.key); got != tc.want {
 			t.Errorf("sheetName(%q, %q): got %q want %q", tc.title, tc.key, got, tc.want)
 		}
-	}
-}
-
-func TestExcelSerial(t *testing.T) {
-	tz := time.FixedZone("CST", 8*3600)
-	for _, tc := range []struct {
-		name string
-		t    time.Time
-		want string
-	}{
-		{"epoch", time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC), "0"},
-		{"1900-03-01", time.Date(1900, 3, 1, 0, 0, 0, 0, time.UTC), "61"},
-		{"noon", time.Date(2026, 10, 3, 12, 0, 0, 0, time.UTC), "46298.5"},
-		{"wall clock of its zone", time.Date(2026, 10, 3, 6, 0, 0, 0, tz), "46298.25"},
-	} {
-		if got := excelSerial(tc.t); got != tc.want {
-			t.Errorf("%s: got %s want %s", tc.name, got, tc.want)
-		}
-	}
-	if matched, _ := regexp.MatchString(`^46298\.\d+$`, excelSerial(time.Date(2026, 10, 3, 14, 22, 5, 0, tz))); !matched {
-		t.Error("a time of day is not a fraction of its day")
 	}
 }
 
