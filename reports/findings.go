@@ -355,20 +355,10 @@ func (r *FindingsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 	for _, t := range r.Totals {
 		totals.add(t.Currency, strconv.Itoa(t.Count), FormatNullMoney(t.AmountAtRisk, t.Currency, false))
 	}
-	var err error
-	if md {
-		b.WriteString("\n## " + mdHeading(tr(lang, "title.find_totals")) + "\n\n")
-		err = totals.writeMarkdown(&b)
-		b.WriteString("\n" + mdCell(tr(lang, "note.find_totals")) + "\n")
-	} else {
-		b.WriteString("\n" + tr(lang, "title.find_totals") + "\n")
-		err = totals.writeTable(&b)
-		b.WriteString("\n" + tr(lang, "note.find_totals") + "\n")
-	}
-	if err != nil {
+	if err := writeTitledGrid(&b, md, tr(lang, "title.find_totals"), totals, tr(lang, "note.find_totals")); err != nil {
 		return err
 	}
-	_, err = io.WriteString(w, b.String())
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

@@ -885,21 +885,10 @@ func (r *RefundsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 	}
 
 	// totals per platform and currency
-	g := r.totalsGrid(opts)
-	var err error
-	if md {
-		b.WriteString("\n## " + mdHeading(tr(lang, "refund.totals")) + "\n\n")
-		err = g.writeMarkdown(&b)
-		b.WriteString("\n" + mdCell(tr(lang, "refund.note.count")) + "\n")
-	} else {
-		b.WriteString("\n" + tr(lang, "refund.totals") + "\n")
-		err = g.writeTable(&b)
-		b.WriteString("\n" + tr(lang, "refund.note.count") + "\n")
-	}
-	if err != nil {
+	if err := writeTitledGrid(&b, md, tr(lang, "refund.totals"), r.totalsGrid(opts), tr(lang, "refund.note.count")); err != nil {
 		return err
 	}
-	_, err = io.WriteString(w, b.String())
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

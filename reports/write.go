@@ -155,3 +155,20 @@ func writeSections(w io.Writer, opts WriteOptions, title string, secs []section,
 
 // mdHeading makes text safe for a markdown heading.
 func mdHeading(s string) string { return mdCell(s) }
+
+// writeTitledGrid appends a titled table and a note under it to b: a "##"
+// heading and a markdown table in md, a title line and an aligned table
+// otherwise (the closing totals of the block-layout reports).
+func writeTitledGrid(b *strings.Builder, md bool, title string, g *grid, note string) error {
+	var err error
+	if md {
+		b.WriteString("\n## " + mdHeading(title) + "\n\n")
+		err = g.writeMarkdown(b)
+		b.WriteString("\n" + mdCell(note) + "\n")
+	} else {
+		b.WriteString("\n" + title + "\n")
+		err = g.writeTable(b)
+		b.WriteString("\n" + note + "\n")
+	}
+	return err
+}

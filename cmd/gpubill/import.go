@@ -93,6 +93,16 @@ func (a *app) runImport(cmd *cobra.Command, o importOptions, paths []string) err
 	if err != nil {
 		return err
 	}
+	if failed := a.reportRefused(results); failed > 0 {
+		a.say("%d 个文件未导入（原因见错误信息），其余文件已处理。", "%d file(s) refused (see the errors); the other files were processed.", failed)
+		return &exitError{code: exitInput}
+	}
+	return nil
+}
+
+// reportRefused prints the error of every file that was refused, to
+// stderr, and returns how many there were.
+func (a *app) reportRefused(results []ingest.Result) int {
 	failed := 0
 	for _, r := range results {
 		if r.Err != nil {
@@ -100,11 +110,7 @@ func (a *app) runImport(cmd *cobra.Command, o importOptions, paths []string) err
 			fmt.Fprintf(a.stderr, "gpubill: %v\n", r.Err)
 		}
 	}
-	if failed > 0 {
-		a.say("%d 个文件未导入（原因见错误信息），其余文件已处理。", "%d file(s) refused (see the errors); the other files were processed.", failed)
-		return &exitError{code: exitInput}
-	}
-	return nil
+	return failed
 }
 
 type importJSON struct {

@@ -168,14 +168,7 @@ func (a *app) runInvoiceImport(ctx context.Context, paths []string, provider str
 	if err != nil {
 		return err
 	}
-	failed := 0
-	for _, r := range results {
-		if r.Err != nil {
-			failed++
-			fmt.Fprintf(a.stderr, "gpubill: %v\n", r.Err)
-		}
-	}
-	if failed > 0 {
+	if a.reportRefused(results) > 0 {
 		return &exitError{code: exitInput}
 	}
 	return nil
