@@ -149,6 +149,9 @@ type jsonTable struct {
 	code  string // the response's "code", when seen before the list
 	msg   string
 	rec   []string
+	// The pagination the response states, 0 when it does not: the console
+	// loads a month page by page, and a saved response holds one page.
+	pageIndex, maxPage, total int
 }
 
 func newJSONTable(path string, r io.Reader, base int64) *jsonTable {
@@ -310,13 +313,67 @@ func (t *jsonTable) seekObject(level int) (bool, error) {
 				t.msg = s
 			}
 		default:
-			if err := t.skipValue(); err != nil {
+			if err := t.pageKey(lk); err != nil {
 				return false, err
 			}
 		}
 	}
 	_, err := t.token() // the closing }
 	return false, err
+}
+
+// pageKey reads the value of key lk: a pagination number it keeps (page
+// index, page count, item total), anything else it skips.
+func (t *jsonTable) pageKey(lk string) error {
+	var dst *int
+	switch lk {
+	case "page_index", "page", "current_page", "page_no", "pageindex":
+		dst = &t.pageIndex
+	case "max_page", "total_page", "total_pages", "page_count", "pages":
+		dst = &t.maxPage
+	case "result_total", "total_count":
+		dst = &t.total
+	default:
+		return t.skipValue()
+	}
+	tok, err := t.token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); ok {
+		if d == '{' || d == '[' {
+			return t.skipRest()
+		}
+		return nil
+	}
+	if n, ok := tok.(json.Number); ok {
+		if v, err := strconv.Atoi(n.String()); err == nil && v > 0 {
+			*dst = v
+		}
+	}
+	return nil
+}
+
+// warnings tells, once the list is read, whether the saved response is one
+// page of several, or holds fewer items than it says the list has.
+func (t *jsonTable) warnings() []Warning {
+	switch {
+	case t.maxPage > 1:
+		page := "?"
+		if t.pageIndex > 0 {
+			page = strconv.Itoa(t.pageIndex)
+		}
+		return []Warning{{
+			ZH: fmt.Sprintf("这是 %d 页中的第 %s 页：其余页没有保存，本月数据不完整。请在控制台逐页保存（或调大 page_size）后一并导入。", t.maxPage, page),
+			EN: fmt.Sprintf("this is page %s of %d: the other pages were not saved, so the month is incomplete; save every page in the console (or raise page_size) and import them too", page, t.maxPage),
+		}}
+	case t.total > t.n:
+		return []Warning{{
+			ZH: fmt.Sprintf("响应称共有 %d 条，文件中只有 %d 条：其余记录没有保存，本月数据可能不完整。", t.total, t.n),
+			EN: fmt.Sprintf("the response says the list has %d items but the file holds %d: the rest were not saved, and the month may be incomplete", t.total, t.n),
+		}}
+	}
+	return nil
 }
 
 // skipRest consumes the rest of a container whose opening token was read.
@@ -360,10 +417,12 @@ func (t *jsonTable) item() (*jsonItem, error) {
 		}
 		for ; t.inner > 0; t.inner-- {
 			for t.dec.More() {
-				if _, err := t.token(); err != nil { // key
+				tok, err := t.token() // key
+				if err != nil {
 					return nil, err
 				}
-				if err := t.skipValue(); err != nil {
+				key, _ := tok.(string)
+				if err := t.pageKey(strings.ToLower(key)); err != nil {
 					return nil, err
 				}
 			}

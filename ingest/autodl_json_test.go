@@ -411,3 +411,47 @@ func FuzzReadJSON(f *testing.F) {
 		fuzzScan(t, writeTemp(t, dir, "fuzz.json", data))
 	})
 }
+
+// TestAutoDLJSONPageWarnings: a saved response that is one page of several,
+// or holds fewer items than it says the list has, imports its rows and
+// warns that the month is incomplete; a complete one does not warn.
+func TestAutoDLJSONPageWarnings(t *testing.T) {
+	item := func(n int) string {
+		return fmt.Sprintf(`{"uuid":"bs-%d","product_uuid":"c5a1","type":"consumption","asset":-1880,"balance":%d,"created_at":"2026-10-0%dT10:00:00+08:00"}`, n, 100000-n*1880, n)
+	}
+	two := item(1) + "," + item(2)
+	tests := []struct {
+		name, json string
+		want       string // substring of the English warning; "" = none
+	}{
+		{"page 1 of 3, keys after the list", `{"code":"Success","data":{"list":[` + two + `],"page_index":1,"max_page":3,"result_total":45}}`, "this is page 1 of 3"},
+		{"page 2 of 2, keys before the list", `{"code":"Success","data":{"page_index":2,"max_page":2,"list":[` + two + `]}}`, "this is page 2 of 2"},
+		{"fewer items than the total", `{"code":"Success","data":{"list":[` + two + `],"max_page":1,"result_total":5}}`, "the list has 5 items but the file holds 2"},
+		{"complete", `{"code":"Success","data":{"list":[` + two + `],"page_index":1,"max_page":1,"result_total":2}}`, ""},
+		{"a bare list", `[` + two + `]`, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "autodl.json")
+			if err := os.WriteFile(p, []byte(tc.json), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			res, err := ImportFile(context.Background(), testkit.OpenLedger(t), p, Options{TZ: shanghai})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.New != 2 {
+				t.Errorf("got %d new rows, want 2 (a warning never drops rows)", res.New)
+			}
+			if tc.want == "" {
+				if len(res.Warnings) != 0 {
+					t.Errorf("got warnings %+v, want none", res.Warnings)
+				}
+				return
+			}
+			if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].EN, tc.want) || res.Warnings[0].ZH == "" {
+				t.Errorf("got warnings %+v, want one saying %q (in zh too)", res.Warnings, tc.want)
+			}
+		})
+	}
+}

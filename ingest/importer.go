@@ -43,7 +43,28 @@ type Result struct {
 	PreviewPay                    []ledger.Payment
 	Encoding                      string // EncUTF8 … for text files, "xlsx" for workbooks
 	Tables                        int    // recognised tables (sheets) imported
+	// Warnings are things the file says about itself that make the import
+	// doubtful though not wrong (a saved web page that is one page of
+	// several): the rows are imported, and the user is told.
+	Warnings []Warning
 }
+
+// Warning is one doubt about an imported file, in Chinese and English.
+type Warning struct {
+	Row    int // 1-based record the warning is about; 0 = the whole file
+	ZH, EN string
+}
+
+// Text is the warning in lang ("zh" or another: English).
+func (w Warning) Text(lang string) string {
+	if lang == "zh" {
+		return w.ZH
+	}
+	return w.EN
+}
+
+// warner is a table that can tell, once read to its end, what it doubts.
+type warner interface{ warnings() []Warning }
 
 // Statuses of a Result.
 const (
@@ -478,6 +499,9 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	im.res.New += added
 	im.res.Duplicate += sent - added
 	im.res.Skipped += cnt.skipped
+	if wt, ok := t.(warner); ok {
+		im.res.Warnings = append(im.res.Warnings, wt.warnings()...)
+	}
 	return nil
 }
 

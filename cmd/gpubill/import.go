@@ -93,11 +93,26 @@ func (a *app) runImport(cmd *cobra.Command, o importOptions, paths []string) err
 	if err != nil {
 		return err
 	}
+	a.reportWarnings(results)
 	if failed := a.reportRefused(results); failed > 0 {
 		a.say("%d 个文件未导入（原因见错误信息），其余文件已处理。", "%d file(s) refused (see the errors); the other files were processed.", failed)
 		return &exitError{code: exitInput}
 	}
 	return nil
+}
+
+// reportWarnings prints the warnings of the imported files to stderr, in
+// the chosen language.
+func (a *app) reportWarnings(results []ingest.Result) {
+	for _, r := range results {
+		for _, wn := range r.Warnings {
+			where := r.Path
+			if wn.Row > 0 {
+				where += ":" + strconv.Itoa(wn.Row)
+			}
+			a.say("gpubill: 注意：%s: %s", "gpubill: warning: %s: %s", where, wn.Text(a.lang))
+		}
+	}
 }
 
 // reportRefused prints the error of every file that was refused, to
@@ -124,6 +139,15 @@ type importJSON struct {
 	Skipped   int     `json:"rows_skipped"`
 	Status    string  `json:"status"`
 	Error     *string `json:"error"`
+	// Warnings: doubts about a file whose rows were imported (a saved web
+	// page that is one page of several); omitted when there are none.
+	Warnings []importWarningJSON `json:"warnings,omitempty"`
+}
+
+type importWarningJSON struct {
+	Row       int    `json:"row"` // 0 = the whole file
+	MessageZH string `json:"message_zh"`
+	MessageEN string `json:"message_en"`
 }
 
 func writeImportJSON(w io.Writer, results []ingest.Result) error {
@@ -134,6 +158,9 @@ func writeImportJSON(w io.Writer, results []ingest.Result) error {
 		if r.Err != nil {
 			s := r.Err.Error()
 			j.Error = &s
+		}
+		for _, wn := range r.Warnings {
+			j.Warnings = append(j.Warnings, importWarningJSON{Row: wn.Row, MessageZH: wn.ZH, MessageEN: wn.EN})
 		}
 		out = append(out, j)
 	}
