@@ -23,8 +23,26 @@ import (
 // Audit and stores the findings with SaveAudit, as `gpubill audit` does.
 // It reports import-s, audit-s (all months), findings and audit/import.
 //
+// Two data sets: "month" puts every item in October 2026 (a month of a
+// team's cloud bill: one audit reads each item once), "months" spreads them
+// from 2026-09-20 to 2026-11-10 as BenchmarkAudit does (three audits, each
+// also reading its neighbours' compute as context).
+//
 //	go test ./rules -run '^$' -bench AuditVsImport -benchtime 1x
 func BenchmarkAuditVsImport(b *testing.B) {
+	loc := mustLoc("Asia/Shanghai")
+	for _, c := range []struct {
+		name     string
+		from, to time.Time
+	}{
+		{"month", time.Date(2026, 10, 1, 0, 0, 0, 0, loc), time.Date(2026, 11, 1, 0, 0, 0, 0, loc)},
+		{"months", time.Date(2026, 9, 20, 0, 0, 0, 0, loc), time.Date(2026, 11, 10, 0, 0, 0, 0, loc)},
+	} {
+		b.Run(c.name, func(b *testing.B) { benchAuditVsImport(b, c.from, c.to) })
+	}
+}
+
+func benchAuditVsImport(b *testing.B, from, to time.Time) {
 	rows := 1_000_000
 	if s := os.Getenv("GPUBILL_BENCH_ROWS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -35,7 +53,7 @@ func BenchmarkAuditVsImport(b *testing.B) {
 	}
 	dir := b.TempDir()
 	path := filepath.Join(dir, "bench-bill.csv")
-	months, err := writeBenchTemplate(path, rows)
+	months, err := writeBenchTemplate(path, rows, from, to)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,7 +98,7 @@ func BenchmarkAuditVsImport(b *testing.B) {
 // writeBenchTemplate writes the first n generated bench items as a gpubill
 // template CSV (codes for platform, kind and pricing; Beijing wall-clock
 // times) and returns the billing months they cover, in order.
-func writeBenchTemplate(path string, n int) ([]string, error) {
+func writeBenchTemplate(path string, n int, from, to time.Time) ([]string, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
@@ -106,7 +124,7 @@ func writeBenchTemplate(path string, n int) ([]string, error) {
 		}
 		return d.String()
 	}
-	generateBenchItems(n, func(li *ledger.LineItem) bool {
+	generateBenchItemsIn(n, from, to, func(li *ledger.LineItem) bool {
 		if !seen[li.BillingPeriod] {
 			seen[li.BillingPeriod] = true
 			months = append(months, li.BillingPeriod)

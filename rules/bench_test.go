@@ -121,10 +121,14 @@ func buildBenchLedger(ctx context.Context, db *ledger.DB, n int) (int, error) {
 // then, seat fees on some idle days, a few unclassified charges, price
 // changes and duplicated rows. Stops early when fn returns false.
 func generateBenchItems(n int, fn func(*ledger.LineItem) bool) {
+	loc := mustLoc("Asia/Shanghai")
+	generateBenchItemsIn(n, time.Date(2026, 9, 20, 0, 0, 0, 0, loc), time.Date(2026, 11, 10, 0, 0, 0, 0, loc), fn)
+}
+
+// generateBenchItemsIn is generateBenchItems over the days [from, to).
+func generateBenchItemsIn(n int, from, to time.Time, fn func(*ledger.LineItem) bool) {
 	rng := rand.New(rand.NewPCG(20261001, 42))
 	loc := mustLoc("Asia/Shanghai")
-	from := time.Date(2026, 9, 20, 0, 0, 0, 0, loc)
-	to := time.Date(2026, 11, 10, 0, 0, 0, 0, loc)
 	providers := []string{"autodl", "gpushare", "matpool", "gpugeek", "lanrui", "aliyun"}
 	type gpu struct {
 		model string
