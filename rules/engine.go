@@ -494,8 +494,11 @@ type ruleResult struct {
 // share (sessions, compute coverage) are built before they start, and each
 // rule gets a copy of the Input that knows its own id (for Param).
 func runBuiltins(ctx context.Context, in *Input) ([]ruleResult, error) {
-	in.Sessions()
+	// The two shared caches are independent: built side by side.
+	var caches sync.WaitGroup
+	caches.Go(func() { in.Sessions() })
 	in.coverage()
+	caches.Wait()
 	results := make([]ruleResult, len(registry))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
