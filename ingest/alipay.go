@@ -4,8 +4,9 @@ import "fmt"
 
 // Alipay (支付宝) exports, for matching platform top-ups (FORMATS.md
 // "Payments"). Both are GBK text with a preamble; the header is found by
-// content, so the preamble's length and its 共N笔记录 summary do not matter
-// (the summary is not read at all).
+// content, so the preamble's length does not matter; its 共N笔记录 summary
+// is never used for totals, only compared with the records read (a mismatch
+// is an import warning: see statedCount in payments.go).
 
 func init() {
 	registerFormat(alipayMobileFormat, 70)

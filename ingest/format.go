@@ -252,6 +252,10 @@ type mapEnv struct {
 	provider string         // --provider, for formats that cannot tell
 	xlsx     bool           // numbers in time columns may be Excel serial dates
 	date1904 bool
+	// stated is the number of records the file says it holds (a payment
+	// export's 共N笔记录, in its preamble or footer); 0 = it says nothing.
+	// It is never trusted for totals, only compared with the rows read.
+	stated int
 }
 
 // rowCtx is one record being mapped, with what error messages need.

@@ -263,6 +263,9 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 			return err
 		}
 		env := &mapEnv{path: path, tz: opts.TZ, provider: opts.Provider, xlsx: src.isXLSX(), date1904: src.date1904}
+		if b.format.Target == TargetPayments {
+			env.stated, _ = statedCount(seen) // 共N笔记录 in the preamble
+		}
 		err = im.table(st, t, b, env, imp)
 		closeTable(t)
 		if err != nil {
@@ -345,7 +348,7 @@ func findHeader(t table) (b *binding, line int, seen [][]string, err error) {
 			continue
 		}
 		if b := detectHeader(rec); b != nil {
-			return b, t.line(0), nil, nil
+			return b, t.line(0), seen, nil // seen: the preamble
 		}
 		seen = append(seen, append([]string(nil), rec...))
 	}
@@ -501,6 +504,12 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	im.res.Skipped += cnt.skipped
 	if wt, ok := t.(warner); ok {
 		im.res.Warnings = append(im.res.Warnings, wt.warnings()...)
+	}
+	if mapped := cnt.read - cnt.skipped; env.stated > 0 && mapped != env.stated {
+		im.res.Warnings = append(im.res.Warnings, Warning{
+			ZH: fmt.Sprintf("文件自称共 %d 笔记录，实际读到 %d 笔：导出可能不完整或被改动过，合计以读到的行为准。", env.stated, mapped),
+			EN: fmt.Sprintf("the file says it holds %d records but %d were read: the export may be incomplete or edited; totals follow the rows read", env.stated, mapped),
+		})
 	}
 	return nil
 }

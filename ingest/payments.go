@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/gpubill/gpubill/ledger"
@@ -61,6 +63,23 @@ func isFrameRow(rec []string) bool {
 	return len(rec) > 0 && strings.HasPrefix(rec[0], "---")
 }
 
+// statedRE finds a payment export's own count of its records: 共12笔记录.
+var statedRE = regexp.MustCompile(`共\s*(\d+)\s*笔`)
+
+// statedCount finds the first "共N笔" in recs (preamble or footer lines).
+func statedCount(recs [][]string) (int, bool) {
+	for _, rec := range recs {
+		for _, cell := range rec {
+			if m := statedRE.FindStringSubmatch(cell); m != nil {
+				if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+					return n, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
 // payCols are the record indexes a payment mapper reads (-1 = absent).
 type payCols struct {
 	time, direction, amount, counterparty, item, status, orderNo, merchantNo int
@@ -79,6 +98,9 @@ func newPayMapper(source string, ix payCols, env *mapEnv) payMapper {
 			return true, nil
 		}
 		if isTotalRow(c.rec) || (footer && c.cell(ix.time) == "") {
+			if n, ok := statedCount([][]string{c.rec}); ok && footer {
+				env.stated = n // the web export's footer: 共N笔记录
+			}
 			return true, nil
 		}
 		var err error

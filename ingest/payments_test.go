@@ -388,3 +388,41 @@ func TestParseDirection(t *testing.T) {
 		}
 	}
 }
+
+// TestPaymentStatedCount: a payment export's own 共N笔记录 (in the preamble,
+// or in the web export's footer) is compared with the records read: a
+// mismatch imports every row and warns; a match says nothing.
+func TestPaymentStatedCount(t *testing.T) {
+	tests := []struct {
+		name, path string
+		want       string // substring of the English warning; "" = none
+	}{
+		{"WeChat preamble says 99", filepath.Join("testdata", "wechatpay", "wechatpay.csv"), "says it holds 99 records but 12 were read"},
+		{"Alipay web footer says 9", filepath.Join("testdata", "alipay-web", "alipay_web.csv"), "says it holds 9 records but 6 were read"},
+		{"Alipay preamble that agrees", filepath.Join("..", "testdata", "reconcile", "bills", "支付宝交易明细(20261001-20261130).csv"), ""},
+		{"WeChat preamble that agrees", filepath.Join("..", "testdata", "reconcile", "bills", "微信支付账单(20261001-20261130).csv"), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := ImportFile(context.Background(), testkit.OpenLedger(t), tc.path, Options{TZ: shanghai})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.New == 0 {
+				t.Fatal("nothing imported: a warning never drops rows")
+			}
+			if tc.want == "" {
+				if len(res.Warnings) != 0 {
+					t.Errorf("got warnings %+v, want none", res.Warnings)
+				}
+				return
+			}
+			if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].EN, tc.want) || !strings.Contains(res.Warnings[0].ZH, "笔") {
+				t.Errorf("got warnings %+v, want one saying %q", res.Warnings, tc.want)
+			}
+		})
+	}
+	if n, ok := statedCount([][]string{{"收入：1笔 0.35元"}, {"共 43 笔记录", ""}}); !ok || n != 43 {
+		t.Errorf("statedCount: got %d, %v; want 43 (收入：1笔 is not the total)", n, ok)
+	}
+}

@@ -4,8 +4,8 @@ import "fmt"
 
 // WeChat Pay (微信支付) bills, for matching platform top-ups (FORMATS.md
 // "Payments"): 微信支付账单(YYYYMMDD-YYYYMMDD).csv (UTF-8) or .xlsx, 16
-// preamble lines padded with commas (found by content, the 共N笔记录
-// summary is not read), then on line 17
+// preamble lines padded with commas (found by content; the 共N笔记录
+// summary only warns when it disagrees with the records read), then on line 17
 //
 //	交易时间,交易类型,交易对方,商品,收/支,金额(元),支付方式,当前状态,交易单号,商户单号,备注
 //
