@@ -159,12 +159,20 @@ type store interface {
 	InsertLineItemArgs(ctx context.Context, args []any) (int, error)
 	InsertTransactions(ctx context.Context, txs []ledger.Transaction) (int, error)
 	InsertPayments(ctx context.Context, ps []ledger.Payment) (int, error)
+	Overlaps(ctx context.Context, format string, keys []ledger.PeriodKey) ([]ledger.Overlap, error)
+	AddImportPeriods(ctx context.Context, importID int64, counts map[ledger.PeriodKey]int) error
 }
 
 // discardStore takes every row as new and keeps nothing.
 type discardStore struct{}
 
-func (discardStore) AddImport(context.Context, *ledger.Import) error    { return nil }
+func (discardStore) AddImport(context.Context, *ledger.Import) error { return nil }
+func (discardStore) Overlaps(context.Context, string, []ledger.PeriodKey) ([]ledger.Overlap, error) {
+	return nil, nil
+}
+func (discardStore) AddImportPeriods(context.Context, int64, map[ledger.PeriodKey]int) error {
+	return nil
+}
 func (discardStore) FinishImport(context.Context, *ledger.Import) error { return nil }
 func (discardStore) InsertLineItemArgs(_ context.Context, args []any) (int, error) {
 	return len(args) / ledger.LineItemArgs, nil
@@ -414,6 +422,9 @@ type importer struct {
 	res       *Result
 	keys      *rowKeyer
 	providers map[string]bool
+	// periods counts the line items of the current table per provider and
+	// month; written by the parse goroutine, read after it is done.
+	periods map[ledger.PeriodKey]int
 }
 
 // batch carries mapped rows from the parse goroutine to the inserter.
@@ -437,6 +448,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	if b.format.Target == TargetInvoices {
 		return im.invoiceTable(itx, t, b, env, imp)
 	}
+	im.periods = map[ledger.PeriodKey]int{}
 	var lm lineMapper
 	var tm txMapper
 	var pm payMapper
@@ -505,6 +517,9 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	if wt, ok := t.(warner); ok {
 		im.res.Warnings = append(im.res.Warnings, wt.warnings()...)
 	}
+	if err := im.checkOverlaps(itx, b.format.ID, imp.ID); err != nil {
+		return err
+	}
 	if mapped := cnt.read - cnt.skipped; env.stated > 0 && mapped != env.stated {
 		im.res.Warnings = append(im.res.Warnings, Warning{
 			ZH: fmt.Sprintf("文件自称共 %d 笔记录，实际读到 %d 笔：导出可能不完整或被改动过，合计以读到的行为准。", env.stated, mapped),
@@ -512,6 +527,29 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 		})
 	}
 	return nil
+}
+
+// checkOverlaps warns when an earlier import in another format brought line
+// items for a provider and month of this table (the same charges twice),
+// then records this table's provider-months for the imports that follow.
+func (im *importer) checkOverlaps(st store, format string, importID int64) error {
+	keys := make([]ledger.PeriodKey, 0, len(im.periods))
+	for k := range im.periods {
+		keys = append(keys, k)
+	}
+	overlaps, err := st.Overlaps(im.ctx, format, keys)
+	if err != nil {
+		return err
+	}
+	for _, o := range overlaps {
+		im.res.Warnings = append(im.res.Warnings, Warning{
+			ZH: fmt.Sprintf("%s 的 %s 账单已从另一种格式导入过（导入 %d：%s，%s，%d 行）：同一批费用导入两次会被重复计算；确认后可用 gpubill imports undo %d 撤销其中一个。",
+				ledger.ProviderName(o.Provider, "zh"), o.BillingPeriod, o.ImportID, o.Path, o.Format, o.Items, o.ImportID),
+			EN: fmt.Sprintf("%s's %s bill was already imported in another format (import %d: %s, %s, %d rows): the same charges imported twice are counted twice; if so, remove one with gpubill imports undo %d",
+				ledger.ProviderName(o.Provider, "en"), o.BillingPeriod, o.ImportID, o.Path, o.Format, o.Items, o.ImportID),
+		})
+	}
+	return st.AddImportPeriods(im.ctx, importID, im.periods)
 }
 
 // parse is the parse goroutine of table: it reads records, maps them, keys
@@ -596,6 +634,7 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 				return
 			}
 			im.providers[li.Provider] = true
+			im.periods[ledger.PeriodKey{Provider: li.Provider, BillingPeriod: li.BillingPeriod}]++
 			if len(im.res.Preview) < im.opts.Preview {
 				im.res.Preview = append(im.res.Preview, *li)
 			}

@@ -408,3 +408,47 @@ func TestBillingMonth(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlappingFormatsWarn: 腾讯云's L3 detail and L2 resource bills of one
+// month are the same charges; importing the second warns, names the first
+// import and still imports its rows; a re-import of the same format, or
+// another provider's month, does not warn; undoing the first import ends
+// the warning.
+func TestOverlappingFormatsWarn(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.OpenLedger(t)
+	detail := filepath.Join("testdata", "tencentcloud-detail", "detail_202610.csv")
+	resource := filepath.Join("testdata", "tencentcloud-resource", "resource_202610_gbk.csv")
+	first, err := ImportFile(ctx, db, detail, Options{TZ: shanghai})
+	if err != nil || len(first.Warnings) != 0 {
+		t.Fatalf("first import: %v, warnings %+v; want none", err, first.Warnings)
+	}
+	second, err := ImportFile(ctx, db, resource, Options{TZ: shanghai})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.New == 0 {
+		t.Error("the overlapping file imported nothing: a warning never drops rows")
+	}
+	if len(second.Warnings) != 1 || !strings.Contains(second.Warnings[0].EN, "2026-10 bill was already imported in another format (import 1: "+detail) ||
+		!strings.Contains(second.Warnings[0].ZH, "gpubill imports undo 1") {
+		t.Fatalf("second import warnings %+v, want one naming import 1 (%s)", second.Warnings, detail)
+	}
+	again, err := ImportFile(ctx, db, detail, Options{TZ: shanghai})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Warnings) != 1 || !strings.Contains(again.Warnings[0].EN, "tencentcloud-resource") {
+		t.Errorf("re-import of the detail bill: warnings %+v, want one naming the resource bill only", again.Warnings)
+	}
+	if _, err := db.UndoImport(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	third, err := ImportFile(ctx, db, detail, Options{TZ: shanghai, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(third.Warnings) != 0 {
+		t.Errorf("after undoing the resource bill: warnings %+v, want none", third.Warnings)
+	}
+}
