@@ -23,8 +23,8 @@ const (
 
 // Payment sources (ledger.Payment.Source).
 const (
-	SourceAlipay    = "alipay"
-	SourceWeChatPay = "wechatpay"
+	SourceAlipay    = ledger.SourceAlipay
+	SourceWeChatPay = ledger.SourceWeChatPay
 )
 
 // payDedupeKey is the DedupeKey text of the payment formats.

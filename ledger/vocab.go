@@ -60,6 +60,12 @@ const (
 // TxTypes lists the money-flow types.
 var TxTypes = []string{TxTopup, TxCharge, TxRefund, TxWithdrawal, TxVoucher, TxFreeze, TxUnfreeze}
 
+// Payment sources (Payment.Source): the exports of Alipay and WeChat Pay.
+const (
+	SourceAlipay    = "alipay"
+	SourceWeChatPay = "wechatpay"
+)
+
 // RuleIDs are the built-in rules in the order of DESIGN.md: rules run and
 // print in this order, and it breaks ties between findings (then user rules
 // follow, by id).

@@ -366,6 +366,19 @@ func (r *Report) writeSections(w io.Writer, opts reports.WriteOptions) error {
 		}
 		return ledger.ProviderName(slug, lang)
 	}
+	// source names a payment channel for people: 支付宝 / Alipay.
+	source := func(slug string) string {
+		if exact {
+			return slug
+		}
+		switch slug {
+		case ledger.SourceAlipay:
+			return pick(lang, "支付宝", "Alipay")
+		case ledger.SourceWeChatPay:
+			return pick(lang, "微信支付", "WeChat Pay")
+		}
+		return slug
+	}
 	where := func(file string, row int) string {
 		if file == "" {
 			return ""
@@ -458,7 +471,7 @@ func (r *Report) writeSections(w io.Writer, opts reports.WriteOptions) error {
 			}
 		}
 		matches.add(opts, kindText(p.Kind), prov(p.Flow.Provider), tm(p.Flow.Time), money(p.Flow.Amount, p.Flow.Currency),
-			p.Flow.Currency, p.Flow.Reference, p.Payment.Source, tm(p.Payment.Time), p.Payment.OrderNo, basis, payee)
+			p.Flow.Currency, p.Flow.Reference, source(p.Payment.Source), tm(p.Payment.Time), p.Payment.OrderNo, basis, payee)
 	}
 	secs = append(secs, matches)
 
@@ -473,7 +486,7 @@ func (r *Report) writeSections(w io.Writer, opts reports.WriteOptions) error {
 		if !exact {
 			refund = map[bool]string{true: pick(lang, "是", "yes"), false: ""}[p.Refund]
 		}
-		up.add(opts, p.Source, prov(p.Provider), tm(p.Time), money(p.Amount, p.Currency), p.Currency, p.OrderNo,
+		up.add(opts, source(p.Source), prov(p.Provider), tm(p.Time), money(p.Amount, p.Currency), p.Currency, p.OrderNo,
 			p.Counterparty, p.Item, refund, where(p.File, p.Row))
 	}
 	secs = append(secs, up)
