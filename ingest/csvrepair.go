@@ -66,6 +66,15 @@ func (q *quoteRepair) Read(p []byte) (int, error) {
 func (q *quoteRepair) fill() {
 	s, err := q.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
+		if len(q.line)+len(s) > maxLineBytes {
+			// A line too long for any bill: repair no more and pass the text
+			// on, so that the reader downstream (lineLimitReader) refuses it
+			// instead of this one collecting it whole.
+			q.giveUp = true
+			q.cur = append(q.line, s...)
+			q.line = nil
+			return
+		}
 		q.line = append(q.line, s...)
 		return
 	}

@@ -467,6 +467,13 @@ func TestHostileGenerated(t *testing.T) {
 		b.WriteString("\n" + goodRows)
 		return b.Bytes()
 	}
+	endlessLine := func() []byte { // 40 MB with no newline after the header
+		var b bytes.Buffer
+		b.WriteString(templateHeader)
+		b.WriteString("AutoDL,")
+		b.Write(bytes.Repeat([]byte("x"), 40<<20))
+		return b.Bytes()
+	}
 	// 16 MiB of zeros deflate to about 16 KiB: a ratio of 1000:1, over the
 	// default limit (200:1) and over a size limit set low for the test.
 	const bombSize = 16 << 20
@@ -509,6 +516,7 @@ func TestHostileGenerated(t *testing.T) {
 	}{
 		{"cell_10mb.csv", bigCell, Options{}, hostileExpect{refused: true, errSub: "cell_10mb.csv:3:2: "}},
 		{"columns_1m.csv", manyColumns, Options{}, hostileExpect{refused: true, errSub: "columns_1m.csv:2: "}},
+		{"line_40mb.csv", endlessLine, Options{}, hostileExpect{refused: true, errSub: "line_40mb.csv:2: a line longer than 32 MiB"}},
 		{"header_1m_columns.csv", manyColumnsHeader, Options{}, hostileExpect{refused: true, errSub: "header_1m_columns.csv:1: "}},
 		{"zip_bomb.zip", zipBomb, Options{}, hostileExpect{refused: true, errSub: "zip_bomb.zip/bomb.csv: declares a compression ratio over 200:1"}},
 		{"zip_bomb_member_limit.zip", zipBomb, Options{Zip: ZipLimits{MemberSize: 1 << 20, Ratio: 1 << 20}},

@@ -22,7 +22,47 @@ const (
 	// maxCellBytes is the longest cell accepted (after decoding): the
 	// longest description in a real bill is a few hundred bytes.
 	maxCellBytes = 1 << 20
+	// maxLineBytes is the longest physical line of a text file. encoding/csv
+	// holds a whole line before it splits it into cells, so without this a
+	// file that is one endless line would be read into memory whole before
+	// the cell limit could refuse it.
+	maxLineBytes = 32 << 20
 )
+
+// lineLimitReader passes text through, and fails once a line (bytes since
+// the last newline) grows beyond maxLineBytes.
+type lineLimitReader struct {
+	r    io.Reader
+	run  int // bytes since the last '\n'
+	line int // 1-based number of the current line
+}
+
+type lineTooLongError struct{ line int }
+
+func (e *lineTooLongError) Error() string {
+	return fmt.Sprintf("line %d is longer than %d bytes", e.line, maxLineBytes)
+}
+
+func (l *lineLimitReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for rest := p[:n]; ; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			l.run += len(rest)
+			break
+		}
+		if l.run+i > maxLineBytes {
+			return 0, &lineTooLongError{line: l.line}
+		}
+		l.run = 0
+		l.line++
+		rest = rest[i+1:]
+	}
+	if l.run > maxLineBytes {
+		return 0, &lineTooLongError{line: l.line}
+	}
+	return n, err
+}
 
 // checkRecord refuses a record over maxColumns cells or with a cell over
 // maxCellBytes; line(col) is the physical line of cell col (0-based).

@@ -35,7 +35,7 @@ type csvTable struct {
 }
 
 func newCSVTable(path string, r io.Reader, delim rune) *csvTable {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(&lineLimitReader{r: r, line: 1})
 	cr.Comma = delim
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -61,6 +61,11 @@ func (t *csvTable) next() ([]string, error) {
 		}
 		if err == io.EOF {
 			return nil, io.EOF
+		}
+		var le *lineTooLongError
+		if errors.As(err, &le) {
+			return nil, &InputError{File: t.path, Line: le.line,
+				Msg: fmt.Sprintf("a line longer than %d MiB: not a bill, or a damaged file", maxLineBytes>>20)}
 		}
 		return nil, &InputError{File: t.path, Msg: "cannot read text", Err: err}
 	}
