@@ -1,0 +1,276 @@
+package reports
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// The words of the refund checklist: its translations, the sentence that
+// describes each claim, the support ticket text and the steps to take.
+
+func init() {
+	addMessages(map[string][2]string{
+		"refund.title":         {"退款清单", "Refund checklist"},
+		"refund.none":          {"本月没有可申请退款的费用，也没有账户余额记录。", "Nothing to claim this month, and no account balance on record."},
+		"refund.claims":        {"可申请退款的费用", "Disputable charges"},
+		"refund.no_claims":     {"没有可申请退款的费用。", "No disputable charges."},
+		"refund.to_claim":      {"可申请退款", "To claim"},
+		"refund.balance":       {"账户余额", "Balance"},
+		"refund.no_balance":    {"账单中没有余额记录", "no balance in the money flow"},
+		"refund.balance_at":    {"%s（%s）", "%s (as of %s)"},
+		"refund.balance_later": {"；此后还有 %d 笔收支未显示余额，以控制台为准", "; %d later movements show no balance, check the console"},
+		"refund.refund_rule":   {"退款规则", "Refund rule"},
+		"refund.invoice_rule":  {"开票规则", "Invoice rule"},
+		"refund.no_policy":     {"平台规则表中没有该平台", "not in the policy table"},
+		"refund.guess":         {"（推定，未经平台确认）", " (a guess, not confirmed by the platform)"},
+		"refund.steps":         {"步骤", "Steps"},
+		"refund.ticket":        {"工单文本", "Support ticket"},
+		"refund.ticket_for":    {"工单文本（账号 %s，%s）", "Support ticket (account %s, %s)"},
+		"refund.totals":        {"合计", "Totals"},
+		"refund.evidence":      {"证据：", "Evidence: "},
+		"refund.fingerprint":   {"指纹", "fingerprint"},
+		"refund.computed":      {"由 gpubill 按平台释放规则计算", "computed by gpubill from the release rule"},
+		"refund.note.count": {"同一费用行被多项引用时，合计只计一次（严重程度高者优先）。已标记为“已解决”的发现不列入；“已确认”的仍列入。",
+			"A line item cited by several claims counts once in the totals (the most severe first). Findings marked resolved are left out; acknowledged ones stay in."},
+		"refund.col.platform":        {"平台", "Provider"},
+		"refund.col.account":         {"账号", "Account"},
+		"refund.col.claim":           {"类型", "Claim"},
+		"refund.col.resource":        {"实例/资源", "Resource"},
+		"refund.col.period":          {"时段", "Period"},
+		"refund.col.amount":          {"涉及金额", "At stake"},
+		"refund.col.counted":         {"计入合计", "Counted"},
+		"refund.col.claims":          {"项数", "Claims"},
+		"refund.col.balance_time":    {"余额时间", "Balance as of"},
+		"refund.col.step":            {"步骤", "Step"},
+		"refund.col.text":            {"内容", "Text"},
+		"rule.charged_after_release": {"释放期限后仍收费", "Charged after the release date"},
+	})
+}
+
+// claimTitle is a claim's rule title in lang.
+func claimTitle(lang, rule string) string { return tr(lang, "rule."+rule) }
+
+// ticketRows renders evidence for a ticket: per file its base name (the
+// name the platform gave the export) and its rows as ranges.
+func ticketRows(ev []ledger.Evidence, lang string) string {
+	var files []string
+	rows := map[string][]int{}
+	for _, e := range ev {
+		f := filepath.Base(e.File)
+		if _, ok := rows[f]; !ok {
+			files = append(files, f)
+		}
+		rows[f] = append(rows[f], e.Row)
+	}
+	parts := make([]string, len(files))
+	for i, f := range files {
+		text, n := compressRows(rows[f], 0)
+		format := pick(lang, "第 %s 行", "rows %s")
+		if n == 1 {
+			format = pick(lang, "第 %s 行", "row %s")
+		}
+		parts[i] = f + " " + fmt.Sprintf(format, text)
+	}
+	return strings.Join(parts, pick(lang, "，", ", "))
+}
+
+// unitText names a pricing unit in lang (ingest normalises time units to
+// English slugs).
+func refundUnit(lang, unit string) string {
+	if lang != "zh" {
+		return unit
+	}
+	switch unit {
+	case "hour":
+		return "小时"
+	case "minute":
+		return "分钟"
+	case "second":
+		return "秒"
+	case "day":
+		return "天"
+	}
+	return unit
+}
+
+// stepText describes a billing step: "按秒" / "by the second".
+func stepText(lang string, d time.Duration) string {
+	switch d {
+	case time.Second:
+		return pick(lang, "按秒", "by the second")
+	case time.Minute:
+		return pick(lang, "按分钟", "by the minute")
+	case time.Hour:
+		return pick(lang, "按小时", "by the hour")
+	}
+	return pick(lang, "按 "+d.String(), "in steps of "+d.String())
+}
+
+// ruleIntro introduces a platform rule, hedged when the policy entry is a guess.
+func ruleIntro(lang string, guess bool) string {
+	if guess {
+		return pick(lang, "据我了解，贵平台", "As far as I know, your platform")
+	}
+	return pick(lang, "贵平台", "Your platform")
+}
+
+// claimSentence is one numbered item of a ticket.
+func (p *RefundPlatform) claimSentence(lang string, c *RefundClaim, loc *time.Location) string {
+	amt := moneyWithCurrency(known(c.Amount), c.Currency)
+	period := blockPeriod(c.PeriodStart, c.PeriodEnd, loc)
+	rows := ticketRows(c.Evidence, lang)
+	res := orDash(c.ResourceID)
+	n := len(c.Evidence)
+	switch c.RuleID {
+	case "duplicate_charge":
+		return fmt.Sprintf(pick(lang,
+			"重复扣费：资源 %s 在 %s 的同一笔费用被重复扣取（%s），多扣 %s。同一时段的使用只应计费一次。",
+			"Duplicate charge: resource %s was charged more than once for the same use during %s (%s), %s too much. The same time should be billed once."),
+			res, period, rows, amt)
+	case "overlapping_charge":
+		return fmt.Sprintf(pick(lang,
+			"重叠扣费：资源 %s 有 %v 条计费记录的时段互相重叠（%s；%s），重叠部分被计费两次，约 %s。同一时段的使用只应计费一次。",
+			"Overlapping charges: resource %s has %s whose periods overlap (%s; %s), so that time was billed twice, about %s. The same time should be billed once."),
+			res, refundCount(lang, n, "line item"), period, rows, amt)
+	case "min_duration_rounding":
+		rule := ""
+		if p.HasPolicy {
+			rule = ruleIntro(lang, p.Policy.IsGuess("billing_step")) + pick(lang, stepText(lang, p.Policy.BillingStep)+"计费", " bills "+stepText(lang, p.Policy.BillingStep))
+			if p.Policy.MinimumBilled > 0 {
+				rule += fmt.Sprintf(pick(lang, "、最低计费 %s", ", with a minimum of %s"), p.Policy.MinimumBilled)
+			}
+		}
+		return fmt.Sprintf(pick(lang,
+			"计费时长超出规则：资源 %s 在 %s 的 %d 条计算费用（%s）计费时长多于实际使用时长。%s，即使按此取整，仍多计约 %s。",
+			"Billed beyond the billing rule: %s of resource %s during %s (%s) billed more time than was used. %s; even rounded that way, about %s too much was billed."),
+			refundArgs(lang, []any{res, period, n, rows, rule, amt}, []any{refundPlural(n, "compute line item"), res, period, rows, rule, amt})...)
+	case "price_deviation":
+		price := ""
+		if len(c.items) > 0 && c.items[0].ListUnitPrice.Valid {
+			li := c.items[0]
+			price = fmt.Sprintf(pick(lang, "（单价 %s/%s）", " (unit price %s per %s)"),
+				moneyWithCurrency(li.ListUnitPrice, c.Currency), orDash(refundUnit(lang, li.PricingUnit)))
+		}
+		return fmt.Sprintf(pick(lang,
+			"单价偏高：资源 %s 在 %s 的计算费用%s高于贵平台该型号公布的价格（%s），多收约 %s。请按订购时公布的价格计费。",
+			"Price above the published one: the compute of resource %s during %s%s was billed above your published price for this GPU (%s), about %s too much. Please bill at the price published when it was ordered."),
+			res, period, price, rows, amt)
+	case RuleChargedAfterRelease:
+		kinds := map[string]bool{}
+		for _, li := range c.items {
+			kinds[li.Kind] = true
+		}
+		var ks []string
+		for _, k := range ledger.Kinds {
+			if kinds[k] {
+				ks = append(ks, trOr(lang, "kind.", k))
+			}
+		}
+		_, until := refundItemsPeriod(c.items)
+		rule := ruleIntro(lang, p.Policy.IsGuess("release_days")) +
+			fmt.Sprintf(pick(lang, "会释放连续关机 %d 天的实例并删除数据", " releases an instance shut down for %d days and deletes its data"), c.releaseDays)
+		return fmt.Sprintf(pick(lang,
+			"释放期限后仍收费：实例 %s 最后一次运行结束于 %s。%s，因此它应于 %s 释放，但此后仍收取了 %v 条费用（%s，至 %s；%s），共 %s。",
+			"Charged after the release date: instance %s last ran until %s. %s, so it was due for release on %s, yet %d charges followed (%s, until %s; %s), %s in all."),
+			res, instHumanTime(c.lastCompute, loc), rule, instHumanTime(c.releaseAt, loc), n,
+			strings.Join(ks, pick(lang, "、", " and ")), instHumanTime(until, loc), rows, amt)
+	}
+	return fmt.Sprintf("%s: %s %s (%s) %s", c.RuleID, res, period, rows, amt)
+}
+
+// countArg is n for a Chinese sentence ("%d 条"), "n things" for English.
+func refundCount(lang string, n int, thing string) any {
+	if lang == "zh" {
+		return n
+	}
+	return refundPlural(n, thing)
+}
+
+// plural writes "1 charge", "2 charges".
+func refundPlural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+// orderArgs picks the argument order of a sentence per language.
+func refundArgs(lang string, zh, en []any) []any {
+	if lang == "zh" {
+		return zh
+	}
+	return en
+}
+
+// ticket writes the support ticket of one account and currency.
+func (p *RefundPlatform) ticket(lang, month, account, currency string, amount decimal.Decimal, cs []*RefundClaim, loc *time.Location) string {
+	name := providerName(p.Provider, lang)
+	var b strings.Builder
+	if lang == "zh" {
+		b.WriteString("您好！\n\n")
+		who := "我的" + name + "账号"
+		if account != "" {
+			who = "我是" + name + "账号 " + account + " 的用户，"
+		} else {
+			who += "的"
+		}
+		fmt.Fprintf(&b, "%s核对 %s 的账单时，发现以下 %d 项费用与贵平台的计费规则不符：\n\n", who, month, len(cs))
+	} else {
+		b.WriteString("Hello,\n\n")
+		who := "my " + name + " account"
+		if account != "" {
+			who += " " + account
+		}
+		fmt.Fprintf(&b, "Checking the %s bill of %s, I found %d charges that do not follow your billing rules:\n\n", month, who, len(cs))
+	}
+	for i, c := range cs {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, p.claimSentence(lang, c, loc))
+	}
+	total := moneyWithCurrency(known(amount), currency)
+	if lang == "zh" {
+		fmt.Fprintf(&b, "\n以上合计 %s。请核实，并将多扣的费用退回我的账户余额。所列行号为贵平台导出账单中的行（明细附后）。\n\n谢谢！\n", total)
+	} else {
+		fmt.Fprintf(&b, "\nIn all %s. Please check these charges and refund the excess to my account balance. The row numbers refer to the bills exported from your console (details attached).\n\nThank you.\n", total)
+	}
+	return b.String()
+}
+
+// steps lists what to do, in lang.
+func (p *RefundPlatform) steps(lang, month string) []string {
+	name := providerName(p.Provider, lang)
+	var out []string
+	if len(p.Claims) > 0 {
+		out = append(out,
+			fmt.Sprintf(pick(lang, "登录%s控制台提交工单（没有工单入口就联系在线客服），问题类型选“费用/账单”。",
+				"Open a support ticket in the %s console (or contact online support if there is no ticket form), category billing."), name),
+			pick(lang, "粘贴下面的工单文本（每个账号一份），核对后提交。",
+				"Paste the ticket text below (one per account), check it and send it."),
+			fmt.Sprintf(pick(lang, "附上证据：原始账单文件中列出的行，以及 gpubill report refunds --month %s --format csv -o refunds-%s.csv 导出的清单。",
+				"Attach the evidence: the rows listed, from the original bill files, and the list exported by gpubill report refunds --month %s --format csv -o refunds-%s.csv."), month, month),
+			pick(lang, "请求退回到账户余额，记下工单号；处理后用 gpubill audit resolve 指纹 把对应发现标为已解决。",
+				"Ask for the refund to your balance and note the ticket number; once settled, mark the findings with gpubill audit resolve FINGERPRINT."))
+	}
+	for _, bal := range p.Balances {
+		if !bal.Balance.IsPositive() {
+			continue
+		}
+		rule := pick(lang, "平台规则表中没有退款规则", "the policy table has no refund rule")
+		if p.HasPolicy {
+			if r := pick(lang, p.Policy.RefundZH, p.Policy.RefundEN); r != "" {
+				rule = strings.TrimRight(r, "。.")
+			}
+		}
+		out = append(out, fmt.Sprintf(pick(lang, "若不再使用该平台，可申请退回余额 %s（%s）。",
+			"If you no longer use the platform, ask for the balance of %s back (%s)."),
+			moneyWithCurrency(known(bal.Balance), bal.Currency), rule))
+		break
+	}
+	return out
+}
