@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/gpubill/gpubill"
 	"github.com/gpubill/gpubill/ingest"
+	"github.com/gpubill/gpubill/packet"
 	"github.com/gpubill/gpubill/reports"
 )
 
@@ -114,10 +117,35 @@ func (a *app) runDemo(cmd *cobra.Command, dir string) error {
 	if err := a.writeReport(refunds); err != nil {
 		return err
 	}
-	a.say("\n示例账单在 %s，账本在 %s。继续试试：\n  gpubill --db %s report instances\n  gpubill --db %s report whatif\n  gpubill --db %s report spend -o spend.html",
-		"\nThe sample bills are in %s, the ledger is %s. Go on with:\n  gpubill --db %s report instances\n  gpubill --db %s report whatif\n  gpubill --db %s report spend -o spend.html",
-		bills, a.dbPath, a.dbPath, a.dbPath, a.dbPath)
+	// What people take away: the month as one page with charts, and the
+	// reimbursement workbook for finance.
+	page := filepath.Join(dir, "spend-"+a.month+".html")
+	if err := writeFile(page, func(w io.Writer) error {
+		return spend.Write(w, reports.WriteOptions{Format: reports.FormatHTML, Lang: a.lang, TZ: a.loc})
+	}); err != nil {
+		return internal(err)
+	}
+	pk, err := packet.Build(ctx, db, packet.Options{Month: a.month, TZ: a.loc, Policy: cfg.PolicyFor})
+	if err != nil {
+		return internal(err)
+	}
+	book := filepath.Join(dir, "packet-"+a.month+".xlsx")
+	if err := writeFile(book, pk.WriteXLSX); err != nil {
+		return internal(err)
+	}
+	a.say("\n示例账单在 %s，账本在 %s。\n本月图表：%s\n报销材料：%s\n继续试试：\n  gpubill --db %s report instances\n  gpubill --db %s report whatif\n  gpubill --db %s reconcile",
+		"\nThe sample bills are in %s, the ledger is %s.\nThe month in charts: %s\nThe reimbursement packet: %s\nGo on with:\n  gpubill --db %s report instances\n  gpubill --db %s report whatif\n  gpubill --db %s reconcile",
+		bills, a.dbPath, page, book, a.dbPath, a.dbPath, a.dbPath)
 	return nil
+}
+
+// writeFile writes a file (mode 0600) with write, all or nothing.
+func writeFile(path string, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o600)
 }
 
 // heading prints a section title to stdout, between the reports.
