@@ -51,9 +51,9 @@ var InvoiceFormat = &Format{
 	NameEN:     "gpubill invoice list",
 	Confidence: ConfidenceOurs,
 	DetectZH: "表头含 平台、发票号码、开票日期、价税合计（或 金额）；可选 抬头、所属月份（YYYY-MM，跨月写 2026-10..2026-11）、币种、备注；" +
-		"用 gpubill invoice import 导入",
+		"用 gpubill import 或 gpubill invoice import 导入",
 	DetectEN: "header holds provider, number, date and amount (价税合计); optional title, period (YYYY-MM, or 2026-10..2026-11 " +
-		"for an invoice spanning months), currency, note; imported with gpubill invoice import",
+		"for an invoice spanning months), currency, note; imported with gpubill import or gpubill invoice import",
 	DedupeKey: "hash of provider, number, date, amount, currency and period (ledger.InvoiceKey); title and note are left out. " +
 		"The same number with other values is stored too, and reconcile lists it as invoiced twice",
 	Target:  TargetInvoices,
