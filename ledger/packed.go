@@ -149,7 +149,7 @@ func parsePacked(f []string, li *LineItem) error {
 // eachPacked runs the packed query and calls fn for every row; rows that
 // do not split cleanly are read again with the plain query.
 func (db *DB) eachPacked(ctx context.Context, f Filter, where, order string, args []any, fn func(*LineItem) error) error {
-	paths, err := db.importPaths(ctx)
+	paths, err := db.ImportPaths(ctx)
 	if err != nil {
 		return err
 	}
@@ -211,8 +211,9 @@ func (db *DB) lineItemByID(ctx context.Context, packed string, noRaw bool) (*Lin
 // replaceRaw makes the plain query leave the source cells out.
 func replaceRaw(sel string) string { return strings.Replace(sel, "li.raw,", "'[]',", 1) }
 
-// importPaths maps every import id to its file path.
-func (db *DB) importPaths(ctx context.Context) (map[int64]string, error) {
+// ImportPaths maps every import id to its file path (evidence names rows
+// by file and row).
+func (db *DB) ImportPaths(ctx context.Context) (map[int64]string, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT id, path FROM imports`)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: import paths: %w", err)

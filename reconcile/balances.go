@@ -98,19 +98,6 @@ func monthRange(month string, loc *time.Location) (time.Time, time.Time, error) 
 	return m, m.AddDate(0, 1, 0), nil
 }
 
-// importPaths maps import ids to the paths of their files.
-func importPaths(ctx context.Context, db *ledger.DB) (map[int64]string, error) {
-	ims, err := db.Imports(ctx, 0)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[int64]string, len(ims))
-	for _, im := range ims {
-		out[im.ID] = im.Path
-	}
-	return out, nil
-}
-
 func flowRow(x *ledger.Transaction, paths map[int64]string) FlowRow {
 	return FlowRow{ID: x.ID, Provider: x.Provider, Account: x.Account, Time: x.Time, Type: x.Type, Amount: x.Amount,
 		Currency: x.Currency, Balance: x.Balance, Reference: x.Reference, Description: x.Description,
@@ -254,7 +241,7 @@ func providerRank(slug string) int {
 // the two rows, and the chain continues from the shown balance; so the
 // Difference (Closing − Expected) is the sum of the gaps.
 func Balances(ctx context.Context, db *ledger.DB, month string, loc *time.Location) ([]Balance, error) {
-	paths, err := importPaths(ctx, db)
+	paths, err := db.ImportPaths(ctx)
 	if err != nil {
 		return nil, err
 	}

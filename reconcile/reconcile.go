@@ -70,7 +70,7 @@ func Reconcile(ctx context.Context, db *ledger.DB, opts Options) (*Report, error
 	if err != nil {
 		return nil, err
 	}
-	paths, err := importPaths(ctx, db)
+	paths, err := db.ImportPaths(ctx)
 	if err != nil {
 		return nil, err
 	}
