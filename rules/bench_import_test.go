@@ -43,14 +43,7 @@ func BenchmarkAuditVsImport(b *testing.B) {
 }
 
 func benchAuditVsImport(b *testing.B, from, to time.Time) {
-	rows := 1_000_000
-	if s := os.Getenv("GPUBILL_BENCH_ROWS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			b.Fatalf("GPUBILL_BENCH_ROWS=%q is not a positive row count", s)
-		}
-		rows = n
-	}
+	rows := benchRows(b)
 	dir := b.TempDir()
 	path := filepath.Join(dir, "bench-bill.csv")
 	months, err := writeBenchTemplate(path, rows, from, to)

@@ -26,14 +26,7 @@ import (
 //
 //	go test ./rules -run '^$' -bench BenchmarkAudit -benchtime 3x
 func BenchmarkAudit(b *testing.B) {
-	rows := 1_000_000
-	if s := os.Getenv("GPUBILL_BENCH_ROWS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			b.Fatalf("GPUBILL_BENCH_ROWS=%q is not a positive row count", s)
-		}
-		rows = n
-	}
+	rows := benchRows(b)
 	ctx := context.Background()
 	db, err := ledger.Open(ctx, filepath.Join(b.TempDir(), "ledger.db"))
 	if err != nil {
@@ -64,6 +57,20 @@ func BenchmarkAudit(b *testing.B) {
 }
 
 const benchMonth = "2026-10"
+
+// benchRows is the number of generated line items of the audit benchmarks:
+// GPUBILL_BENCH_ROWS, default 1,000,000.
+func benchRows(b *testing.B) int {
+	s := os.Getenv("GPUBILL_BENCH_ROWS")
+	if s == "" {
+		return 1_000_000
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		b.Fatalf("GPUBILL_BENCH_ROWS=%q is not a positive row count", s)
+	}
+	return n
+}
 
 // buildBenchLedger writes n generated line items (deterministic) into db in
 // one import, and returns how many of them are of benchMonth.
