@@ -335,11 +335,13 @@ func noFormatError(path string, cands []string) error {
 }
 
 // findHeader reads up to maxHeaderSearch records of t and returns the binding
-// of the first record that carries a format's signature, with its physical
-// line; seen holds copies of the records read when none does. A JSON table
+// of the first record that carries a format's signature (of only those
+// formats, when given), with its physical line; seen holds copies of the
+// non-empty records read before it (a payment export's preamble), or of all
+// the records read when none carries a signature. A JSON table
 // has no header row: its binding comes from jsonTable.detect (line 0), which
 // refuses a JSON file that is not an AutoDL list with an error.
-func findHeader(t table) (b *binding, line int, seen [][]string, err error) {
+func findHeader(t table, only ...*Format) (b *binding, line int, seen [][]string, err error) {
 	if jt, ok := t.(*jsonTable); ok { // JSON binds its format from the first item's keys
 		b, err := jt.detect()
 		return b, 0, nil, err
@@ -355,7 +357,13 @@ func findHeader(t table) (b *binding, line int, seen [][]string, err error) {
 		if emptyRecord(rec) {
 			continue
 		}
-		if b := detectHeader(rec); b != nil {
+		var b *binding
+		if len(only) > 0 {
+			b = detectAmong(only, rec)
+		} else {
+			b = detectHeader(rec)
+		}
+		if b != nil {
 			return b, t.line(0), seen, nil // seen: the preamble
 		}
 		seen = append(seen, append([]string(nil), rec...))

@@ -113,14 +113,15 @@ func importInvoiceFile(ctx context.Context, db *ledger.DB, path string, opts Opt
 			err = cerr
 		}
 	}()
-	providers := map[string]bool{}
+	var st store = discardStore{} // a nil db: the file is only read and checked
+	im := &importer{ctx: ctx, opts: opts, res: res, providers: map[string]bool{}}
 	var cands []string
 	for i := 0; i < src.numTables(); i++ {
 		t, err := src.openTable(i)
 		if err != nil {
 			return err
 		}
-		b, hdrLine, seen, err := findInvoiceHeader(t)
+		b, hdrLine, seen, err := findHeader(t, InvoiceFormat)
 		if err != nil || b == nil {
 			closeTable(t)
 			if err != nil {
@@ -134,41 +135,23 @@ func importInvoiceFile(ctx context.Context, db *ledger.DB, path string, opts Opt
 				closeTable(t)
 				return err
 			}
+			st = itx
 		}
 		imp := &ledger.Import{Path: path, SHA256: sum, Size: size, Format: InvoiceFormat.ID, FormatVersion: InvoiceFormat.Version,
 			Sheet: t.sheet(), Header: b.header, HeaderRow: hdrLine}
-		if itx != nil {
-			if err := itx.AddImport(ctx, imp); err != nil {
-				closeTable(t)
-				return err
-			}
+		if err := st.AddImport(ctx, imp); err != nil {
+			closeTable(t)
+			return err
 		}
 		env := &mapEnv{path: path, tz: opts.TZ, provider: opts.Provider, xlsx: src.isXLSX(), date1904: src.date1904}
-		invs, read, skipped, err := readInvoices(ctx, t, b, env)
+		err = im.invoiceTable(st, t, b, env, imp)
 		closeTable(t)
 		if err != nil {
 			return err
 		}
-		added := len(invs)
-		if itx != nil {
-			for i := range invs {
-				invs[i].ImportID = imp.ID
-			}
-			if added, err = itx.InsertInvoices(ctx, invs); err != nil {
-				return err
-			}
-			imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped = read, added, len(invs)-added, skipped
-			if err := itx.FinishImport(ctx, imp); err != nil {
-				return err
-			}
+		if err := st.FinishImport(ctx, imp); err != nil {
+			return err
 		}
-		for _, inv := range invs {
-			providers[inv.Provider] = true
-		}
-		res.Read += read
-		res.New += added
-		res.Duplicate += len(invs) - added
-		res.Skipped += skipped
 		res.Tables++
 	}
 	if res.Tables == 0 {
@@ -182,14 +165,13 @@ func importInvoiceFile(ctx context.Context, db *ledger.DB, path string, opts Opt
 		return &InputError{File: path, Msg: msg}
 	}
 	res.Format = InvoiceFormat.ID
-	res.Provider = joinKeys(providers)
+	res.Provider = joinKeys(im.providers)
 	return nil
 }
 
-// What the import pipeline (importer.go) needs to import invoice lists with
-// `gpubill import` too, once the format is registered: the store method of
-// the dry-run store, and the table importer that importer.table hands an
-// invoice table to.
+// What both `gpubill import` (importer.table) and ImportInvoices use to
+// import an invoice table: the store method of the dry-run store, and the
+// table importer.
 
 // InsertInvoices takes every invoice as new and keeps nothing.
 func (discardStore) InsertInvoices(_ context.Context, invs []ledger.Invoice) (int, error) {
@@ -227,27 +209,6 @@ func (im *importer) invoiceTable(st any, t table, b *binding, env *mapEnv, imp *
 	im.res.Duplicate += len(invs) - added
 	im.res.Skipped += skipped
 	return nil
-}
-
-// findInvoiceHeader is findHeader for the invoice list alone.
-func findInvoiceHeader(t table) (b *binding, line int, seen [][]string, err error) {
-	for n := 0; n < maxHeaderSearch; n++ {
-		rec, err := t.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		if emptyRecord(rec) {
-			continue
-		}
-		if b := detectAmong([]*Format{InvoiceFormat}, rec); b != nil {
-			return b, t.line(0), nil, nil
-		}
-		seen = append(seen, append([]string(nil), rec...))
-	}
-	return nil, 0, seen, nil
 }
 
 // readInvoices maps the rows of one table. read counts the records after the
