@@ -148,6 +148,17 @@ func ParseProvider(s string) (slug string, ok bool) {
 	return "", false
 }
 
+// ProviderRank is a provider's position in Providers (the order reports list
+// platforms in); providers not listed (FOCUS providers) rank last.
+func ProviderRank(slug string) int {
+	for i, p := range Providers {
+		if p.Slug == slug {
+			return i
+		}
+	}
+	return len(Providers)
+}
+
 // ProviderName gives a provider's display name in lang ("zh" or "en");
 // unknown slugs (FOCUS providers such as aws) are returned as they are.
 func ProviderName(slug, lang string) string {

@@ -309,7 +309,7 @@ func (p *Packet) dispute(ctx context.Context, db *ledger.DB, byID map[int64]int)
 			return ra < rb
 		}
 		if a.Provider != b.Provider {
-			return providerRank(a.Provider) < providerRank(b.Provider)
+			return ledger.ProviderRank(a.Provider) < ledger.ProviderRank(b.Provider)
 		}
 		return a.LineItemID < b.LineItemID
 	})
@@ -378,11 +378,11 @@ func (p *Packet) totals(cov *reconcile.CoverageReport) {
 	for prov := range left {
 		p.LeftOut = append(p.LeftOut, prov)
 	}
-	sort.Slice(p.LeftOut, func(i, j int) bool { return providerRank(p.LeftOut[i]) < providerRank(p.LeftOut[j]) })
+	sort.Slice(p.LeftOut, func(i, j int) bool { return ledger.ProviderRank(p.LeftOut[i]) < ledger.ProviderRank(p.LeftOut[j]) })
 	sort.SliceStable(p.Totals, func(i, j int) bool {
 		a, b := p.Totals[i], p.Totals[j]
 		if a.Provider != b.Provider {
-			if ra, rb := providerRank(a.Provider), providerRank(b.Provider); ra != rb {
+			if ra, rb := ledger.ProviderRank(a.Provider), ledger.ProviderRank(b.Provider); ra != rb {
 				return ra < rb
 			}
 			return a.Provider < b.Provider
@@ -415,15 +415,6 @@ func currencyLess(a, b string) bool {
 		return a == "CNY"
 	}
 	return a < b
-}
-
-func providerRank(slug string) int {
-	for i, p := range ledger.Providers {
-		if p.Slug == slug {
-			return i
-		}
-	}
-	return len(ledger.Providers)
 }
 
 func ruleRank(id string) int {

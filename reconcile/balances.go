@@ -208,7 +208,7 @@ func loadFlow(ctx context.Context, db *ledger.DB, end time.Time, paths map[int64
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
 		if a.provider != b.provider {
-			return providerRank(a.provider) < providerRank(b.provider) || providerRank(a.provider) == providerRank(b.provider) && a.provider < b.provider
+			return ledger.ProviderRank(a.provider) < ledger.ProviderRank(b.provider) || ledger.ProviderRank(a.provider) == ledger.ProviderRank(b.provider) && a.provider < b.provider
 		}
 		if a.account != b.account {
 			return a.account < b.account
@@ -216,17 +216,6 @@ func loadFlow(ctx context.Context, db *ledger.DB, end time.Time, paths map[int64
 		return a.currency < b.currency
 	})
 	return groups, keys, nil
-}
-
-// providerRank orders providers as ledger.Providers lists them; others
-// (FOCUS providers) after them.
-func providerRank(slug string) int {
-	for i, p := range ledger.Providers {
-		if p.Slug == slug {
-			return i
-		}
-	}
-	return len(ledger.Providers)
 }
 
 // Balances computes the balance equation of every provider account and
@@ -493,7 +482,7 @@ func DailyCharges(ctx context.Context, db *ledger.DB, month string, loc *time.Lo
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Provider != b.Provider {
-			return providerRank(a.Provider) < providerRank(b.Provider) || providerRank(a.Provider) == providerRank(b.Provider) && a.Provider < b.Provider
+			return ledger.ProviderRank(a.Provider) < ledger.ProviderRank(b.Provider) || ledger.ProviderRank(a.Provider) == ledger.ProviderRank(b.Provider) && a.Provider < b.Provider
 		}
 		if a.Currency != b.Currency {
 			return a.Currency < b.Currency

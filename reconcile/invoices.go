@@ -189,7 +189,7 @@ func UnreflectedCredits(credits, stated sql.NullString) (decimal.Decimal, error)
 
 func lessPC(p1, c1, p2, c2 string) bool {
 	if p1 != p2 {
-		r1, r2 := providerRank(p1), providerRank(p2)
+		r1, r2 := ledger.ProviderRank(p1), ledger.ProviderRank(p2)
 		if r1 != r2 {
 			return r1 < r2
 		}

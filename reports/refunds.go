@@ -232,22 +232,13 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 		rep.Platforms = append(rep.Platforms, *p)
 	}
 	sort.Slice(rep.Platforms, func(i, j int) bool {
-		a, b := refundProviderRank(rep.Platforms[i].Provider), refundProviderRank(rep.Platforms[j].Provider)
+		a, b := ledger.ProviderRank(rep.Platforms[i].Provider), ledger.ProviderRank(rep.Platforms[j].Provider)
 		if a != b {
 			return a < b
 		}
 		return rep.Platforms[i].Provider < rep.Platforms[j].Provider
 	})
 	return rep, nil
-}
-
-func refundProviderRank(slug string) int {
-	for i, p := range ledger.Providers {
-		if p.Slug == slug {
-			return i
-		}
-	}
-	return len(ledger.Providers)
 }
 
 // itemsPeriod is the span of the items' charge periods.
