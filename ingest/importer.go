@@ -78,14 +78,6 @@ const (
 // 400, 500 and 800 measured within the noise of a 2-core machine.
 const batchSize = 500
 
-// defaultTZ is Asia/Shanghai, or UTC+8 where the system has no zone data.
-func defaultTZ() *time.Location {
-	if loc, err := time.LoadLocation("Asia/Shanghai"); err == nil {
-		return loc
-	}
-	return time.FixedZone("CST", 8*3600)
-}
-
 // importMemoryLimit is the soft limit of the Go heap during an import.
 const importMemoryLimit = 48 << 20
 
@@ -197,7 +189,7 @@ func Scan(ctx context.Context, path string, opts Options) (Result, error) {
 // whose SHA-256 (hex) and size are sum and size, in one transaction.
 func importContent(ctx context.Context, db *ledger.DB, path, sum string, size int64, r io.Reader, opts Options, res *Result) (err error) {
 	if opts.TZ == nil {
-		opts.TZ = defaultTZ()
+		opts.TZ = ledger.DefaultTZ()
 	}
 	if opts.Provider != "" {
 		opts.Provider = focusProvider(strings.TrimSpace(opts.Provider), "")

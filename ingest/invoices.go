@@ -73,7 +73,7 @@ func ImportInvoices(ctx context.Context, db *ledger.DB, path string, opts Option
 
 func importInvoiceFile(ctx context.Context, db *ledger.DB, path string, opts Options, res *Result) (err error) {
 	if opts.TZ == nil {
-		opts.TZ = defaultTZ()
+		opts.TZ = ledger.DefaultTZ()
 	}
 	if opts.Provider != "" {
 		slug, ok := invoiceProvider(opts.Provider)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // DefaultTZ must load on systems without zoneinfo
 
 	"github.com/shopspring/decimal"
 	"modernc.org/sqlite"
@@ -137,6 +138,20 @@ func appendScaled(b []byte, c int64, scale int) []byte {
 	b = append(b, ds[:len(ds)-scale]...)
 	b = append(b, '.')
 	return append(b, ds[len(ds)-scale:]...)
+}
+
+// DefaultTZName is the zone days, nights and months are cut in when the
+// user names none (DESIGN.md: --tz defaults to Asia/Shanghai).
+const DefaultTZName = "Asia/Shanghai"
+
+// DefaultTZ is the DefaultTZName location (time/tzdata is linked in, so it
+// loads on systems without zoneinfo; the fixed offset is what Asia/Shanghai
+// has been since 1991).
+func DefaultTZ() *time.Location {
+	if loc, err := time.LoadLocation(DefaultTZName); err == nil {
+		return loc
+	}
+	return time.FixedZone("CST", 8*3600)
 }
 
 // TimeLayout is how times are stored: RFC 3339 in UTC, seconds precision.

@@ -135,7 +135,7 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 		return nil, fmt.Errorf("packet: month %q: want YYYY-MM", opts.Month)
 	}
 	if opts.TZ == nil {
-		opts.TZ = shanghai()
+		opts.TZ = ledger.DefaultTZ()
 	}
 	p := &Packet{Options: opts, Generated: opts.Date}
 	if p.Generated.IsZero() {
@@ -422,13 +422,6 @@ func ruleRank(id string) int {
 		return len(ledger.RuleIDs)
 	}
 	return ledger.RuleRank(id)
-}
-
-func shanghai() *time.Location {
-	if loc, err := time.LoadLocation("Asia/Shanghai"); err == nil {
-		return loc
-	}
-	return time.FixedZone("CST", 8*3600)
 }
 
 var ruleNames = map[string][2]string{

@@ -21,7 +21,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files of the packet tests")
 
-var shanghaiTZ = shanghai()
+var shanghaiTZ = ledger.DefaultTZ()
 
 // fixedDate is the generated date of every test packet.
 var fixedDate = time.Date(2026, 11, 20, 9, 0, 0, 0, shanghaiTZ)

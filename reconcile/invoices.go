@@ -55,7 +55,7 @@ type InvoiceableOptions struct {
 func Invoiceable(ctx context.Context, db *ledger.DB, month string, opts InvoiceableOptions) ([]InvoiceableAmount, error) {
 	loc := opts.TZ
 	if loc == nil {
-		loc = shanghai()
+		loc = ledger.DefaultTZ()
 	}
 	start, end, err := monthRange(month, loc)
 	if err != nil {
@@ -196,13 +196,6 @@ func lessPC(p1, c1, p2, c2 string) bool {
 		return p1 < p2
 	}
 	return c1 < c2
-}
-
-func shanghai() *time.Location {
-	if loc, err := time.LoadLocation("Asia/Shanghai"); err == nil {
-		return loc
-	}
-	return time.FixedZone("CST", 8*3600)
 }
 
 // AllocatedInvoice is an invoice as it counts for one month.

@@ -58,7 +58,7 @@ func (r *Report) Differences() bool {
 func Reconcile(ctx context.Context, db *ledger.DB, opts Options) (*Report, error) {
 	loc := opts.TZ
 	if loc == nil {
-		loc = shanghai()
+		loc = ledger.DefaultTZ()
 	}
 	if opts.Window == (Window{}) {
 		opts.Window = DefaultWindow

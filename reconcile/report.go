@@ -25,7 +25,7 @@ func (r *Report) Write(w io.Writer, opts reports.WriteOptions) error {
 		opts.TZ = r.TZ
 	}
 	if opts.TZ == nil {
-		opts.TZ = shanghai()
+		opts.TZ = ledger.DefaultTZ()
 	}
 	if opts.Lang == "" {
 		opts.Lang = "zh"

@@ -16,7 +16,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files of the reconcile tests")
 
-var shanghaiTZ = shanghai()
+var shanghaiTZ = ledger.DefaultTZ()
 
 // scenarioDir is the acceptance scenario of issue 6 (testdata/reconcile):
 // October 2026 on AutoDL (saved web-API JSON), 恒源云 (console copy, GBK,

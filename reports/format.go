@@ -110,16 +110,6 @@ func FormatShare(s decimal.NullDecimal, exact bool) string {
 	return s.Decimal.Shift(2).Round(2).StringFixed(2) + "%"
 }
 
-// defaultTZ is the report time zone when none is given (DESIGN.md: --tz
-// defaults to Asia/Shanghai). A binary without the zone database falls back
-// to the fixed offset, which is what Asia/Shanghai has been since 1991.
-func defaultTZ() *time.Location {
-	if loc, err := time.LoadLocation("Asia/Shanghai"); err == nil {
-		return loc
-	}
-	return time.FixedZone("CST", 8*3600)
-}
-
 // formatRFC3339 renders a time for JSON: RFC 3339 with the zone's offset;
 // "" for the zero time.
 func formatRFC3339(t time.Time, loc *time.Location) string {

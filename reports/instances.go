@@ -189,7 +189,7 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 		return nil, err
 	}
 	if loc == nil {
-		loc = defaultTZ()
+		loc = ledger.DefaultTZ()
 	}
 	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
 		owner: map[int64]*instance{}, comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}}

@@ -216,7 +216,7 @@ func TestInstancesStates(t *testing.T) {
 			}
 			del := ""
 			if !r.DeleteAt.IsZero() {
-				del = r.DeleteAt.In(defaultTZ()).Format("2006-01-02 15:04")
+				del = r.DeleteAt.In(ledger.DefaultTZ()).Format("2006-01-02 15:04")
 			}
 			if del != tc.deleteAt {
 				t.Errorf("delete at: got %q want %q", del, tc.deleteAt)

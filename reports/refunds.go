@@ -136,7 +136,7 @@ type RefundsReport struct {
 func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsReport, error) {
 	loc := opts.TZ
 	if loc == nil {
-		loc = defaultTZ()
+		loc = ledger.DefaultTZ()
 	}
 	s, err := loadInstances(ctx, db, opts.Month, loc, opts.Policy)
 	if err != nil {

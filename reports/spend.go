@@ -418,7 +418,7 @@ func (r *SpendReport) document(opts WriteOptions) *document {
 
 func (r *SpendReport) tzName() string {
 	if r.TZ == nil {
-		return defaultTZ().String()
+		return ledger.DefaultTZ().String()
 	}
 	return r.TZ.String()
 }
@@ -718,7 +718,7 @@ func previousMonth(month string) string {
 func (r *SpendReport) addExtras(ctx context.Context, db *ledger.DB, opts SpendOptions, where string, args []any) error {
 	r.TZ = opts.TZ
 	if r.TZ == nil {
-		r.TZ = defaultTZ()
+		r.TZ = ledger.DefaultTZ()
 	}
 	if r.Month != "" {
 		prev := previousMonth(r.Month)

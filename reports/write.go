@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/gpubill/gpubill/ledger"
 )
 
 // Output formats of Write.
@@ -45,7 +47,7 @@ func (o WriteOptions) normalize() (WriteOptions, error) {
 		return o, fmt.Errorf("reports: unknown language %q (want zh or en)", o.Lang)
 	}
 	if o.TZ == nil {
-		o.TZ = defaultTZ()
+		o.TZ = ledger.DefaultTZ()
 	}
 	return o, nil
 }

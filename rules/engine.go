@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	_ "time/tzdata" // Asia/Shanghai must load on systems without zoneinfo
 
 	"github.com/shopspring/decimal"
 
@@ -104,16 +103,12 @@ type Config struct {
 }
 
 // DefaultTZ is the zone used when Config.TZ is nil.
-const DefaultTZ = "Asia/Shanghai"
+const DefaultTZ = ledger.DefaultTZName
 
 // DefaultConfig returns the configuration with every default: Asia/Shanghai,
 // no parameter or policy overrides.
 func DefaultConfig() Config {
-	loc, err := time.LoadLocation(DefaultTZ)
-	if err != nil { // cannot happen: time/tzdata is linked in
-		loc = time.FixedZone("CST", 8*3600)
-	}
-	return Config{TZ: loc, Params: map[string]string{}, Policies: map[string]Policy{}}
+	return Config{TZ: ledger.DefaultTZ(), Params: map[string]string{}, Policies: map[string]Policy{}}
 }
 
 func (c Config) userRuleTimeout() time.Duration {
