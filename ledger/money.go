@@ -154,6 +154,16 @@ func DefaultTZ() *time.Location {
 	return time.FixedZone("CST", 8*3600)
 }
 
+// MonthRange is the calendar month YYYY-MM in loc, as the half-open
+// interval [start, end).
+func MonthRange(month string, loc *time.Location) (start, end time.Time, err error) {
+	t, err := time.ParseInLocation("2006-01", month, loc)
+	if err != nil || t.Format("2006-01") != month {
+		return start, end, fmt.Errorf("month %q: want YYYY-MM", month)
+	}
+	return t, t.AddDate(0, 1, 0), nil
+}
+
 // TimeLayout is how times are stored: RFC 3339 in UTC, seconds precision.
 const TimeLayout = "2006-01-02T15:04:05Z"
 

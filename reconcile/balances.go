@@ -89,15 +89,6 @@ type DailyCharge struct {
 	BillLines   int
 }
 
-// monthRange is [start, end) of month in loc.
-func monthRange(month string, loc *time.Location) (time.Time, time.Time, error) {
-	m, err := time.ParseInLocation("2006-01", month, loc)
-	if err != nil {
-		return time.Time{}, time.Time{}, fmt.Errorf("month %q: want YYYY-MM", month)
-	}
-	return m, m.AddDate(0, 1, 0), nil
-}
-
 func flowRow(x *ledger.Transaction, paths map[int64]string) FlowRow {
 	return FlowRow{ID: x.ID, Provider: x.Provider, Account: x.Account, Time: x.Time, Type: x.Type, Amount: x.Amount,
 		Currency: x.Currency, Balance: x.Balance, Reference: x.Reference, Description: x.Description,
@@ -238,7 +229,7 @@ func Balances(ctx context.Context, db *ledger.DB, month string, loc *time.Locati
 }
 
 func balances(ctx context.Context, db *ledger.DB, month string, loc *time.Location, paths map[int64]string) ([]Balance, error) {
-	start, end, err := monthRange(month, loc)
+	start, end, err := ledger.MonthRange(month, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +348,7 @@ func valid(d decimal.Decimal) decimal.NullDecimal {
 // of their last days are compared, so a bill export that covers half the
 // month does not make the other half differ.
 func DailyCharges(ctx context.Context, db *ledger.DB, month string, loc *time.Location) ([]DailyCharge, error) {
-	start, end, err := monthRange(month, loc)
+	start, end, err := ledger.MonthRange(month, loc)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func Invoiceable(ctx context.Context, db *ledger.DB, month string, opts Invoicea
 	if loc == nil {
 		loc = ledger.DefaultTZ()
 	}
-	start, end, err := monthRange(month, loc)
+	start, end, err := ledger.MonthRange(month, loc)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func Reconcile(ctx context.Context, db *ledger.DB, opts Options) (*Report, error
 	if opts.RefundWindow == (Window{}) {
 		opts.RefundWindow = DefaultRefundWindow
 	}
-	start, end, err := monthRange(opts.Month, loc)
+	start, end, err := ledger.MonthRange(opts.Month, loc)
 	if err != nil {
 		return nil, err
 	}

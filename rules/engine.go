@@ -402,14 +402,6 @@ func Audit(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Resul
 	return runRules(ctx, db, in)
 }
 
-func parseMonth(month string, loc *time.Location) (start, end time.Time, err error) {
-	t, err := time.ParseInLocation("2006-01", month, loc)
-	if err != nil || t.Format("2006-01") != month {
-		return start, end, fmt.Errorf("month %q: want YYYY-MM", month)
-	}
-	return t, t.AddDate(0, 1, 0), nil
-}
-
 // sortItems orders line items as ledger.EachLineItem does: by provider,
 // resource, charge period start and id.
 func sortItems(items []*ledger.LineItem) {
@@ -429,7 +421,7 @@ func sortItems(items []*ledger.LineItem) {
 
 func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input, error) {
 	loc := cfg.tz()
-	start, end, err := parseMonth(month, loc)
+	start, end, err := ledger.MonthRange(month, loc)
 	if err != nil {
 		return nil, err
 	}
