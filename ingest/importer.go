@@ -148,7 +148,7 @@ func importFile(ctx context.Context, db *ledger.DB, path string, opts Options, r
 type store interface {
 	AddImport(ctx context.Context, imp *ledger.Import) error
 	FinishImport(ctx context.Context, imp *ledger.Import) error
-	InsertLineItemArgs(ctx context.Context, args []any) (int, error)
+	InsertLineItemRows(ctx context.Context, rows *ledger.LineItemRows) (int, error)
 	InsertTransactions(ctx context.Context, txs []ledger.Transaction) (int, error)
 	InsertPayments(ctx context.Context, ps []ledger.Payment) (int, error)
 	Overlaps(ctx context.Context, format string, keys []ledger.PeriodKey) ([]ledger.Overlap, error)
@@ -166,8 +166,8 @@ func (discardStore) AddImportPeriods(context.Context, int64, map[ledger.PeriodKe
 	return nil
 }
 func (discardStore) FinishImport(context.Context, *ledger.Import) error { return nil }
-func (discardStore) InsertLineItemArgs(_ context.Context, args []any) (int, error) {
-	return len(args) / ledger.LineItemArgs, nil
+func (discardStore) InsertLineItemRows(_ context.Context, rows *ledger.LineItemRows) (int, error) {
+	return rows.Len(), nil
 }
 func (discardStore) InsertTransactions(_ context.Context, txs []ledger.Transaction) (int, error) {
 	return len(txs), nil
@@ -430,7 +430,7 @@ type importer struct {
 // batch carries mapped rows from the parse goroutine to the inserter.
 type batch struct {
 	items []ledger.LineItem
-	args  []any // the items as ledger.AppendLineItemArgs renders them
+	rows  ledger.LineItemRows // the items as the ledger binds them
 	txs   []ledger.Transaction
 	pays  []ledger.Payment
 	err   error
@@ -486,7 +486,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 		}
 		var n int
 		if lm != nil {
-			n, ferr = itx.InsertLineItemArgs(ctx, bt.args)
+			n, ferr = itx.InsertLineItemRows(ctx, &bt.rows)
 			sent += len(bt.items)
 		} else if pm != nil {
 			n, ferr = itx.InsertPayments(ctx, bt.pays)
@@ -500,7 +500,8 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 			cancel()
 			continue
 		}
-		bt.items, bt.args, bt.txs, bt.pays = bt.items[:0], bt.args[:0], bt.txs[:0], bt.pays[:0]
+		bt.items, bt.txs, bt.pays = bt.items[:0], bt.txs[:0], bt.pays[:0]
+		bt.rows.Reset()
 		free <- bt
 	}
 	if ferr != nil {
@@ -629,10 +630,7 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			}
 			li.ImportID, li.SourceRow = importID, recNo
 			li.RowKey = im.keys.lineKey(li)
-			if cur.args, err = ledger.AppendLineItemArgs(cur.args, li); err != nil {
-				fail(err)
-				return
-			}
+			cur.rows.Append(li)
 			im.providers[li.Provider] = true
 			im.periods[ledger.PeriodKey{Provider: li.Provider, BillingPeriod: li.BillingPeriod}]++
 			if len(im.res.Preview) < im.opts.Preview {

@@ -26,14 +26,10 @@ func (t *ImportTx) AddImportPeriods(ctx context.Context, importID int64, counts 
 	if len(counts) == 0 {
 		return nil
 	}
-	st, err := t.tx.PrepareContext(ctx, `INSERT INTO import_periods(import_id, provider, billing_period, line_items) VALUES (?, ?, ?, ?)
-		ON CONFLICT(import_id, provider, billing_period) DO UPDATE SET line_items = line_items + excluded.line_items`)
-	if err != nil {
-		return fmt.Errorf("ledger: import periods: %w", err)
-	}
-	defer st.Close()
+	const q = `INSERT INTO import_periods(import_id, provider, billing_period, line_items) VALUES (?, ?, ?, ?)
+		ON CONFLICT(import_id, provider, billing_period) DO UPDATE SET line_items = line_items + excluded.line_items`
 	for k, n := range counts {
-		if _, err := st.ExecContext(ctx, importID, k.Provider, k.BillingPeriod, n); err != nil {
+		if _, err := t.c.exec(ctx, q, importID, k.Provider, k.BillingPeriod, n); err != nil {
 			return fmt.Errorf("ledger: import periods: %w", err)
 		}
 	}
@@ -45,23 +41,13 @@ func (t *ImportTx) AddImportPeriods(ctx context.Context, importID int64, counts 
 func (t *ImportTx) Overlaps(ctx context.Context, format string, keys []PeriodKey) ([]Overlap, error) {
 	var out []Overlap
 	for _, k := range keys {
-		rows, err := t.tx.QueryContext(ctx, `SELECT ip.import_id, im.path, im.format, ip.line_items
+		if err := t.c.query(ctx, `SELECT ip.import_id, im.path, im.format, ip.line_items
 			FROM import_periods ip JOIN imports im ON im.id = ip.import_id
 			WHERE ip.provider = ? AND ip.billing_period = ? AND im.format <> ? ORDER BY ip.import_id`,
-			k.Provider, k.BillingPeriod, format)
-		if err != nil {
-			return nil, fmt.Errorf("ledger: import overlaps: %w", err)
-		}
-		for rows.Next() {
-			o := Overlap{PeriodKey: k}
-			if err := rows.Scan(&o.ImportID, &o.Path, &o.Format, &o.Items); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("ledger: import overlaps: %w", err)
-			}
-			out = append(out, o)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			[]any{k.Provider, k.BillingPeriod, format}, func(r rawRow) error {
+				out = append(out, Overlap{PeriodKey: k, ImportID: r.Int64(0), Path: r.Text(1), Format: r.Text(2), Items: int(r.Int64(3))})
+				return nil
+			}); err != nil {
 			return nil, fmt.Errorf("ledger: import overlaps: %w", err)
 		}
 	}

@@ -123,18 +123,25 @@ func InvoiceKey(inv *Invoice) string {
 	return "inv:" + hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// execer is what the invoice insert needs from a *sql.Tx.
+// execer runs one statement and returns the number of rows it changed: an
+// import's connection (rawConn) or a *sql.Tx (txExecer).
 type execer interface {
-	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+	exec(ctx context.Context, q string, args ...any) (int64, error)
+}
+
+type txExecer struct{ tx *sql.Tx }
+
+func (t txExecer) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := t.tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 func insertInvoices(ctx context.Context, tx execer, invs []Invoice) (int, error) {
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO invoices(provider, number, date, amount, currency, title,
-		period_start, period_end, note, raw, import_id, source_row, row_key, added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return 0, fmt.Errorf("ledger: insert invoices: %w", err)
-	}
-	defer stmt.Close()
+	const q = `INSERT OR IGNORE INTO invoices(provider, number, date, amount, currency, title,
+		period_start, period_end, note, raw, import_id, source_row, row_key, added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
 	now := FormatTime(time.Now())
 	added := 0
 	for i := range invs {
@@ -156,13 +163,12 @@ func insertInvoices(ctx context.Context, tx execer, invs []Invoice) (int, error)
 		if inv.ImportID != 0 {
 			importID = inv.ImportID
 		}
-		res, err := stmt.ExecContext(ctx, inv.Provider, strings.TrimSpace(inv.Number), inv.Date, DecimalString(inv.Amount),
+		n, err := tx.exec(ctx, q, inv.Provider, strings.TrimSpace(inv.Number), inv.Date, DecimalString(inv.Amount),
 			inv.Currency, inv.Title, inv.PeriodStart, inv.PeriodEnd, inv.Note, string(raw), importID, inv.SourceRow,
 			inv.RowKey, now)
 		if err != nil {
 			return added, fmt.Errorf("ledger: insert invoice %s: %w", inv.Number, err)
 		}
-		n, _ := res.RowsAffected()
 		added += int(n)
 	}
 	return added, nil
@@ -172,7 +178,7 @@ func insertInvoices(ctx context.Context, tx execer, invs []Invoice) (int, error)
 // its ImportID set), ignoring known row keys (an empty RowKey gets
 // InvoiceKey); it returns how many were new.
 func (t *ImportTx) InsertInvoices(ctx context.Context, invs []Invoice) (int, error) {
-	return insertInvoices(ctx, t.tx, invs)
+	return insertInvoices(ctx, t.c, invs)
 }
 
 // InsertInvoices records invoices entered by hand (ImportID 0), in one
@@ -182,7 +188,7 @@ func (db *DB) InsertInvoices(ctx context.Context, invs []Invoice) (added int, er
 	if err != nil {
 		return 0, fmt.Errorf("ledger: insert invoices: %w", err)
 	}
-	if added, err = insertInvoices(ctx, tx, invs); err != nil {
+	if added, err = insertInvoices(ctx, txExecer{tx}, invs); err != nil {
 		tx.Rollback()
 		return 0, err
 	}

@@ -134,5 +134,9 @@ func (c *waitConn) IsValid() bool { return c.Conn.(driver.Validator).IsValid() }
 // another connection holds a lock this one needs.
 func IsBusy(err error) bool {
 	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+	if errors.As(err, &se) {
+		return se.Code()&0xff == sqlite3.SQLITE_BUSY
+	}
+	var re *rawError
+	return errors.As(err, &re) && re.code&0xff == sqlite3.SQLITE_BUSY
 }

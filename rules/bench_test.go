@@ -88,7 +88,7 @@ func buildBenchLedger(ctx context.Context, db *ledger.DB, n int) (int, error) {
 		return 0, err
 	}
 	const batch = 20_000
-	args := make([]any, 0, batch*ledger.LineItemArgs)
+	var rows ledger.LineItemRows
 	inMonth := 0
 	var genErr error
 	generateBenchItems(n, func(li *ledger.LineItem) bool {
@@ -96,21 +96,19 @@ func buildBenchLedger(ctx context.Context, db *ledger.DB, n int) (int, error) {
 		if li.BillingPeriod == benchMonth {
 			inMonth++
 		}
-		if args, genErr = ledger.AppendLineItemArgs(args, li); genErr != nil {
-			return false
-		}
-		if len(args) >= batch*ledger.LineItemArgs {
-			if _, genErr = tx.InsertLineItemArgs(ctx, args); genErr != nil {
+		rows.Append(li)
+		if rows.Len() >= batch {
+			if _, genErr = tx.InsertLineItemRows(ctx, &rows); genErr != nil {
 				return false
 			}
-			args = args[:0]
+			rows.Reset()
 		}
 		return true
 	})
 	if genErr != nil {
 		return 0, genErr
 	}
-	if _, err := tx.InsertLineItemArgs(ctx, args); err != nil {
+	if _, err := tx.InsertLineItemRows(ctx, &rows); err != nil {
 		return 0, err
 	}
 	imp.RowsRead, imp.RowsNew = n, n

@@ -1,0 +1,319 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+	"unsafe"
+
+	"modernc.org/libc"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// rawConn is one SQLite connection driven through modernc.org/sqlite/lib
+// directly, without database/sql and its driver: the write transaction of an
+// import runs on it (ImportTx). A bulk import binds about forty values a row,
+// and through the driver each bind costs a C string copy, a free, a lock of
+// the connection's mutex and database/sql's argument conversion: a third of
+// the import's wall time at a million rows. Here the connection is opened
+// with SQLITE_OPEN_NOMUTEX (it is used by one goroutine at a time) and texts
+// are bound SQLITE_STATIC, pointing at the Go strings themselves, which the
+// caller keeps alive until the statement has been stepped.
+//
+// It is not safe for concurrent use.
+type rawConn struct {
+	tls   *libc.TLS
+	db    uintptr
+	slot  *[1]uintptr        // heap word for out-parameters (sqlite3**, sqlite3_stmt**)
+	stmts map[string]uintptr // prepared statements by SQL text, finalized by close
+	empty *[1]byte           // what an empty text points at (a nil pointer binds NULL)
+}
+
+// rawError is an error reported by SQLite on a rawConn.
+type rawError struct {
+	code int32 // extended result code
+	msg  string
+}
+
+func (e *rawError) Error() string {
+	return fmt.Sprintf("%s (%d)", e.msg, e.code)
+}
+
+// openRaw opens path (an existing ledger) with the pragmas Open gives its
+// connections.
+func openRaw(path string) (*rawConn, error) {
+	c := &rawConn{tls: libc.NewTLS(), slot: new([1]uintptr), stmts: map[string]uintptr{}, empty: new([1]byte)}
+	name, err := libc.CString(path)
+	if err != nil {
+		c.tls.Close()
+		return nil, err
+	}
+	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, c.slotAddr(), sqlite3.SQLITE_OPEN_READWRITE|sqlite3.SQLITE_OPEN_NOMUTEX, 0)
+	libc.Xfree(c.tls, name)
+	c.db = c.slot[0]
+	if rc != sqlite3.SQLITE_OK {
+		err := c.error(rc)
+		c.close()
+		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
+	}
+	sqlite3.Xsqlite3_extended_result_codes(c.tls, c.db, 1)
+	sqlite3.Xsqlite3_busy_timeout(c.tls, c.db, int32(busyTimeout.Milliseconds()))
+	for _, p := range []string{"PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL", "PRAGMA cache_size = -16384", "PRAGMA threads = 2"} {
+		if _, err := c.exec(context.Background(), p); err != nil {
+			c.close()
+			return nil, fmt.Errorf("ledger: open %s: %w", path, err)
+		}
+	}
+	return c, nil
+}
+
+func (c *rawConn) slotAddr() uintptr { return uintptr(unsafe.Pointer(&c.slot[0])) }
+
+// close finalizes the prepared statements and closes the connection (an open
+// transaction is rolled back).
+func (c *rawConn) close() {
+	if c.tls == nil {
+		return // closed already
+	}
+	for _, st := range c.stmts {
+		sqlite3.Xsqlite3_finalize(c.tls, st)
+	}
+	c.stmts = nil
+	if c.db != 0 {
+		sqlite3.Xsqlite3_close_v2(c.tls, c.db)
+		c.db = 0
+	}
+	c.tls.Close()
+	c.tls = nil
+}
+
+// errClosed is what a closed rawConn answers.
+var errClosed = fmt.Errorf("ledger: the import transaction has ended")
+
+// error is the connection's current error, for result code rc.
+func (c *rawConn) error(rc int32) error {
+	if c.db == 0 {
+		return &rawError{code: rc, msg: libc.GoString(sqlite3.Xsqlite3_errstr(c.tls, rc))}
+	}
+	return &rawError{code: sqlite3.Xsqlite3_extended_errcode(c.tls, c.db), msg: libc.GoString(sqlite3.Xsqlite3_errmsg(c.tls, c.db))}
+}
+
+// prepare returns the prepared statement of q, preparing it once.
+func (c *rawConn) prepare(q string) (uintptr, error) {
+	if c.tls == nil {
+		return 0, errClosed
+	}
+	if st, ok := c.stmts[q]; ok {
+		return st, nil
+	}
+	z, err := libc.CString(q)
+	if err != nil {
+		return 0, err
+	}
+	defer libc.Xfree(c.tls, z)
+	c.slot[0] = 0
+	if rc := sqlite3.Xsqlite3_prepare_v3(c.tls, c.db, z, -1, sqlite3.SQLITE_PREPARE_PERSISTENT, c.slotAddr(), 0); rc != sqlite3.SQLITE_OK {
+		return 0, c.error(rc)
+	}
+	st := c.slot[0]
+	if st == 0 {
+		return 0, fmt.Errorf("ledger: empty statement %q", q)
+	}
+	c.stmts[q] = st
+	return st, nil
+}
+
+// bind binds args to the parameters of st, from 1. Texts and blobs are bound
+// without a copy: args must stay reachable until st has been stepped.
+func (c *rawConn) bind(st uintptr, args []any) error {
+	for i, a := range args {
+		n := int32(i + 1)
+		var rc int32
+		switch v := a.(type) {
+		case nil:
+			rc = sqlite3.Xsqlite3_bind_null(c.tls, st, n)
+		case string:
+			p := uintptr(unsafe.Pointer(&c.empty[0]))
+			if len(v) > 0 {
+				p = uintptr(unsafe.Pointer(unsafe.StringData(v)))
+			}
+			rc = sqlite3.Xsqlite3_bind_text(c.tls, st, n, p, int32(len(v)), sqlite3.SQLITE_STATIC)
+		case []byte:
+			p := uintptr(unsafe.Pointer(&c.empty[0]))
+			if len(v) > 0 {
+				p = uintptr(unsafe.Pointer(unsafe.SliceData(v)))
+			}
+			rc = sqlite3.Xsqlite3_bind_blob(c.tls, st, n, p, int32(len(v)), sqlite3.SQLITE_STATIC)
+		case int64:
+			rc = sqlite3.Xsqlite3_bind_int64(c.tls, st, n, v)
+		case int:
+			rc = sqlite3.Xsqlite3_bind_int64(c.tls, st, n, int64(v))
+		case int32:
+			rc = sqlite3.Xsqlite3_bind_int64(c.tls, st, n, int64(v))
+		case bool:
+			b := int64(0)
+			if v {
+				b = 1
+			}
+			rc = sqlite3.Xsqlite3_bind_int64(c.tls, st, n, b)
+		default:
+			return fmt.Errorf("ledger: cannot bind a %T", a)
+		}
+		if rc != sqlite3.SQLITE_OK {
+			return c.error(rc)
+		}
+	}
+	return nil
+}
+
+// exec runs q with args to its end and returns the number of rows it
+// changed.
+func (c *rawConn) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	st, err := c.prepare(q)
+	if err != nil {
+		return 0, err
+	}
+	defer sqlite3.Xsqlite3_reset(c.tls, st)
+	defer runtime.KeepAlive(args)
+	if err := c.bind(st, args); err != nil {
+		return 0, err
+	}
+	for {
+		switch rc := sqlite3.Xsqlite3_step(c.tls, st); rc {
+		case sqlite3.SQLITE_ROW:
+		case sqlite3.SQLITE_DONE:
+			return sqlite3.Xsqlite3_changes64(c.tls, c.db), nil
+		default:
+			return 0, c.error(rc)
+		}
+	}
+}
+
+// insertRows runs the INSERT q, whose parameters are the columns of rows
+// one after the other, and returns the number of rows it added.
+func (c *rawConn) insertRows(ctx context.Context, q string, rows []lineItemRow) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	st, err := c.prepare(q)
+	if err != nil {
+		return 0, err
+	}
+	defer sqlite3.Xsqlite3_reset(c.tls, st)
+	defer runtime.KeepAlive(rows)
+	empty := uintptr(unsafe.Pointer(&c.empty[0]))
+	n := int32(0)
+	for i := range rows {
+		row := &rows[i]
+		for col, text := range row.text {
+			n++
+			var rc int32
+			switch {
+			case col == colImportID:
+				rc = sqlite3.Xsqlite3_bind_int64(c.tls, st, n, row.importID)
+			case col == colSourceRow:
+				rc = sqlite3.Xsqlite3_bind_int64(c.tls, st, n, row.sourceRow)
+			case row.null&(1<<col) != 0:
+				rc = sqlite3.Xsqlite3_bind_null(c.tls, st, n)
+			case col == colGPUCount:
+				rc = sqlite3.Xsqlite3_bind_int64(c.tls, st, n, row.gpuCount)
+			case text == "":
+				rc = sqlite3.Xsqlite3_bind_text(c.tls, st, n, empty, 0, sqlite3.SQLITE_STATIC)
+			default:
+				rc = sqlite3.Xsqlite3_bind_text(c.tls, st, n, uintptr(unsafe.Pointer(unsafe.StringData(text))), int32(len(text)), sqlite3.SQLITE_STATIC)
+			}
+			if rc != sqlite3.SQLITE_OK {
+				return 0, c.error(rc)
+			}
+		}
+	}
+	if rc := sqlite3.Xsqlite3_step(c.tls, st); rc != sqlite3.SQLITE_DONE {
+		return 0, c.error(rc)
+	}
+	return sqlite3.Xsqlite3_changes64(c.tls, c.db), nil
+}
+
+// lastInsertID is the rowid of the last row inserted on c.
+func (c *rawConn) lastInsertID() int64 { return sqlite3.Xsqlite3_last_insert_rowid(c.tls, c.db) }
+
+// rawRow is the current row of a query; valid only inside the callback.
+type rawRow struct {
+	c  *rawConn
+	st uintptr
+}
+
+// Null reports whether column i (from 0) is NULL.
+func (r rawRow) Null(i int) bool {
+	return sqlite3.Xsqlite3_column_type(r.c.tls, r.st, int32(i)) == sqlite3.SQLITE_NULL
+}
+
+// Int64 is column i as an integer.
+func (r rawRow) Int64(i int) int64 { return sqlite3.Xsqlite3_column_int64(r.c.tls, r.st, int32(i)) }
+
+// Text is column i as text ("" for NULL).
+func (r rawRow) Text(i int) string {
+	p := sqlite3.Xsqlite3_column_text(r.c.tls, r.st, int32(i))
+	n := sqlite3.Xsqlite3_column_bytes(r.c.tls, r.st, int32(i))
+	if p == 0 || n == 0 {
+		return ""
+	}
+	return string(libc.GoBytes(p, int(n)))
+}
+
+// query runs q with args and calls row for each result row.
+func (c *rawConn) query(ctx context.Context, q string, args []any, row func(rawRow) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	st, err := c.prepare(q)
+	if err != nil {
+		return err
+	}
+	defer sqlite3.Xsqlite3_reset(c.tls, st)
+	if err := c.bind(st, args); err != nil {
+		return err
+	}
+	defer runtime.KeepAlive(args)
+	for {
+		switch rc := sqlite3.Xsqlite3_step(c.tls, st); rc {
+		case sqlite3.SQLITE_ROW:
+			if err := row(rawRow{c: c, st: st}); err != nil {
+				return err
+			}
+		case sqlite3.SQLITE_DONE:
+			return nil
+		default:
+			return c.error(rc)
+		}
+	}
+}
+
+// inTx reports whether a transaction is open on c.
+func (c *rawConn) inTx() bool { return c.tls != nil && sqlite3.Xsqlite3_get_autocommit(c.tls, c.db) == 0 }
+
+// begin starts a write transaction (BEGIN IMMEDIATE), waiting for another
+// writer as the database/sql connections do (safety.go): each attempt waits
+// up to busyTimeout inside SQLite, w hears of the wait once, and the wait
+// ends with ctx.
+func (c *rawConn) begin(ctx context.Context, w *waitState) error {
+	timer := time.AfterFunc(waitNoticeAfter, w.notify)
+	defer timer.Stop()
+	for {
+		_, err := c.exec(ctx, "BEGIN IMMEDIATE")
+		if err == nil || !IsBusy(err) {
+			return err
+		}
+		w.notify()
+		pause := time.NewTimer(busyRetryPause)
+		select {
+		case <-ctx.Done():
+			pause.Stop()
+			return ctx.Err()
+		case <-pause.C:
+		}
+	}
+}
