@@ -293,7 +293,9 @@ func (c *rawConn) query(ctx context.Context, q string, args []any, row func(rawR
 }
 
 // inTx reports whether a transaction is open on c.
-func (c *rawConn) inTx() bool { return c.tls != nil && sqlite3.Xsqlite3_get_autocommit(c.tls, c.db) == 0 }
+func (c *rawConn) inTx() bool {
+	return c.tls != nil && sqlite3.Xsqlite3_get_autocommit(c.tls, c.db) == 0
+}
 
 // begin starts a write transaction (BEGIN IMMEDIATE), waiting for another
 // writer as the database/sql connections do (safety.go): each attempt waits
