@@ -466,12 +466,18 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	ctx, cancel := context.WithCancel(im.ctx)
 	defer cancel()
 	full := make(chan *batch, 2)
-	free := make(chan *batch, 3)
-	for i := 0; i < 3; i++ {
+	free := make(chan *batch, 4)
+	for i := 0; i < 4; i++ {
 		free <- &batch{}
 	}
 	var cnt counts
-	go im.parse(ctx, t, b, env, imp.ID, lm, tm, pm, full, free, &cnt)
+	if lm != nil {
+		mapped := make(chan *batch, 1)
+		go im.parse(ctx, t, b, env, imp.ID, lm, tm, pm, mapped, free, &cnt)
+		go im.render(ctx, mapped, full)
+	} else {
+		go im.parse(ctx, t, b, env, imp.ID, lm, tm, pm, full, free, &cnt)
+	}
 
 	sent, added := 0, 0
 	var ferr error
@@ -554,8 +560,9 @@ func (im *importer) checkOverlaps(st store, format string, importID int64) error
 }
 
 // parse is the parse goroutine of table: it reads records, maps them, keys
-// them and sends full batches; it closes full when done (after an error, it
-// sends a batch carrying the error).
+// them (payments and money flow; line items are keyed by render) and sends
+// full batches; it closes full when done (after an error, it sends a batch
+// carrying the error).
 func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv, importID int64,
 	lm lineMapper, tm txMapper, pm payMapper, full chan<- *batch, free chan *batch, cnt *counts) {
 	defer close(full)
@@ -629,13 +636,8 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 				continue
 			}
 			li.ImportID, li.SourceRow = importID, recNo
-			li.RowKey = im.keys.lineKey(li)
-			cur.rows.Append(li)
 			im.providers[li.Provider] = true
 			im.periods[ledger.PeriodKey{Provider: li.Provider, BillingPeriod: li.BillingPeriod}]++
-			if len(im.res.Preview) < im.opts.Preview {
-				im.res.Preview = append(im.res.Preview, *li)
-			}
 			if len(cur.items) == batchSize {
 				if !send(cur) {
 					return
@@ -696,6 +698,36 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 	}
 	if cur != nil && (len(cur.items) > 0 || len(cur.txs) > 0 || len(cur.pays) > 0) {
 		send(cur)
+	}
+}
+
+// render is the middle stage of the line-item pipeline, between parse and
+// the inserter: it keys the mapped items of each batch and renders them as
+// the ledger binds them. Batches pass in order (the keyer numbers identical
+// rows), and with parsing, rendering and inserting on three goroutines a
+// big file keeps both cores busy (the parsing goroutine alone was the
+// bottleneck once inserts became cheap). It closes out when in is closed.
+func (im *importer) render(ctx context.Context, in <-chan *batch, out chan<- *batch) {
+	defer close(out)
+	for bt := range in {
+		if bt.err == nil {
+			for i := range bt.items {
+				li := &bt.items[i]
+				li.RowKey = im.keys.lineKey(li)
+				bt.rows.Append(li)
+				if len(im.res.Preview) < im.opts.Preview {
+					im.res.Preview = append(im.res.Preview, *li)
+				}
+			}
+		}
+		select {
+		case out <- bt:
+		case <-ctx.Done():
+			for range in {
+				// drain, so that parse ends
+			}
+			return
+		}
 	}
 }
 
