@@ -267,7 +267,7 @@ func TestDeferIndexesRebuildsOrRestores(t *testing.T) {
 		}
 	}
 	var n int
-	db.SQL().QueryRow(`SELECT count(*) FROM line_items INDEXED BY line_items_period WHERE billing_period = '2026-10'`).Scan(&n)
+	db.SQL().QueryRow(`SELECT count(*) FROM line_items INDEXED BY line_items_month WHERE billing_period = '2026-10'`).Scan(&n)
 	if n != 1 {
 		t.Errorf("rebuilt index finds %d rows, want 1", n)
 	}
