@@ -25,14 +25,22 @@ import (
 // negligible at any ledger size.
 //
 // Memory: the occurrence map holds one entry per distinct row of the file,
-// keyed by the first 64 bits of the hash: about 20–40 bytes per row (Go map
-// overhead included), i.e. 20–40 MB for a million-row file.
+// keyed by the first 64 bits of the hash: about 20 bytes per row (Go map
+// overhead included). It holds at most seenCap rows; the counts of rows past
+// that go to a ledger.Counter, a temporary table on disk, so that memory
+// stays flat however big the file (a file of more than seenCap distinct rows
+// is slower by a few microseconds for each row past them).
 type rowKeyer struct {
 	h    hash.Hash
 	buf  []byte
 	sum  []byte
-	seen map[uint64]uint32
+	seen  map[uint64]uint32
+	spill *ledger.Counter // opened when seen is full
+	err   error           // of the spill, sticky: see failed
 }
+
+// seenCap is the number of distinct rows the occurrence map holds (≈ 20 MB).
+var seenCap = 1 << 20
 
 func newRowKeyer() *rowKeyer {
 	return &rowKeyer{h: sha256.New(), buf: make([]byte, 0, 512), sum: make([]byte, 0, sha256.Size), seen: map[uint64]uint32{}}
@@ -74,13 +82,50 @@ func (k *rowKeyer) finish() string {
 	k.h.Write(k.buf)
 	k.sum = k.h.Sum(k.sum[:0])
 	prefix := binary.BigEndian.Uint64(k.sum)
-	k.seen[prefix]++
-	n := k.seen[prefix]
+	n, ok := k.seen[prefix]
+	if ok || len(k.seen) < seenCap {
+		n++
+		k.seen[prefix] = n
+	} else {
+		n = k.spilled(prefix)
+	}
 	out := make([]byte, 0, 32+1+10)
 	out = hex.AppendEncode(out, k.sum[:16])
 	out = append(out, '#')
 	out = strconv.AppendUint(out, uint64(n), 10)
 	return string(out)
+}
+
+// spilled counts an occurrence of prefix, a row the full occurrence map does
+// not hold, in the on-disk counter (opened on first use). On an error it
+// records it for failed and counts 1.
+func (k *rowKeyer) spilled(prefix uint64) uint32 {
+	if k.err != nil {
+		return 1
+	}
+	if k.spill == nil {
+		if k.spill, k.err = ledger.OpenCounter(); k.err != nil {
+			return 1
+		}
+	}
+	n, err := k.spill.Next(prefix)
+	if err != nil {
+		k.err = err
+		return 1
+	}
+	return n
+}
+
+// failed is the error that made keys since it unreliable, if any: the
+// import must stop.
+func (k *rowKeyer) failed() error { return k.err }
+
+// close releases the on-disk counter, if one was opened.
+func (k *rowKeyer) close() {
+	if k.spill != nil {
+		k.spill.Close()
+		k.spill = nil
+	}
 }
 
 // lineKey is the dedupe key of a line item: provider, account, resource,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -630,5 +631,47 @@ func TestProviderOverride(t *testing.T) {
 		if res.Provider != tc.want {
 			t.Errorf("%s with --provider %q: provider %q, want %q", tc.path, tc.provider, res.Provider, tc.want)
 		}
+	}
+}
+
+// TestRowKeysPastTheOccurrenceMap: with the occurrence map full, identical
+// rows are numbered through the on-disk counter exactly as the map numbers
+// them, and an overlapping file still adds only its new rows.
+func TestRowKeysPastTheOccurrenceMap(t *testing.T) {
+	ctx := context.Background()
+	var rows []string
+	for i := 0; i < 12; i++ {
+		rows = append(rows, fmt.Sprintf("AutoDL,c%d,GPU计算,2026-10-03 14:00,2026-10-03 15:00,1.88\n", i%5))
+	}
+	const header = "平台,实例ID,费用类型,开始时间,结束时间,应付金额\n"
+	dir := t.TempDir()
+	half := writeTemp(t, dir, "half.csv", []byte(header+strings.Join(rows[:7], "")))
+	all := writeTemp(t, dir, "all.csv", []byte(header+strings.Join(rows, "")))
+
+	keysOf := func(cap int) []string {
+		old := seenCap
+		seenCap = cap
+		defer func() { seenCap = old }()
+		db := testkit.OpenLedger(t)
+		for i, step := range []struct {
+			path     string
+			new, dup int
+		}{{half, 7, 0}, {all, 5, 7}, {all, 0, 12}} {
+			res, err := ImportFile(ctx, db, step.path, Options{TZ: shanghai})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.New != step.new || res.Duplicate != step.dup {
+				t.Errorf("cap %d, import %d: new/duplicate = %d/%d, want %d/%d", cap, i+1, res.New, res.Duplicate, step.new, step.dup)
+			}
+		}
+		return rowKeys(storedItems(t, db))
+	}
+	inMemory, spilled := keysOf(1<<20), keysOf(2)
+	if strings.Join(inMemory, ",") != strings.Join(spilled, ",") {
+		t.Errorf("keys through the counter %v, want those of the map %v", spilled, inMemory)
+	}
+	if !strings.HasSuffix(spilled[len(spilled)-1], "#3") {
+		t.Errorf("last key %s, want the third occurrence (#3)", spilled[len(spilled)-1])
 	}
 }

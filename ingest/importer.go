@@ -224,6 +224,7 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	}()
 
 	im := &importer{ctx: ctx, opts: opts, res: res, keys: newRowKeyer(), providers: map[string]bool{}}
+	defer im.keys.close()
 	var formats []string
 	var cands []string
 	for i := 0; i < src.numTables(); i++ {
@@ -572,6 +573,7 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 	var pkeys *rowKeyer
 	if pm != nil {
 		pkeys = newRowKeyer()
+		defer pkeys.close()
 	}
 	var cur *batch
 	get := func() bool {
@@ -659,6 +661,10 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			}
 			p.ImportID, p.SourceRow = importID, recNo
 			p.RowKey = pkeys.payKey(p)
+			if err := pkeys.failed(); err != nil {
+				fail(err)
+				return
+			}
 			im.providers[p.Source] = true
 			if len(im.res.PreviewPay) < im.opts.Preview {
 				im.res.PreviewPay = append(im.res.PreviewPay, *p)
@@ -684,6 +690,10 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			}
 			x.ImportID, x.SourceRow = importID, recNo
 			x.RowKey = im.keys.txKey(x)
+			if err := im.keys.failed(); err != nil {
+				fail(err)
+				return
+			}
 			im.providers[x.Provider] = true
 			if len(im.res.PreviewTx) < im.opts.Preview {
 				im.res.PreviewTx = append(im.res.PreviewTx, *x)
@@ -719,6 +729,7 @@ func (im *importer) render(ctx context.Context, in <-chan *batch, out chan<- *ba
 					im.res.Preview = append(im.res.Preview, *li)
 				}
 			}
+			bt.err = im.keys.failed()
 		}
 		select {
 		case out <- bt:

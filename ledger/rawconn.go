@@ -40,8 +40,8 @@ func (e *rawError) Error() string {
 	return fmt.Sprintf("%s (%d)", e.msg, e.code)
 }
 
-// openRaw opens path (an existing ledger) with the pragmas Open gives its
-// connections.
+// openRaw opens path (an existing ledger; "" for a private temporary
+// database) with the pragmas Open gives its connections.
 func openRaw(path string) (*rawConn, error) {
 	c := &rawConn{tls: libc.NewTLS(), slot: new([1]uintptr), stmts: map[string]uintptr{}, empty: new([1]byte)}
 	name, err := libc.CString(path)
@@ -49,7 +49,11 @@ func openRaw(path string) (*rawConn, error) {
 		c.tls.Close()
 		return nil, err
 	}
-	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, c.slotAddr(), sqlite3.SQLITE_OPEN_READWRITE|sqlite3.SQLITE_OPEN_NOMUTEX, 0)
+	flags := int32(sqlite3.SQLITE_OPEN_READWRITE | sqlite3.SQLITE_OPEN_NOMUTEX)
+	if path == "" {
+		flags |= sqlite3.SQLITE_OPEN_CREATE // a private temporary database
+	}
+	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, c.slotAddr(), flags, 0)
 	libc.Xfree(c.tls, name)
 	c.db = c.slot[0]
 	if rc != sqlite3.SQLITE_OK {
