@@ -31,9 +31,9 @@ import (
 // stays flat however big the file (a file of more than seenCap distinct rows
 // is slower by a few microseconds for each row past them).
 type rowKeyer struct {
-	h    hash.Hash
-	buf  []byte
-	sum  []byte
+	h     hash.Hash
+	buf   []byte
+	sum   []byte
 	seen  map[uint64]uint32
 	spill *ledger.Counter // opened when seen is full
 	err   error           // of the spill, sticky: see failed
