@@ -9,7 +9,10 @@ import (
 // database on disk (deleted when closed): memory stays a few megabytes
 // however many keys it holds. Importers spill to it the occurrence counts
 // that no longer fit their in-memory map (ingest's row keyer), so that a
-// file of any size imports in bounded memory.
+// file of any size imports in bounded memory. It is slow next to the map:
+// BenchmarkCounter measures 3.5 µs a key at 20,000 keys and 9 µs at a
+// million (an upsert into a B-tree of random keys), against about 0.5 µs.
+
 type Counter struct {
 	c *rawConn
 }
@@ -22,10 +25,14 @@ func OpenCounter() (*Counter, error) {
 	}
 	ctx := context.Background()
 	for _, q := range []string{
-		"PRAGMA cache_size = -2048",
+		"PRAGMA cache_size = -8192",
 		"PRAGMA journal_mode = OFF",
 		"PRAGMA synchronous = OFF",
+		"PRAGMA locking_mode = EXCLUSIVE",
 		"CREATE TABLE seen (k INTEGER PRIMARY KEY, n INTEGER NOT NULL)",
+		// One transaction for the counter's life (it is thrown away): a
+		// commit per key made each Next cost 13 µs at a million keys.
+		"BEGIN",
 	} {
 		if err := c.query(ctx, q, nil, func(rawRow) error { return nil }); err != nil {
 			c.close()
