@@ -675,3 +675,38 @@ func TestRowKeysPastTheOccurrenceMap(t *testing.T) {
 		t.Errorf("last key %s, want the third occurrence (#3)", spilled[len(spilled)-1])
 	}
 }
+
+// TestProgressCounts: an import with a Progress counts its records and the
+// bytes it read, and marks a workbook as one.
+func TestProgressCounts(t *testing.T) {
+	ctx := context.Background()
+	var buf bytes.Buffer
+	if err := WriteSampleTemplateCSV(&buf, 300, 5); err != nil {
+		t.Fatal(err)
+	}
+	path := writeTemp(t, t.TempDir(), "bill.csv", buf.Bytes())
+	p := &Progress{}
+	res, err := ImportFile(ctx, testkit.OpenLedger(t), path, Options{TZ: shanghai, Progress: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Snapshot()
+	if s.File != path || s.Size != int64(buf.Len()) || s.Read != s.Size || s.Rows != int64(res.Read) || s.Workbook || s.Elapsed <= 0 {
+		t.Errorf("progress %+v after importing %d bytes and %d records of %s", s, buf.Len(), res.Read, path)
+	}
+	if res.Read != 300 {
+		t.Errorf("read %d records, want 300", res.Read)
+	}
+	book := writeTemp(t, t.TempDir(), "workbook.xlsx", billVariants(t)["workbook.xlsx"])
+	wres, err := ImportFile(ctx, testkit.OpenLedger(t), book, Options{TZ: shanghai, Progress: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Snapshot(); !s.Workbook || s.File != book || s.Rows != int64(300+wres.Read) {
+		t.Errorf("progress %+v after a workbook of %d records, want it marked as a workbook and %d rows in all", s, wres.Read, 300+wres.Read)
+	}
+	var nilProgress *Progress
+	if s := nilProgress.Snapshot(); s != (ProgressSnapshot{}) {
+		t.Errorf("a nil Progress reads %+v", s)
+	}
+}

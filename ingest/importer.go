@@ -26,6 +26,7 @@ type Options struct {
 	TZ       *time.Location // zone of naive Chinese timestamps and of billing months; nil = Asia/Shanghai
 	Preview  int            // how many mapped rows to keep in Result.Preview / PreviewTx / PreviewPay
 	Zip      ZipLimits      // limits for reading ZIP archives (zero fields: defaults)
+	Progress *Progress      // updated as the import goes, for a display; nil = none
 }
 
 // Result is the outcome of importing one file.
@@ -201,12 +202,15 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 			}
 		}
 	}
-	src, err := openSource(path, r)
+	src, err := openSource(path, opts.Progress.start(path, size, r))
 	if err != nil {
 		return err
 	}
 	defer src.close()
 	res.Encoding = src.encoding
+	if src.isXLSX() {
+		opts.Progress.setWorkbook()
+	}
 
 	var st store             // where rows go: itx, or nowhere for Scan
 	var itx *ledger.ImportTx // the ledger transaction, when there is a ledger
@@ -614,6 +618,7 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			continue
 		}
 		cnt.read += pendingEmpty + 1
+		im.opts.Progress.addRows(pendingEmpty + 1)
 		cnt.skipped += pendingEmpty
 		pendingEmpty = 0
 		if err := checkExtraCells(t, rec, b.header); err != nil {

@@ -75,9 +75,11 @@ func (a *app) runImport(cmd *cobra.Command, o importOptions, paths []string) err
 	defer db.Close()
 	// ImportPaths goes on after a refused file; its error repeats the
 	// per-file errors, which are reported below with the summary.
+	progress, stopProgress := a.showProgress()
 	results, _ := ingest.ImportPaths(ctx, db, paths, ingest.Options{
-		DryRun: o.dryRun, Provider: o.provider, TZ: a.loc, Preview: o.preview,
+		DryRun: o.dryRun, Provider: o.provider, TZ: a.loc, Preview: o.preview, Progress: progress,
 	})
+	stopProgress()
 	w, closeOut, err := a.out()
 	if err != nil {
 		return err
