@@ -14,6 +14,12 @@
 //	go build -o /tmp/gpubill ./cmd/gpubill
 //	go run ./cmd/gpubill-bench -gpubill /tmp/gpubill -rows 100000,1000000 -runs 3
 //
+// With -xlsx-rows it also writes the same bills as XLSX workbooks and
+// imports them against the floor set by excelize's streaming Rows() reading
+// every cell of the sheet (run by this command in a process of its own, so
+// that its peak memory is measured the same way). With -reports (the
+// default) it times every report of the first month of each imported ledger.
+//
 // Needs the sqlite3 tool (Debian: apt-get install sqlite3).
 package main
 
@@ -39,10 +45,26 @@ func main() {
 	runs := flag.Int("runs", 3, "runs of each side per size")
 	dir := flag.String("dir", "", "work folder (default: a temporary folder, removed at the end)")
 	audit := flag.Bool("audit", true, "also time gpubill audit of every month of the imported ledger")
+	xlsxSizes := flag.String("xlsx-rows", "", "comma-separated row counts of XLSX bills to import against excelize's Rows() (empty: none)")
+	reports := flag.Bool("reports", true, "also time each report of the first month of the imported ledger")
+	readXLSX := flag.String("read-xlsx", "", "internal: read every cell of this workbook with excelize's Rows() and exit (the XLSX baseline)")
 	flag.Parse()
-	if err := run(*bin, *sizes, *runs, *dir, *audit); err != nil {
+	if *readXLSX != "" {
+		if err := readAllRows(*readXLSX); err != nil {
+			fmt.Fprintln(os.Stderr, "gpubill-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(*bin, *sizes, *runs, *dir, *audit, *reports); err != nil {
 		fmt.Fprintln(os.Stderr, "gpubill-bench:", err)
 		os.Exit(1)
+	}
+	if *xlsxSizes != "" {
+		if err := runXLSX(*bin, *xlsxSizes, *runs, *dir); err != nil {
+			fmt.Fprintln(os.Stderr, "gpubill-bench:", err)
+			os.Exit(1)
+		}
 	}
 }
 
@@ -51,7 +73,7 @@ type sample struct {
 	rssKB int64
 }
 
-func run(bin, sizes string, runs int, dir string, audit bool) error {
+func run(bin, sizes string, runs int, dir string, audit, reports bool) error {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		return fmt.Errorf("the baseline needs the sqlite3 tool (apt-get install sqlite3): %w", err)
 	}
@@ -76,6 +98,7 @@ func run(bin, sizes string, runs int, dir string, audit bool) error {
 			return err
 		}
 		var base, ours, audits []sample
+		reportTimes := map[string][]sample{}
 		for i := 0; i < runs; i++ {
 			b, err := timed(dir, exec.Command("sqlite3", filepath.Join(dir, "base.db"), ".import --csv "+csvPath+" bill"))
 			if err != nil {
@@ -96,6 +119,15 @@ func run(bin, sizes string, runs int, dir string, audit bool) error {
 				}
 				audits = append(audits, a)
 			}
+			if reports {
+				for _, r := range reportNames {
+					t, err := reportTime(bin, filepath.Join(dir, "ours.db"), r)
+					if err != nil {
+						return err
+					}
+					reportTimes[r] = append(reportTimes[r], t)
+				}
+			}
 		}
 		mb, mo := median(base), median(ours)
 		fmt.Printf("%-9d %-22s %10.2f %10.1f %8s\n", n, "sqlite3 .import", mb.wall.Seconds(), float64(mb.rssKB)/1024, "1.00")
@@ -106,8 +138,33 @@ func run(bin, sizes string, runs int, dir string, audit bool) error {
 			fmt.Printf("%-9d %-22s %10.2f %10.1f %8.2f  (audit / gpubill import: %.2f)\n", n, "gpubill audit (all)",
 				ma.wall.Seconds(), float64(ma.rssKB)/1024, ma.wall.Seconds()/mb.wall.Seconds(), ma.wall.Seconds()/mo.wall.Seconds())
 		}
+		for _, r := range reportNames {
+			if t := reportTimes[r]; len(t) > 0 {
+				m := median(t)
+				fmt.Printf("%-9d %-22s %10.2f %10.1f %8s  (target: 0.5 s at a million rows)\n", n, "report "+r+" 2026-10", m.wall.Seconds(), float64(m.rssKB)/1024, "")
+			}
+		}
 	}
 	return nil
+}
+
+// reportNames are the reports -reports times.
+var reportNames = []string{"spend", "findings", "gpuhour", "whatif", "instances", "refunds"}
+
+// reportTime runs one report of the generated data's first month.
+func reportTime(bin, db, name string) (sample, error) {
+	cmd := exec.Command(bin, "report", name, "--db", db, "--month", "2026-10", "--format", "json")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return sample{}, fmt.Errorf("gpubill report %s: %v: %s", name, err, stderr.String())
+	}
+	s := sample{wall: time.Since(start)}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		s.rssKB = ru.Maxrss
+	}
+	return s, nil
 }
 
 // auditAll runs gpubill audit on every month the generated bill of n rows

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// runXLSX imports generated XLSX bills of each size against excelize's
+// Rows() reading the same sheet (-read-xlsx, in a process of its own).
+func runXLSX(bin, sizes string, runs int, dir string) error {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "gpubill-bench-xlsx-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%-9s %-22s %10s %10s %8s\n", "rows", "what (xlsx)", "median s", "peak MB", "ratio")
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("-xlsx-rows %q: %w", s, err)
+		}
+		csvPath := filepath.Join(dir, fmt.Sprintf("bill-%d.csv", n))
+		if err := generate(csvPath, n); err != nil {
+			return err
+		}
+		book := filepath.Join(dir, fmt.Sprintf("bill-%d.xlsx", n))
+		if err := csvToXLSX(csvPath, book); err != nil {
+			return err
+		}
+		var base, ours []sample
+		for i := 0; i < runs; i++ {
+			b, err := timed(dir, exec.Command(self, "-read-xlsx", book))
+			if err != nil {
+				return fmt.Errorf("excelize Rows(): %w", err)
+			}
+			base = append(base, b)
+			cmd := exec.Command(bin, "import", "--db", filepath.Join(dir, "ours.db"), "--format", "json", book)
+			cmd.Env = append(os.Environ(), "GPUBILL_DB=")
+			o, err := timed(dir, cmd)
+			if err != nil {
+				return fmt.Errorf("gpubill import: %w", err)
+			}
+			ours = append(ours, o)
+		}
+		mb, mo := median(base), median(ours)
+		fmt.Printf("%-9d %-22s %10.2f %10.1f %8s\n", n, "excelize Rows()", mb.wall.Seconds(), float64(mb.rssKB)/1024, "1.00")
+		fmt.Printf("%-9d %-22s %10.2f %10.1f %8.2f\n", n, "gpubill import", mo.wall.Seconds(), float64(mo.rssKB)/1024, mo.wall.Seconds()/mb.wall.Seconds())
+	}
+	return nil
+}
+
+// csvToXLSX writes the records of a generated CSV bill as the only sheet of
+// a workbook, amounts and quantities as numbers, with excelize's stream
+// writer.
+func csvToXLSX(csvPath, book string) error {
+	in, err := os.Open(csvPath)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	r := csv.NewReader(in)
+	r.FieldsPerRecord = -1
+	f := excelize.NewFile()
+	defer f.Close()
+	sw, err := f.NewStreamWriter("Sheet1")
+	if err != nil {
+		return err
+	}
+	for row := 1; ; row++ {
+		rec, err := r.Read()
+		if err != nil {
+			break
+		}
+		cells := make([]any, len(rec))
+		for i, c := range rec {
+			cells[i] = c
+			if row > 1 {
+				if v, err := strconv.ParseFloat(c, 64); err == nil && !strings.ContainsAny(c, "-:") {
+					cells[i] = v // numbers as Excel holds them (the generated amounts fit a float64 exactly enough for a benchmark)
+				}
+			}
+		}
+		cell, _ := excelize.CoordinatesToCellName(1, row)
+		if err := sw.SetRow(cell, cells); err != nil {
+			return err
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	return f.SaveAs(book)
+}
+
+// readAllRows reads every cell of every sheet of a workbook with excelize's
+// streaming Rows(): the floor of an XLSX import.
+func readAllRows(book string) error {
+	f, err := excelize.OpenFile(book)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cells := 0
+	for _, sheet := range f.GetSheetList() {
+		rows, err := f.Rows(sheet)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			cols, err := rows.Columns()
+			if err != nil {
+				return err
+			}
+			cells += len(cols)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+	}
+	fmt.Println(cells)
+	return nil
+}
