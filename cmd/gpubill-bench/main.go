@@ -89,6 +89,9 @@ func run(bin, sizes string, runs int, dir string, audit, reports bool) error {
 	fmt.Printf("machine: %s, %d CPUs (GOMAXPROCS default), %s\n", host, numCPU(), time.Now().Format(time.RFC3339))
 	fmt.Printf("%-9s %-22s %10s %10s %8s\n", "rows", "what", "median s", "peak MB", "ratio")
 	for _, s := range strings.Split(sizes, ",") {
+		if strings.TrimSpace(s) == "" {
+			continue // -rows "": XLSX only
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
 			return fmt.Errorf("-rows %q: %w", s, err)
