@@ -42,14 +42,21 @@ func (e *rawError) Error() string {
 
 // openRaw opens path (an existing ledger; "" for a private temporary
 // database) with the pragmas Open gives its connections.
-func openRaw(path string) (*rawConn, error) {
+func openRaw(path string) (*rawConn, error) { return openRawFlags(path, sqlite3.SQLITE_OPEN_READWRITE) }
+
+// openRawReadOnly opens the ledger at path for reading.
+func openRawReadOnly(path string) (*rawConn, error) {
+	return openRawFlags(path, sqlite3.SQLITE_OPEN_READONLY)
+}
+
+func openRawFlags(path string, mode int32) (*rawConn, error) {
 	c := &rawConn{tls: libc.NewTLS(), slot: new([1]uintptr), stmts: map[string]uintptr{}, empty: new([1]byte)}
 	name, err := libc.CString(path)
 	if err != nil {
 		c.tls.Close()
 		return nil, err
 	}
-	flags := int32(sqlite3.SQLITE_OPEN_READWRITE | sqlite3.SQLITE_OPEN_NOMUTEX)
+	flags := mode | sqlite3.SQLITE_OPEN_NOMUTEX
 	if path == "" {
 		flags |= sqlite3.SQLITE_OPEN_CREATE // a private temporary database
 	}

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -188,178 +187,37 @@ func Spend(ctx context.Context, db *ledger.DB, opts SpendOptions) (*SpendReport,
 	if err != nil {
 		return nil, err
 	}
-	rep := &SpendReport{Month: opts.Month, By: by}
-	where, args := "", []any(nil)
-	if opts.Month != "" {
-		where, args = " WHERE li.billing_period = ?", []any{opts.Month}
+	rep := &SpendReport{Month: opts.Month, By: by, TZ: opts.TZ}
+	if rep.TZ == nil {
+		rep.TZ = ledger.DefaultTZ()
 	}
-
-	// Groups. Dimension names come from the fixed spendColumn map, never
-	// from user input, so building the column list is safe.
-	var exprs []string
-	for _, b := range by {
-		exprs = append(exprs, spendColumn[b])
-	}
-	selectCols := strings.Join(exprs, ", ")
-	group := selectCols + ", li.currency"
-	q := `SELECT ` + selectCols + `, max(li.resource_name), li.currency, count(*),
-		dsum(li.billed_cost), dsum(li.voucher_paid), count(li.voucher_paid), dsum(li.cash_paid), count(li.cash_paid),
-		dsum(li.list_cost), count(li.list_cost)
-		FROM line_items li` + where + ` GROUP BY ` + group
-	rows, err := db.SQL().QueryContext(ctx, q, args...)
+	sc, err := scanSpend(ctx, db, opts.Month, by, rep.TZ)
 	if err != nil {
-		return nil, fmt.Errorf("reports: spend: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var r SpendRow
-		dims := make([]string, len(by))
-		dest := make([]any, 0, len(by)+10)
-		for i := range dims {
-			dest = append(dest, &dims[i])
-		}
-		var name, billed, voucher, cash, list sql.NullString
-		var nVoucher, nCash, nList int
-		dest = append(dest, &name, &r.Currency, &r.Items, &billed, &voucher, &nVoucher, &cash, &nCash, &list, &nList)
-		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("reports: spend: %w", err)
-		}
-		for i, b := range by {
-			switch b {
-			case ByProvider:
-				r.Provider = dims[i]
-			case ByKind:
-				r.Kind = dims[i]
-			case ByResource:
-				r.ResourceID = dims[i]
-				r.ResourceName = name.String
-			case ByGPUModel:
-				r.GPUModel = dims[i]
-			case ByProject:
-				r.Project = dims[i]
-			case ByPricingModel:
-				r.PricingModel = dims[i]
-			}
-		}
-		if r.BilledCost, err = scanAmount(billed); err != nil {
+	rep.Rows, rep.Totals = nilIfEmpty(sc.rows()), nilIfEmpty(sc.totalsList())
+	rep.ProviderKinds, rep.TopResources, rep.Daily = nilIfEmpty(sc.providerKinds()), nilIfEmpty(sc.topResources()), nilIfEmpty(sc.daily())
+	if opts.Month != "" {
+		prev := previousMonth(opts.Month)
+		ps, err := scanSpend(ctx, db, prev, nil, rep.TZ)
+		if err != nil {
 			return nil, err
 		}
-		for _, s := range []struct {
-			v     sql.NullString
-			known int
-			dst   *Sum
-		}{{voucher, nVoucher, &r.VoucherPaid}, {cash, nCash, &r.CashPaid}, {list, nList, &r.ListCost}} {
-			if *s.dst, err = scanSum(s.v, s.known, r.Items); err != nil {
-				return nil, err
-			}
+		if totals := ps.totalsList(); len(totals) > 0 {
+			rep.Previous = &PreviousSpend{Month: prev, Totals: totals}
+			rep.Changes = spendChanges(rep.Totals, totals)
 		}
-		rep.Rows = append(rep.Rows, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reports: spend: %w", err)
-	}
-	rows.Close()
-	sort.SliceStable(rep.Rows, func(i, j int) bool {
-		a, b := &rep.Rows[i], &rep.Rows[j]
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		if c := a.BilledCost.Cmp(b.BilledCost); c != 0 {
-			return c > 0
-		}
-		for _, d := range by {
-			if x, y := a.dim(d), b.dim(d); x != y {
-				return x < y
-			}
-		}
-		return a.ResourceName < b.ResourceName
-	})
-
-	if rep.Totals, err = spendTotals(ctx, db, where, args); err != nil {
-		return nil, err
-	}
-	if err := rep.addExtras(ctx, db, opts, where, args); err != nil {
-		return nil, err
 	}
 	return rep, nil
 }
 
-// spendTotals sums the line items selected by where per currency. The
-// totals are summed by SQL from the line items themselves (not from the
-// groups), so they match the source rows to the last digit.
-func spendTotals(ctx context.Context, db *ledger.DB, where string, args []any) ([]SpendTotal, error) {
-	tq := `SELECT li.currency, count(*), dsum(li.billed_cost),
-		dsum(li.voucher_paid), count(li.voucher_paid), dsum(li.cash_paid), count(li.cash_paid),
-		dsum(li.list_cost), count(li.list_cost),
-		dsum(CASE WHEN li.kind NOT IN ('compute', 'credit') THEN li.billed_cost END),
-		dsum(CASE WHEN li.kind <> 'credit' THEN li.billed_cost END)
-		FROM line_items li` + where + ` GROUP BY li.currency ORDER BY li.currency`
-	trows, err := db.SQL().QueryContext(ctx, tq, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reports: spend totals: %w", err)
+// nilIfEmpty is s, or nil when it is empty (as the report's lists were when
+// SQL filled them: JSON and the goldens tell the two apart).
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
 	}
-	defer trows.Close()
-	var out []SpendTotal
-	for trows.Next() {
-		var t SpendTotal
-		var billed, voucher, cash, list, hidden, charged sql.NullString
-		var nVoucher, nCash, nList int
-		if err := trows.Scan(&t.Currency, &t.Items, &billed, &voucher, &nVoucher, &cash, &nCash, &list, &nList, &hidden, &charged); err != nil {
-			return nil, fmt.Errorf("reports: spend totals: %w", err)
-		}
-		if t.BilledCost, err = scanAmount(billed); err != nil {
-			return nil, err
-		}
-		for _, s := range []struct {
-			v     sql.NullString
-			known int
-			dst   *Sum
-		}{{voucher, nVoucher, &t.VoucherPaid}, {cash, nCash, &t.CashPaid}, {list, nList, &t.ListCost}} {
-			if *s.dst, err = scanSum(s.v, s.known, t.Items); err != nil {
-				return nil, err
-			}
-		}
-		// No hidden (or no non-credit) rows: a known zero, not an unknown.
-		if t.HiddenCost, err = scanAmount(hidden); err != nil {
-			return nil, err
-		}
-		base, err := scanAmount(charged)
-		if err != nil {
-			return nil, err
-		}
-		t.HiddenShare = Share(t.HiddenCost, base)
-		out = append(out, t)
-	}
-	if err := trows.Err(); err != nil {
-		return nil, fmt.Errorf("reports: spend totals: %w", err)
-	}
-	return out, nil
-}
-
-// scanAmount parses a dsum result; NULL (no rows) is zero.
-func scanAmount(s sql.NullString) (decimal.Decimal, error) {
-	if !s.Valid {
-		return decimal.Zero, nil
-	}
-	d, err := decimal.NewFromString(s.String)
-	if err != nil {
-		return d, fmt.Errorf("reports: stored sum %q: %w", s.String, err)
-	}
-	return d, nil
-}
-
-// scanSum parses a dsum result over a nullable column.
-func scanSum(s sql.NullString, known, items int) (Sum, error) {
-	sum := Sum{Missing: items - known}
-	if !s.Valid {
-		return sum, nil
-	}
-	d, err := decimal.NewFromString(s.String)
-	if err != nil {
-		return sum, fmt.Errorf("reports: stored sum %q: %w", s.String, err)
-	}
-	sum.Amount = decimal.NullDecimal{Decimal: d, Valid: true}
-	return sum, nil
+	return s
 }
 
 // Write encodes the report (see WriteOptions). CSV and TSV hold the rows
@@ -711,155 +569,6 @@ func previousMonth(month string) string {
 		return ""
 	}
 	return t.AddDate(0, -1, 0).Format("2006-01")
-}
-
-// addExtras fills Previous, Changes, TopResources, Daily and ProviderKinds
-// from the line items selected by where (exact: dsum in SQL, decimals in Go).
-func (r *SpendReport) addExtras(ctx context.Context, db *ledger.DB, opts SpendOptions, where string, args []any) error {
-	r.TZ = opts.TZ
-	if r.TZ == nil {
-		r.TZ = ledger.DefaultTZ()
-	}
-	if r.Month != "" {
-		prev := previousMonth(r.Month)
-		totals, err := spendTotals(ctx, db, " WHERE li.billing_period = ?", []any{prev})
-		if err != nil {
-			return err
-		}
-		if len(totals) > 0 {
-			r.Previous = &PreviousSpend{Month: prev, Totals: totals}
-			r.Changes = spendChanges(r.Totals, totals)
-		}
-	}
-
-	// Provider × kind, for the chart (whatever By is).
-	q := `SELECT li.provider, li.kind, li.currency, count(*), dsum(li.billed_cost)
-		FROM line_items li` + where + ` GROUP BY li.provider, li.kind, li.currency`
-	err := eachRow(ctx, db, q, args, func(rows *sql.Rows) error {
-		var row SpendRow
-		var billed sql.NullString
-		if err := rows.Scan(&row.Provider, &row.Kind, &row.Currency, &row.Items, &billed); err != nil {
-			return err
-		}
-		var err error
-		row.BilledCost, err = scanAmount(billed)
-		r.ProviderKinds = append(r.ProviderKinds, row)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("reports: spend by provider and kind: %w", err)
-	}
-	sort.SliceStable(r.ProviderKinds, func(i, j int) bool {
-		a, b := r.ProviderKinds[i], r.ProviderKinds[j]
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		if a.Provider != b.Provider {
-			return a.Provider < b.Provider
-		}
-		return kindRank(a.Kind) < kindRank(b.Kind)
-	})
-
-	// Top resources: every resource, summed in SQL; the top of each currency
-	// is picked in Go.
-	and := " WHERE "
-	if where != "" {
-		and = where + " AND "
-	}
-	q = `SELECT li.provider, li.resource_id, li.currency, max(li.resource_name), group_concat(DISTINCT li.kind),
-		count(*), dsum(li.billed_cost)
-		FROM line_items li` + and + `li.resource_id <> '' GROUP BY li.provider, li.resource_id, li.currency`
-	var all []TopResource
-	err = eachRow(ctx, db, q, args, func(rows *sql.Rows) error {
-		var t TopResource
-		var kinds, billed sql.NullString
-		if err := rows.Scan(&t.Provider, &t.ResourceID, &t.Currency, &t.ResourceName, &kinds, &t.Items, &billed); err != nil {
-			return err
-		}
-		t.Kinds = strings.Split(kinds.String, ",")
-		sort.SliceStable(t.Kinds, func(i, j int) bool { return kindRank(t.Kinds[i]) < kindRank(t.Kinds[j]) })
-		var err error
-		t.BilledCost, err = scanAmount(billed)
-		all = append(all, t)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("reports: top resources: %w", err)
-	}
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		if c := a.BilledCost.Cmp(b.BilledCost); c != 0 {
-			return c > 0
-		}
-		if a.Provider != b.Provider {
-			return a.Provider < b.Provider
-		}
-		return a.ResourceID < b.ResourceID
-	})
-	perCur := map[string]int{}
-	for _, t := range all {
-		if perCur[t.Currency] < TopResourceCount {
-			perCur[t.Currency]++
-			r.TopResources = append(r.TopResources, t)
-		}
-	}
-
-	// Daily: summed in SQL per charge start, cut into days in Go (the zone
-	// is the user's; SQLite knows none).
-	q = `SELECT li.currency, li.charge_period_start, dsum(li.billed_cost)
-		FROM line_items li` + where + ` GROUP BY li.currency, li.charge_period_start`
-	type dayKey struct{ currency, date string }
-	days := map[dayKey]decimal.Decimal{}
-	err = eachRow(ctx, db, q, args, func(rows *sql.Rows) error {
-		var cur, start string
-		var billed sql.NullString
-		if err := rows.Scan(&cur, &start, &billed); err != nil {
-			return err
-		}
-		t, err := ledger.ParseTime(start)
-		if err != nil {
-			return err
-		}
-		d, err := scanAmount(billed)
-		if err != nil {
-			return err
-		}
-		k := dayKey{cur, t.In(r.TZ).Format("2006-01-02")}
-		days[k] = days[k].Add(d)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("reports: daily spend: %w", err)
-	}
-	for k, d := range days {
-		r.Daily = append(r.Daily, DailySpend{Date: k.date, Currency: k.currency, BilledCost: d})
-	}
-	sort.Slice(r.Daily, func(i, j int) bool {
-		a, b := r.Daily[i], r.Daily[j]
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		return a.Date < b.Date
-	})
-	return nil
-}
-
-// eachRow runs q and calls fn for each row.
-func eachRow(ctx context.Context, db *ledger.DB, q string, args []any, fn func(*sql.Rows) error) error {
-	rows, err := db.SQL().QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }
 
 // kindRank orders charge kinds as ledger.Kinds; unknown kinds go last.

@@ -1,0 +1,85 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unsafe"
+
+	"github.com/shopspring/decimal"
+	"modernc.org/libc"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Scan runs the read-only query q with args on a connection of its own
+// (rawconn.go: no database/sql, no driver mutex per column, no copy of a
+// column the caller only parses) and calls fn for each row. It is for the
+// reads that walk many line items, where the driver's per-column cost is
+// most of the time. The SQL functions gpubill registers on its database/sql
+// connections (dsum) are not defined on that connection.
+func (db *DB) Scan(ctx context.Context, q string, args []any, fn func(Row) error) error {
+	c, err := openRawReadOnly(db.path)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	if err := c.query(ctx, q, args, func(r rawRow) error { return fn(Row{r}) }); err != nil {
+		return fmt.Errorf("ledger: scan: %w", err)
+	}
+	return nil
+}
+
+// Row is the current row of a Scan, valid only inside its callback.
+type Row struct{ r rawRow }
+
+// Null reports whether column i (from 0) is NULL.
+func (r Row) Null(i int) bool { return r.r.Null(i) }
+
+// Int64 is column i as an integer.
+func (r Row) Int64(i int) int64 { return r.r.Int64(i) }
+
+// Text is column i as a string of its own ("" for NULL).
+func (r Row) Text(i int) string { return r.r.Text(i) }
+
+// Bytes is column i as text, in SQLite's memory: valid until the callback
+// returns (copy what must outlive it).
+func (r Row) Bytes(i int) []byte {
+	p := sqlite3.Xsqlite3_column_text(r.r.c.tls, r.r.st, int32(i))
+	n := sqlite3.Xsqlite3_column_bytes(r.r.c.tls, r.r.st, int32(i))
+	if p == 0 || n == 0 {
+		return nil
+	}
+	return libc.GoBytes(p, int(n))
+}
+
+// Decimal parses column i as a stored amount (not Valid for NULL).
+func (r Row) Decimal(i int) (decimal.NullDecimal, error) {
+	if r.Null(i) {
+		return decimal.NullDecimal{}, nil
+	}
+	b := r.Bytes(i)
+	if len(b) == 0 {
+		return decimal.NullDecimal{}, fmt.Errorf("ledger: stored amount is empty")
+	}
+	d, err := decimal.NewFromString(unsafe.String(&b[0], len(b)))
+	if err != nil {
+		return decimal.NullDecimal{}, fmt.Errorf("ledger: stored amount %q: %w", string(b), err)
+	}
+	return decimal.NullDecimal{Decimal: d, Valid: true}, nil
+}
+
+// Time parses column i as a stored time (zero for NULL).
+func (r Row) Time(i int) (time.Time, error) {
+	if r.Null(i) {
+		return time.Time{}, nil
+	}
+	b := r.Bytes(i)
+	if len(b) == 0 {
+		return time.Time{}, fmt.Errorf("ledger: stored time is empty")
+	}
+	t, err := ParseTime(unsafe.String(&b[0], len(b)))
+	if err != nil {
+		return ParseTime(string(b)) // again on a copy: the error keeps its text
+	}
+	return t, nil
+}

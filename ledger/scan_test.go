@@ -1,0 +1,53 @@
+package ledger
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestScanReadsColumns(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	a, b := item("a", "416.00"), item("b", "0.00107392473")
+	b.UsageStart = time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
+	importItems(t, db, []LineItem{a, b})
+	var got []string
+	err := db.Scan(ctx, `SELECT row_key, billed_cost, voucher_paid, usage_start, source_row FROM line_items WHERE billing_period = ? ORDER BY id`,
+		[]any{a.BillingPeriod}, func(r Row) error {
+			billed, err := r.Decimal(1)
+			if err != nil {
+				return err
+			}
+			voucher, err := r.Decimal(2)
+			if err != nil {
+				return err
+			}
+			start, err := r.Time(3)
+			if err != nil {
+				return err
+			}
+			got = append(got, strings.Join([]string{r.Text(0), string(r.Bytes(0)), DecimalString(billed.Decimal),
+				map[bool]string{true: "voucher", false: "no voucher"}[voucher.Valid], start.Format(time.RFC3339),
+				map[bool]string{true: "null", false: "set"}[r.Null(3)]}, " "))
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a a 416.00 no voucher 0001-01-01T00:00:00Z null", "b b 0.00107392473 no voucher 2026-10-03T06:00:00Z set"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("scanned %q, want %q", got, want)
+	}
+	err = db.Scan(ctx, `SELECT 'not money'`, nil, func(r Row) error {
+		_, err := r.Decimal(0)
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), `"not money"`) {
+		t.Errorf("a bad stored amount gave %v, want an error naming it", err)
+	}
+	if err := db.Scan(ctx, `SELECT dsum(billed_cost) FROM line_items`, nil, func(Row) error { return nil }); err == nil {
+		t.Error("dsum is not defined on a Scan's connection, yet the query ran")
+	}
+}

@@ -1,0 +1,365 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/gpubill/gpubill/ledger"
+	"github.com/shopspring/decimal"
+)
+
+// The spend report reads its line items once, in one pass (ledger.Scan),
+// and sums every table of it in Go with exact decimals: the groups, the
+// totals, provider × kind, the top resources and the days. It used to ask
+// SQLite six GROUP BY queries, each a scan of the month with a Go callback
+// per amount (dsum) and a sort: 2.4 s for a month of 100,000 line items.
+
+// spendCols are the columns spendScan reads, in this order.
+const spendCols = `li.provider, li.kind, li.currency, li.resource_id, li.resource_name, li.gpu_model,
+	li.sub_account, li.pricing_model, li.billed_cost, li.voucher_paid, li.cash_paid, li.list_cost, li.charge_period_start`
+
+const (
+	scProvider = iota
+	scKind
+	scCurrency
+	scResource
+	scResourceName
+	scGPUModel
+	scProject
+	scPricingModel
+	scBilled
+	scVoucher
+	scCash
+	scList
+	scStart
+)
+
+// sumAcc sums a nullable amount: dsum and count of the column in SQL.
+type sumAcc struct {
+	sum   decimal.Decimal
+	known int  // non-NULL values
+	valid bool // any non-NULL value (dsum is NULL otherwise)
+}
+
+func (s *sumAcc) add(d decimal.NullDecimal) {
+	if d.Valid {
+		s.sum, s.known, s.valid = s.sum.Add(d.Decimal), s.known+1, true
+	}
+}
+
+// result is the Sum of a group of items rows.
+func (s *sumAcc) result(items int) Sum {
+	out := Sum{Missing: items - s.known}
+	if s.valid {
+		out.Amount = decimal.NullDecimal{Decimal: s.sum, Valid: true}
+	}
+	return out
+}
+
+type groupAcc struct {
+	row                 SpendRow
+	voucher, cash, list sumAcc
+}
+
+type totalAcc struct {
+	items               int
+	billed              decimal.Decimal
+	voucher, cash, list sumAcc
+	hidden, charged     decimal.Decimal
+}
+
+type resourceAcc struct {
+	top   TopResource
+	kinds map[string]bool
+}
+
+// dayKey is a currency and a day as yyyymmdd (formatted only at the end).
+type dayKey struct {
+	currency string
+	date     int32
+}
+
+// spendScan is what one pass over the selected line items sums.
+type spendScan struct {
+	by        []string
+	tz        *time.Location
+	groups    map[string]*groupAcc // by the dimensions of by and the currency
+	totals    map[string]*totalAcc // by currency
+	kinds     map[string]*SpendRow // by provider, kind, currency
+	resources map[string]*resourceAcc
+	days      map[dayKey]decimal.Decimal
+	groupCols []int  // the columns of by, then the currency
+	key       []byte // scratch for map keys
+	interned  map[string]string
+}
+
+// intern returns b as a string, the same one for the same bytes (currencies
+// and kinds repeat on every row: no allocation for them).
+func (s *spendScan) intern(b []byte) string {
+	if v, ok := s.interned[string(b)]; ok {
+		return v
+	}
+	v := string(b)
+	s.interned[v] = v
+	return v
+}
+
+// scanSpend sums the line items of month ("" for all) in one pass; by may
+// be nil (totals only).
+func scanSpend(ctx context.Context, db *ledger.DB, month string, by []string, tz *time.Location) (*spendScan, error) {
+	s := &spendScan{by: by, tz: tz, groups: map[string]*groupAcc{}, totals: map[string]*totalAcc{},
+		kinds: map[string]*SpendRow{}, resources: map[string]*resourceAcc{}, days: map[dayKey]decimal.Decimal{},
+		interned: map[string]string{}}
+	for _, b := range by {
+		s.groupCols = append(s.groupCols, spendScanColumn[b])
+	}
+	s.groupCols = append(s.groupCols, scCurrency)
+	q := "SELECT " + spendCols + " FROM line_items li"
+	var args []any
+	if month != "" {
+		q += " WHERE li.billing_period = ?"
+		args = []any{month}
+	}
+	if err := db.Scan(ctx, q, args, s.add); err != nil {
+		return nil, fmt.Errorf("reports: spend: %w", err)
+	}
+	return s, nil
+}
+
+// keyOf builds the map key of columns cols of r in s.key (no allocation:
+// callers look up with string(s.key) and copy only for a new entry).
+func (s *spendScan) keyOf(r ledger.Row, cols ...int) {
+	s.key = s.key[:0]
+	for _, c := range cols {
+		s.key = append(s.key, r.Bytes(c)...)
+		s.key = append(s.key, 0x1f)
+	}
+}
+
+func (s *spendScan) add(r ledger.Row) error {
+	billed, err := r.Decimal(scBilled)
+	if err != nil {
+		return err
+	}
+	var opt [3]decimal.NullDecimal
+	for i, c := range []int{scVoucher, scCash, scList} {
+		if opt[i], err = r.Decimal(c); err != nil {
+			return err
+		}
+	}
+	currency, kind := s.intern(r.Bytes(scCurrency)), s.intern(r.Bytes(scKind))
+
+	t := s.totals[currency]
+	if t == nil {
+		t = &totalAcc{}
+		s.totals[currency] = t
+	}
+	t.items++
+	t.billed = t.billed.Add(billed.Decimal)
+	t.voucher.add(opt[0])
+	t.cash.add(opt[1])
+	t.list.add(opt[2])
+	if kind != ledger.KindCompute && kind != ledger.KindCredit {
+		t.hidden = t.hidden.Add(billed.Decimal)
+	}
+	if kind != ledger.KindCredit {
+		t.charged = t.charged.Add(billed.Decimal)
+	}
+	if s.by == nil {
+		return nil // totals only (the previous month)
+	}
+
+	s.keyOf(r, s.groupCols...)
+	g := s.groups[string(s.key)]
+	if g == nil {
+		g = &groupAcc{}
+		for _, b := range s.by {
+			v := r.Text(spendScanColumn[b])
+			switch b {
+			case ByProvider:
+				g.row.Provider = v
+			case ByKind:
+				g.row.Kind = v
+			case ByResource:
+				g.row.ResourceID = v
+			case ByGPUModel:
+				g.row.GPUModel = v
+			case ByProject:
+				g.row.Project = v
+			case ByPricingModel:
+				g.row.PricingModel = v
+			}
+		}
+		g.row.Currency = currency
+		s.groups[string(s.key)] = g
+	}
+	g.row.Items++
+	g.row.BilledCost = g.row.BilledCost.Add(billed.Decimal)
+	g.voucher.add(opt[0])
+	g.cash.add(opt[1])
+	g.list.add(opt[2])
+	if name := r.Bytes(scResourceName); string(name) > g.row.ResourceName { // max(resource_name)
+		g.row.ResourceName = string(name)
+	}
+
+	s.keyOf(r, scProvider, scKind, scCurrency)
+	pk := s.kinds[string(s.key)]
+	if pk == nil {
+		pk = &SpendRow{Provider: r.Text(scProvider), Kind: kind, Currency: currency}
+		s.kinds[string(s.key)] = pk
+	}
+	pk.Items++
+	pk.BilledCost = pk.BilledCost.Add(billed.Decimal)
+
+	if len(r.Bytes(scResource)) > 0 {
+		s.keyOf(r, scProvider, scResource, scCurrency)
+		ra := s.resources[string(s.key)]
+		if ra == nil {
+			ra = &resourceAcc{top: TopResource{Provider: r.Text(scProvider), ResourceID: r.Text(scResource), Currency: currency},
+				kinds: map[string]bool{}}
+			s.resources[string(s.key)] = ra
+		}
+		ra.top.Items++
+		ra.top.BilledCost = ra.top.BilledCost.Add(billed.Decimal)
+		ra.kinds[kind] = true
+		if name := r.Bytes(scResourceName); string(name) > ra.top.ResourceName {
+			ra.top.ResourceName = string(name)
+		}
+	}
+
+	start, err := r.Time(scStart)
+	if err != nil {
+		return err
+	}
+	y, m, d := start.In(s.tz).Date()
+	k := dayKey{currency, int32(y*10000 + int(m)*100 + d)}
+	s.days[k] = s.days[k].Add(billed.Decimal)
+	return nil
+}
+
+// spendScanColumn maps a dimension to its column in spendCols.
+var spendScanColumn = map[string]int{
+	ByProvider: scProvider, ByKind: scKind, ByResource: scResource,
+	ByGPUModel: scGPUModel, ByProject: scProject, ByPricingModel: scPricingModel,
+}
+
+// rows are the groups, in the report's order.
+func (s *spendScan) rows() []SpendRow {
+	out := make([]SpendRow, 0, len(s.groups))
+	for _, g := range s.groups {
+		r := g.row
+		r.VoucherPaid, r.CashPaid, r.ListCost = g.voucher.result(r.Items), g.cash.result(r.Items), g.list.result(r.Items)
+		out = append(out, r)
+	}
+	by := s.by
+	sort.Slice(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		if c := a.BilledCost.Cmp(b.BilledCost); c != 0 {
+			return c > 0
+		}
+		for _, d := range by {
+			if x, y := a.dim(d), b.dim(d); x != y {
+				return x < y
+			}
+		}
+		return a.ResourceName < b.ResourceName
+	})
+	return out
+}
+
+// totalsList is one SpendTotal per currency, by currency code.
+func (s *spendScan) totalsList() []SpendTotal {
+	out := make([]SpendTotal, 0, len(s.totals))
+	for cur, t := range s.totals {
+		out = append(out, SpendTotal{Currency: cur, Items: t.items, BilledCost: t.billed,
+			VoucherPaid: t.voucher.result(t.items), CashPaid: t.cash.result(t.items), ListCost: t.list.result(t.items),
+			HiddenCost: t.hidden, HiddenShare: Share(t.hidden, t.charged)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Currency < out[j].Currency })
+	return out
+}
+
+// providerKinds is the billed cost per provider, kind and currency.
+func (s *spendScan) providerKinds() []SpendRow {
+	out := make([]SpendRow, 0, len(s.kinds))
+	for _, r := range s.kinds {
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		if a.Provider != b.Provider {
+			return a.Provider < b.Provider
+		}
+		if ra, rb := kindRank(a.Kind), kindRank(b.Kind); ra != rb {
+			return ra < rb
+		}
+		return a.Kind < b.Kind
+	})
+	return out
+}
+
+// topResources are, per currency, the TopResourceCount resources with the
+// highest billed cost.
+func (s *spendScan) topResources() []TopResource {
+	all := make([]TopResource, 0, len(s.resources))
+	for _, ra := range s.resources {
+		t := ra.top
+		for k := range ra.kinds {
+			t.Kinds = append(t.Kinds, k)
+		}
+		sort.Slice(t.Kinds, func(i, j int) bool {
+			if ri, rj := kindRank(t.Kinds[i]), kindRank(t.Kinds[j]); ri != rj {
+				return ri < rj
+			}
+			return t.Kinds[i] < t.Kinds[j]
+		})
+		all = append(all, t)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		if c := a.BilledCost.Cmp(b.BilledCost); c != 0 {
+			return c > 0
+		}
+		if a.Provider != b.Provider {
+			return a.Provider < b.Provider
+		}
+		return a.ResourceID < b.ResourceID
+	})
+	var out []TopResource
+	perCur := map[string]int{}
+	for _, t := range all {
+		if perCur[t.Currency] < TopResourceCount {
+			perCur[t.Currency]++
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// daily is the billed cost per day and currency.
+func (s *spendScan) daily() []DailySpend {
+	out := make([]DailySpend, 0, len(s.days))
+	for k, d := range s.days {
+		date := time.Date(int(k.date/10000), time.Month(k.date/100%100), int(k.date%100), 0, 0, 0, 0, time.UTC).Format("2006-01-02")
+		out = append(out, DailySpend{Date: date, Currency: k.currency, BilledCost: d})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		return a.Date < b.Date
+	})
+	return out
+}
