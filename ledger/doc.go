@@ -10,12 +10,17 @@
 // Safety: files are created 0600 (the ledger, its -wal and -shm) in a 0700
 // folder. A writer that finds another gpubill writing waits for it, however
 // long it takes (BEGIN IMMEDIATE retried until the context ends; Options.OnWait
-// tells the user once); readers never wait (WAL). Doctor checks a ledger
+// tells the user once); readers never wait (WAL), except during a bulk import
+// into a ledger without line items, which runs on a rollback journal
+// (ImportOptions.Bulk). Doctor checks a ledger
 // without changing it (integrity, foreign keys, schema version, orphan rows,
 // import records against their rows); DB.Backup writes a consistent, checked
 // copy while other commands run (VACUUM INTO a temporary file, then rename).
-// Line items are read packed, one text value a row (packed.go), because the
-// driver locks once per column.
+// The heavy paths bypass database/sql on connections of their own
+// (rawconn.go: modernc.org/sqlite/lib directly, opened NOMUTEX): an import's
+// transaction (ImportTx, binding Go strings in place), and the scans of many
+// line items (Scan, EachLineItem), where the driver's mutex and copy per
+// column were most of the time.
 //
 // Money is never a float: Go code uses decimal.Decimal, SQLite stores the
 // canonical decimal string in TEXT columns, and sums go through the exact

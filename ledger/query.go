@@ -84,7 +84,7 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) err
 	if f.Unordered {
 		order = ""
 	}
-	return db.eachPacked(ctx, f, where, order, args, fn)
+	return db.eachRaw(ctx, f, where, order, args, fn)
 }
 
 // IDRange returns the smallest and largest id of the line items selected
