@@ -870,7 +870,7 @@ func autodlOrderLines(b *binding, env *mapEnv) (lineMapper, error) {
 			return false, r.errf(endKey, "the end is before the start")
 		}
 		li.Description = joinDistinct(" · ", orderType, chargeType, productType, detail)
-		li.BillingPeriod = li.ChargePeriodStart.In(env.tz).Format("2006-01")
+		li.BillingPeriod = env.month(li.ChargePeriodStart)
 		li.Raw = []string{r.it.raw}
 		return false, nil
 	}, nil

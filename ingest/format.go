@@ -256,6 +256,19 @@ type mapEnv struct {
 	// export's 共N笔记录, in its preamble or footer); 0 = it says nothing.
 	// It is never trusted for totals, only compared with the rows read.
 	stated int
+
+	lastMonth     int // year*12+month of lastMonthText, for month
+	lastMonthText string
+}
+
+// month is the billing period (YYYY-MM in the zone tz) of t. Consecutive rows
+// nearly always fall in one month, so its text is built once per month.
+func (e *mapEnv) month(t time.Time) string {
+	y, m, _ := t.In(e.tz).Date()
+	if k := y*12 + int(m); k != e.lastMonth || e.lastMonthText == "" {
+		e.lastMonth, e.lastMonthText = k, t.In(e.tz).Format("2006-01")
+	}
+	return e.lastMonthText
 }
 
 // rowCtx is one record being mapped, with what error messages need.

@@ -1031,7 +1031,7 @@ func (cp *compiledProfile) lines(b *binding, env *mapEnv) (lineMapper, error) {
 			li.Tags = `{"order_id":` + strconv.Quote(o) + `}`
 		}
 		li.ChargeCategory = templateCategory(li.Kind, li.PricingModel)
-		li.BillingPeriod = li.ChargePeriodStart.In(env.tz).Format("2006-01")
+		li.BillingPeriod = env.month(li.ChargePeriodStart)
 		li.Raw = c.raw()
 		return false, nil
 	}, nil

@@ -162,7 +162,7 @@ func templateLines(b *binding, env *mapEnv) (lineMapper, error) {
 		}
 		li.Description = c.cell(ix.description)
 		li.ChargeCategory = templateCategory(li.Kind, li.PricingModel)
-		li.BillingPeriod = li.ChargePeriodStart.In(env.tz).Format("2006-01")
+		li.BillingPeriod = env.month(li.ChargePeriodStart)
 		li.Raw = c.raw()
 		return false, nil
 	}, nil

@@ -146,6 +146,7 @@ func (t *ImportTx) LineItemCount(ctx context.Context) (int64, error) {
 // by construction, so the rebuilt unique index refuses only a broken import.
 // Otherwise it stays, so duplicates are still ignored row by row. Being inside
 // the transaction, a rollback or a crash leaves the indexes as they were.
+// The indexes of liveIndexes are never deferred.
 func (t *ImportTx) DeferIndexes(ctx context.Context, unique bool) error {
 	if t.deferred != nil {
 		return nil
@@ -155,7 +156,7 @@ func (t *ImportTx) DeferIndexes(ctx context.Context, unique bool) error {
 	if err := t.c.query(ctx, `SELECT name, sql FROM sqlite_master
 		WHERE type = 'index' AND tbl_name = 'line_items' AND sql IS NOT NULL ORDER BY name`, nil, func(r rawRow) error {
 		name, ddl := r.Text(0), r.Text(1)
-		if !unique && strings.HasPrefix(strings.ToUpper(ddl), "CREATE UNIQUE") {
+		if !unique && strings.HasPrefix(strings.ToUpper(ddl), "CREATE UNIQUE") || liveIndexes[name] {
 			return nil
 		}
 		names = append(names, name)
@@ -171,6 +172,13 @@ func (t *ImportTx) DeferIndexes(ctx context.Context, unique bool) error {
 	}
 	return nil
 }
+
+// liveIndexes stay in place during a bulk import. line_items_month: a bill's
+// rows come in time order, so its entries go in at the right edge of the
+// index, which is cheap; kept live, a million-row import into an empty
+// ledger took 10.2 s against 11.0 s with the index rebuilt at commit (median
+// of four alternating runs each).
+var liveIndexes = map[string]bool{"line_items_month": true}
 
 // Commit builds any deferred indexes and commits every row of the file.
 func (t *ImportTx) Commit() error {

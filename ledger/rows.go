@@ -200,22 +200,18 @@ func appendJSONStrings(b []byte, cells []string) []byte {
 	return append(b, ']')
 }
 
-// jsonPlain reports whether encoding/json writes s unchanged between quotes.
+// jsonPlain reports whether encoding/json writes s unchanged between quotes:
+// valid UTF-8 without control characters, '"', '\\', HTML characters or
+// U+2028/U+2029 (bytes E2 80 A8/A9). A byte loop: decoding runes was a
+// tenth of the rendering on Chinese bills.
 func jsonPlain(s string) bool {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-				return false
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		case c == 0xE2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9):
 			return false
 		}
-		i += size
 	}
-	return true
+	return utf8.ValidString(s)
 }
