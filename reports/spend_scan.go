@@ -38,41 +38,50 @@ const (
 
 // sumAcc sums a nullable amount: dsum and count of the column in SQL.
 type sumAcc struct {
-	sum   decimal.Decimal
-	known int  // non-NULL values
-	valid bool // any non-NULL value (dsum is NULL otherwise)
+	sum   ledger.DecimalSum
+	known int // non-NULL values
 }
 
-func (s *sumAcc) add(d decimal.NullDecimal) {
-	if d.Valid {
-		s.sum, s.known, s.valid = s.sum.Add(d.Decimal), s.known+1, true
+func (s *sumAcc) add(r ledger.Row, col int) error {
+	if r.Null(col) {
+		return nil
 	}
+	s.known++
+	return s.sum.AddText(r.Bytes(col))
 }
 
-// result is the Sum of a group of items rows.
+// result is the Sum of a group of items rows (dsum is NULL when no value
+// was known).
 func (s *sumAcc) result(items int) Sum {
 	out := Sum{Missing: items - s.known}
-	if s.valid {
-		out.Amount = decimal.NullDecimal{Decimal: s.sum, Valid: true}
+	if s.known > 0 {
+		out.Amount = decimal.NullDecimal{Decimal: s.sum.Decimal(), Valid: true}
 	}
 	return out
 }
 
 type groupAcc struct {
 	row                 SpendRow
+	billed              ledger.DecimalSum
 	voucher, cash, list sumAcc
 }
 
 type totalAcc struct {
 	items               int
-	billed              decimal.Decimal
+	billed              ledger.DecimalSum
 	voucher, cash, list sumAcc
-	hidden, charged     decimal.Decimal
+	hidden, charged     ledger.DecimalSum
+}
+
+type kindAcc struct {
+	row    SpendRow
+	billed ledger.DecimalSum
 }
 
 type resourceAcc struct {
-	top   TopResource
-	kinds map[string]bool
+	top    TopResource
+	billed ledger.DecimalSum
+	kinds  map[string]bool
 }
 
 // dayKey is a currency and a day as yyyymmdd (formatted only at the end).
@@ -87,9 +96,9 @@ type spendScan struct {
 	tz        *time.Location
 	groups    map[string]*groupAcc // by the dimensions of by and the currency
 	totals    map[string]*totalAcc // by currency
-	kinds     map[string]*SpendRow // by provider, kind, currency
+	kinds     map[string]*kindAcc // by provider, kind, currency
 	resources map[string]*resourceAcc
-	days      map[dayKey]decimal.Decimal
+	days      map[dayKey]*ledger.DecimalSum
 	groupCols []int  // the columns of by, then the currency
 	key       []byte // scratch for map keys
 	interned  map[string]string
@@ -110,7 +119,7 @@ func (s *spendScan) intern(b []byte) string {
 // be nil (totals only).
 func scanSpend(ctx context.Context, db *ledger.DB, month string, by []string, tz *time.Location) (*spendScan, error) {
 	s := &spendScan{by: by, tz: tz, groups: map[string]*groupAcc{}, totals: map[string]*totalAcc{},
-		kinds: map[string]*SpendRow{}, resources: map[string]*resourceAcc{}, days: map[dayKey]decimal.Decimal{},
+		kinds: map[string]*kindAcc{}, resources: map[string]*resourceAcc{}, days: map[dayKey]*ledger.DecimalSum{},
 		interned: map[string]string{}}
 	for _, b := range by {
 		s.groupCols = append(s.groupCols, spendScanColumn[b])
@@ -139,15 +148,9 @@ func (s *spendScan) keyOf(r ledger.Row, cols ...int) {
 }
 
 func (s *spendScan) add(r ledger.Row) error {
-	billed, err := r.Decimal(scBilled)
-	if err != nil {
+	var billed ledger.DecimalSum // the term, parsed once
+	if err := billed.AddText(r.Bytes(scBilled)); err != nil {
 		return err
-	}
-	var opt [3]decimal.NullDecimal
-	for i, c := range []int{scVoucher, scCash, scList} {
-		if opt[i], err = r.Decimal(c); err != nil {
-			return err
-		}
 	}
 	currency, kind := s.intern(r.Bytes(scCurrency)), s.intern(r.Bytes(scKind))
 
@@ -157,15 +160,20 @@ func (s *spendScan) add(r ledger.Row) error {
 		s.totals[currency] = t
 	}
 	t.items++
-	t.billed = t.billed.Add(billed.Decimal)
-	t.voucher.add(opt[0])
-	t.cash.add(opt[1])
-	t.list.add(opt[2])
+	t.billed.AddSum(&billed)
+	for _, a := range []struct {
+		acc *sumAcc
+		col int
+	}{{&t.voucher, scVoucher}, {&t.cash, scCash}, {&t.list, scList}} {
+		if err := a.acc.add(r, a.col); err != nil {
+			return err
+		}
+	}
 	if kind != ledger.KindCompute && kind != ledger.KindCredit {
-		t.hidden = t.hidden.Add(billed.Decimal)
+		t.hidden.AddSum(&billed)
 	}
 	if kind != ledger.KindCredit {
-		t.charged = t.charged.Add(billed.Decimal)
+		t.charged.AddSum(&billed)
 	}
 	if s.by == nil {
 		return nil // totals only (the previous month)
@@ -196,10 +204,15 @@ func (s *spendScan) add(r ledger.Row) error {
 		s.groups[string(s.key)] = g
 	}
 	g.row.Items++
-	g.row.BilledCost = g.row.BilledCost.Add(billed.Decimal)
-	g.voucher.add(opt[0])
-	g.cash.add(opt[1])
-	g.list.add(opt[2])
+	g.billed.AddSum(&billed)
+	for _, a := range []struct {
+		acc *sumAcc
+		col int
+	}{{&g.voucher, scVoucher}, {&g.cash, scCash}, {&g.list, scList}} {
+		if err := a.acc.add(r, a.col); err != nil {
+			return err
+		}
+	}
 	if name := r.Bytes(scResourceName); string(name) > g.row.ResourceName { // max(resource_name)
 		g.row.ResourceName = string(name)
 	}
@@ -207,11 +220,11 @@ func (s *spendScan) add(r ledger.Row) error {
 	s.keyOf(r, scProvider, scKind, scCurrency)
 	pk := s.kinds[string(s.key)]
 	if pk == nil {
-		pk = &SpendRow{Provider: r.Text(scProvider), Kind: kind, Currency: currency}
+		pk = &kindAcc{row: SpendRow{Provider: r.Text(scProvider), Kind: kind, Currency: currency}}
 		s.kinds[string(s.key)] = pk
 	}
-	pk.Items++
-	pk.BilledCost = pk.BilledCost.Add(billed.Decimal)
+	pk.row.Items++
+	pk.billed.AddSum(&billed)
 
 	if len(r.Bytes(scResource)) > 0 {
 		s.keyOf(r, scProvider, scResource, scCurrency)
@@ -222,7 +235,7 @@ func (s *spendScan) add(r ledger.Row) error {
 			s.resources[string(s.key)] = ra
 		}
 		ra.top.Items++
-		ra.top.BilledCost = ra.top.BilledCost.Add(billed.Decimal)
+		ra.billed.AddSum(&billed)
 		ra.kinds[kind] = true
 		if name := r.Bytes(scResourceName); string(name) > ra.top.ResourceName {
 			ra.top.ResourceName = string(name)
@@ -235,7 +248,12 @@ func (s *spendScan) add(r ledger.Row) error {
 	}
 	y, m, d := start.In(s.tz).Date()
 	k := dayKey{currency, int32(y*10000 + int(m)*100 + d)}
-	s.days[k] = s.days[k].Add(billed.Decimal)
+	day := s.days[k]
+	if day == nil {
+		day = &ledger.DecimalSum{}
+		s.days[k] = day
+	}
+	day.AddSum(&billed)
 	return nil
 }
 
@@ -250,6 +268,7 @@ func (s *spendScan) rows() []SpendRow {
 	out := make([]SpendRow, 0, len(s.groups))
 	for _, g := range s.groups {
 		r := g.row
+		r.BilledCost = g.billed.Decimal()
 		r.VoucherPaid, r.CashPaid, r.ListCost = g.voucher.result(r.Items), g.cash.result(r.Items), g.list.result(r.Items)
 		out = append(out, r)
 	}
@@ -276,9 +295,10 @@ func (s *spendScan) rows() []SpendRow {
 func (s *spendScan) totalsList() []SpendTotal {
 	out := make([]SpendTotal, 0, len(s.totals))
 	for cur, t := range s.totals {
-		out = append(out, SpendTotal{Currency: cur, Items: t.items, BilledCost: t.billed,
+		hidden := t.hidden.Decimal()
+		out = append(out, SpendTotal{Currency: cur, Items: t.items, BilledCost: t.billed.Decimal(),
 			VoucherPaid: t.voucher.result(t.items), CashPaid: t.cash.result(t.items), ListCost: t.list.result(t.items),
-			HiddenCost: t.hidden, HiddenShare: Share(t.hidden, t.charged)})
+			HiddenCost: hidden, HiddenShare: Share(hidden, t.charged.Decimal())})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Currency < out[j].Currency })
 	return out
@@ -287,8 +307,10 @@ func (s *spendScan) totalsList() []SpendTotal {
 // providerKinds is the billed cost per provider, kind and currency.
 func (s *spendScan) providerKinds() []SpendRow {
 	out := make([]SpendRow, 0, len(s.kinds))
-	for _, r := range s.kinds {
-		out = append(out, *r)
+	for _, k := range s.kinds {
+		r := k.row
+		r.BilledCost = k.billed.Decimal()
+		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -312,6 +334,7 @@ func (s *spendScan) topResources() []TopResource {
 	all := make([]TopResource, 0, len(s.resources))
 	for _, ra := range s.resources {
 		t := ra.top
+		t.BilledCost = ra.billed.Decimal()
 		for k := range ra.kinds {
 			t.Kinds = append(t.Kinds, k)
 		}
@@ -352,7 +375,7 @@ func (s *spendScan) daily() []DailySpend {
 	out := make([]DailySpend, 0, len(s.days))
 	for k, d := range s.days {
 		date := time.Date(int(k.date/10000), time.Month(k.date/100%100), int(k.date%100), 0, 0, 0, 0, time.UTC).Format("2006-01-02")
-		out = append(out, DailySpend{Date: date, Currency: k.currency, BilledCost: d})
+		out = append(out, DailySpend{Date: date, Currency: k.currency, BilledCost: d.Decimal()})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]

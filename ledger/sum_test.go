@@ -1,0 +1,60 @@
+package ledger
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+// checkSum adds terms with DecimalSum (as text and as decimals) and with
+// decimal.Decimal.Add from zero, and wants the same value and precision.
+func checkSum(t *testing.T, terms []string) {
+	t.Helper()
+	var want decimal.Decimal
+	var text, dec, sums DecimalSum
+	for _, s := range terms {
+		d, err := decimal.NewFromString(s)
+		if err != nil {
+			return // not an amount: nothing to compare
+		}
+		want = want.Add(d)
+		if err := text.AddText([]byte(s)); err != nil {
+			t.Fatalf("AddText(%q): %v", s, err)
+		}
+		dec.Add(d)
+		var term DecimalSum
+		if err := term.AddText([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+		sums.AddSum(&term)
+	}
+	for _, got := range []decimal.Decimal{text.Decimal(), dec.Decimal(), sums.Decimal()} {
+		if !got.Equal(want) || DecimalString(got) != DecimalString(want) {
+			t.Fatalf("sum of %q = %s, want %s", terms, DecimalString(got), DecimalString(want))
+		}
+	}
+}
+
+func TestDecimalSumIsDecimalAdd(t *testing.T) {
+	for _, terms := range [][]string{
+		nil, {"0"}, {"416.00"}, {"1.5", "2.25", "-0.75"}, {"0.00107392473", "12", "-3.1"},
+		{"-0.0"}, {"999999999999999999", "1"}, {"-999999999999999999", "-999999999999999999"},
+		{"0.000000000000000001", "100000000"}, {"123456789012345678901234.5", "1"},
+		{"9223372036854775807", "1"}, {".5", "+1"}, {"1e3", "0.5"},
+	} {
+		checkSum(t, terms)
+	}
+	var s DecimalSum
+	if err := s.AddText([]byte("12,5")); err == nil || !strings.Contains(err.Error(), `"12,5"`) {
+		t.Errorf("AddText of a bad amount: %v, want an error naming it", err)
+	}
+}
+
+func FuzzDecimalSum(f *testing.F) {
+	f.Add("1.5", "-0.25", "999999999999999999")
+	f.Add("0.00107392473", "1e3", "-0.0")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		checkSum(t, []string{a, b, c, a})
+	})
+}
