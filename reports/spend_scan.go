@@ -96,7 +96,7 @@ type spendScan struct {
 	tz        *time.Location
 	groups    map[string]*groupAcc // by the dimensions of by and the currency
 	totals    map[string]*totalAcc // by currency
-	kinds     map[string]*kindAcc // by provider, kind, currency
+	kinds     map[string]*kindAcc  // by provider, kind, currency
 	resources map[string]*resourceAcc
 	days      map[dayKey]*ledger.DecimalSum
 	groupCols []int  // the columns of by, then the currency
