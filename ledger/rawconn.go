@@ -2,12 +2,12 @@ package ledger
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
-	"runtime"
 	"time"
-	"unsafe"
 
 	"modernc.org/libc"
+	"modernc.org/libc/sys/types"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
@@ -17,17 +17,22 @@ import (
 // and through the driver each bind costs a C string copy, a free, a lock of
 // the connection's mutex and database/sql's argument conversion: a third of
 // the import's wall time at a million rows. Here the connection is opened
-// with SQLITE_OPEN_NOMUTEX (it is used by one goroutine at a time) and texts
-// are bound SQLITE_STATIC, pointing at the Go strings themselves, which the
-// caller keeps alive until the statement has been stepped.
+// with SQLITE_OPEN_NOMUTEX (it is used by one goroutine at a time), and the
+// texts of a statement are copied into one C buffer, reused from statement
+// to statement, and bound SQLITE_STATIC from there.
+//
+// Every pointer SQLite sees is C memory (modernc.org/libc's allocator), never
+// Go memory: the Go runtime may move what it owns, and checkptr (-race)
+// rightly refuses Go pointers that come back as uintptr.
 //
 // It is not safe for concurrent use.
 type rawConn struct {
 	tls   *libc.TLS
 	db    uintptr
-	slot  *[1]uintptr        // heap word for out-parameters (sqlite3**, sqlite3_stmt**)
+	slot  uintptr            // 8 bytes of C memory for out-parameters (sqlite3**, sqlite3_stmt**)
 	stmts map[string]uintptr // prepared statements by SQL text, finalized by close
-	empty *[1]byte           // what an empty text points at (a nil pointer binds NULL)
+	buf   uintptr            // C buffer the bound texts are copied into
+	bufN  int                // its size
 }
 
 // rawError is an error reported by SQLite on a rawConn.
@@ -50,7 +55,11 @@ func openRawReadOnly(path string) (*rawConn, error) {
 }
 
 func openRawFlags(path string, mode int32) (*rawConn, error) {
-	c := &rawConn{tls: libc.NewTLS(), slot: new([1]uintptr), stmts: map[string]uintptr{}, empty: new([1]byte)}
+	c := &rawConn{tls: libc.NewTLS(), stmts: map[string]uintptr{}}
+	if c.slot = libc.Xcalloc(c.tls, 1, 8); c.slot == 0 {
+		c.tls.Close()
+		return nil, fmt.Errorf("ledger: open %s: out of memory", path)
+	}
 	name, err := libc.CString(path)
 	if err != nil {
 		c.tls.Close()
@@ -60,9 +69,9 @@ func openRawFlags(path string, mode int32) (*rawConn, error) {
 	if path == "" {
 		flags |= sqlite3.SQLITE_OPEN_CREATE // a private temporary database
 	}
-	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, c.slotAddr(), flags, 0)
+	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, c.slot, flags, 0)
 	libc.Xfree(c.tls, name)
-	c.db = c.slot[0]
+	c.db = c.out()
 	if rc != sqlite3.SQLITE_OK {
 		err := c.error(rc)
 		c.close()
@@ -79,7 +88,31 @@ func openRawFlags(path string, mode int32) (*rawConn, error) {
 	return c, nil
 }
 
-func (c *rawConn) slotAddr() uintptr { return uintptr(unsafe.Pointer(&c.slot[0])) }
+// out reads the pointer SQLite wrote to the out-parameter slot.
+func (c *rawConn) out() uintptr { return uintptr(binary.NativeEndian.Uint64(libc.GoBytes(c.slot, 8))) }
+
+// reserve makes the bind buffer hold at least n bytes (n ≥ 1, so that an
+// empty text gets a valid pointer: a NULL one would bind NULL). It must not
+// be called while texts of a statement are bound and not yet stepped.
+func (c *rawConn) reserve(n int) error {
+	n = max(n, 1)
+	if n <= c.bufN {
+		return nil
+	}
+	n = max(n, 2*c.bufN, 64<<10)
+	p := libc.Xrealloc(c.tls, c.buf, types.Size_t(n))
+	if p == 0 {
+		return fmt.Errorf("ledger: out of memory for %d bytes of bound values", n)
+	}
+	c.buf, c.bufN = p, n
+	return nil
+}
+
+// put copies b into the bind buffer at off and returns its C address.
+func (c *rawConn) put(off int, b string) uintptr {
+	copy(libc.GoBytes(c.buf+uintptr(off), len(b)), b)
+	return c.buf + uintptr(off)
+}
 
 // close finalizes the prepared statements and closes the connection (an open
 // transaction is rolled back).
@@ -95,6 +128,9 @@ func (c *rawConn) close() {
 		sqlite3.Xsqlite3_close_v2(c.tls, c.db)
 		c.db = 0
 	}
+	libc.Xfree(c.tls, c.buf)
+	libc.Xfree(c.tls, c.slot)
+	c.buf, c.bufN, c.slot = 0, 0, 0
 	c.tls.Close()
 	c.tls = nil
 }
@@ -123,11 +159,10 @@ func (c *rawConn) prepare(q string) (uintptr, error) {
 		return 0, err
 	}
 	defer libc.Xfree(c.tls, z)
-	c.slot[0] = 0
-	if rc := sqlite3.Xsqlite3_prepare_v3(c.tls, c.db, z, -1, sqlite3.SQLITE_PREPARE_PERSISTENT, c.slotAddr(), 0); rc != sqlite3.SQLITE_OK {
+	if rc := sqlite3.Xsqlite3_prepare_v3(c.tls, c.db, z, -1, sqlite3.SQLITE_PREPARE_PERSISTENT, c.slot, 0); rc != sqlite3.SQLITE_OK {
 		return 0, c.error(rc)
 	}
-	st := c.slot[0]
+	st := c.out()
 	if st == 0 {
 		return 0, fmt.Errorf("ledger: empty statement %q", q)
 	}
@@ -135,9 +170,22 @@ func (c *rawConn) prepare(q string) (uintptr, error) {
 	return st, nil
 }
 
-// bind binds args to the parameters of st, from 1. Texts and blobs are bound
-// without a copy: args must stay reachable until st has been stepped.
+// bind binds args to the parameters of st, from 1. Texts and blobs are
+// copied into the bind buffer, valid until the next bind.
 func (c *rawConn) bind(st uintptr, args []any) error {
+	size := 0
+	for _, a := range args {
+		switch v := a.(type) {
+		case string:
+			size += len(v)
+		case []byte:
+			size += len(v)
+		}
+	}
+	if err := c.reserve(size); err != nil {
+		return err
+	}
+	off := 0
 	for i, a := range args {
 		n := int32(i + 1)
 		var rc int32
@@ -145,17 +193,11 @@ func (c *rawConn) bind(st uintptr, args []any) error {
 		case nil:
 			rc = sqlite3.Xsqlite3_bind_null(c.tls, st, n)
 		case string:
-			p := uintptr(unsafe.Pointer(&c.empty[0]))
-			if len(v) > 0 {
-				p = uintptr(unsafe.Pointer(unsafe.StringData(v)))
-			}
-			rc = sqlite3.Xsqlite3_bind_text(c.tls, st, n, p, int32(len(v)), sqlite3.SQLITE_STATIC)
+			rc = sqlite3.Xsqlite3_bind_text(c.tls, st, n, c.put(off, v), int32(len(v)), sqlite3.SQLITE_STATIC)
+			off += len(v)
 		case []byte:
-			p := uintptr(unsafe.Pointer(&c.empty[0]))
-			if len(v) > 0 {
-				p = uintptr(unsafe.Pointer(unsafe.SliceData(v)))
-			}
-			rc = sqlite3.Xsqlite3_bind_blob(c.tls, st, n, p, int32(len(v)), sqlite3.SQLITE_STATIC)
+			rc = sqlite3.Xsqlite3_bind_blob(c.tls, st, n, c.put(off, string(v)), int32(len(v)), sqlite3.SQLITE_STATIC)
+			off += len(v)
 		case int64:
 			rc = sqlite3.Xsqlite3_bind_int64(c.tls, st, n, v)
 		case int:
@@ -189,7 +231,6 @@ func (c *rawConn) exec(ctx context.Context, q string, args ...any) (int64, error
 		return 0, err
 	}
 	defer sqlite3.Xsqlite3_reset(c.tls, st)
-	defer runtime.KeepAlive(args)
 	if err := c.bind(st, args); err != nil {
 		return 0, err
 	}
@@ -215,8 +256,16 @@ func (c *rawConn) insertRows(ctx context.Context, q string, rows []lineItemRow) 
 		return 0, err
 	}
 	defer sqlite3.Xsqlite3_reset(c.tls, st)
-	defer runtime.KeepAlive(rows)
-	empty := uintptr(unsafe.Pointer(&c.empty[0]))
+	size := 0
+	for i := range rows {
+		for _, text := range rows[i].text {
+			size += len(text)
+		}
+	}
+	if err := c.reserve(size); err != nil {
+		return 0, err
+	}
+	off := 0
 	n := int32(0)
 	for i := range rows {
 		row := &rows[i]
@@ -232,10 +281,9 @@ func (c *rawConn) insertRows(ctx context.Context, q string, rows []lineItemRow) 
 				rc = sqlite3.Xsqlite3_bind_null(c.tls, st, n)
 			case col == colGPUCount:
 				rc = sqlite3.Xsqlite3_bind_int64(c.tls, st, n, row.gpuCount)
-			case text == "":
-				rc = sqlite3.Xsqlite3_bind_text(c.tls, st, n, empty, 0, sqlite3.SQLITE_STATIC)
 			default:
-				rc = sqlite3.Xsqlite3_bind_text(c.tls, st, n, uintptr(unsafe.Pointer(unsafe.StringData(text))), int32(len(text)), sqlite3.SQLITE_STATIC)
+				rc = sqlite3.Xsqlite3_bind_text(c.tls, st, n, c.put(off, text), int32(len(text)), sqlite3.SQLITE_STATIC)
+				off += len(text)
 			}
 			if rc != sqlite3.SQLITE_OK {
 				return 0, c.error(rc)
@@ -288,7 +336,6 @@ func (c *rawConn) query(ctx context.Context, q string, args []any, row func(rawR
 	if err := c.bind(st, args); err != nil {
 		return err
 	}
-	defer runtime.KeepAlive(args)
 	for {
 		switch rc := sqlite3.Xsqlite3_step(c.tls, st); rc {
 		case sqlite3.SQLITE_ROW:
