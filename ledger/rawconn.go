@@ -62,7 +62,7 @@ func openRawFlags(path string, mode int32) (*rawConn, error) {
 	}
 	name, err := libc.CString(path)
 	if err != nil {
-		c.tls.Close()
+		c.close()
 		return nil, err
 	}
 	flags := mode | sqlite3.SQLITE_OPEN_NOMUTEX
@@ -323,7 +323,8 @@ func (r rawRow) Text(i int) string {
 	return string(libc.GoBytes(p, int(n)))
 }
 
-// query runs q with args and calls row for each result row.
+// query runs q with args and calls row for each result row. row must not
+// use c: the statement's bound values live in c's bind buffer until it ends.
 func (c *rawConn) query(ctx context.Context, q string, args []any, row func(rawRow) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
