@@ -18,9 +18,9 @@
 // copy while other commands run (VACUUM INTO a temporary file, then rename).
 // The heavy paths bypass database/sql on connections of their own
 // (rawconn.go: modernc.org/sqlite/lib directly, opened NOMUTEX): an import's
-// transaction (ImportTx, binding Go strings in place), and the scans of many
-// line items (Scan, EachLineItem), where the driver's mutex and copy per
-// column were most of the time.
+// transaction (ImportTx: a batch's texts copied into one C buffer and bound
+// from there), and the scans of many line items (Scan, EachLineItem), where
+// the driver's mutex and copy per column were most of the time.
 //
 // Money is never a float: Go code uses decimal.Decimal, SQLite stores the
 // canonical decimal string in TEXT columns, and sums go through the exact
