@@ -154,10 +154,8 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 	if prices == nil {
 		prices = rules.DefaultPrices()
 	}
-	items, err := db.LineItems(ctx, ledger.Filter{Month: opts.Month, NoRaw: true})
-	if err != nil {
-		return nil, fmt.Errorf("reports: gpu hours: %w", err)
-	}
+	// Two streaming passes (compute, then the charges that served it), so that
+	// memory holds the groups and instances, not the month's line items.
 	rep := &GPUHourReport{Month: opts.Month}
 	groups := map[ghKey]*GPUHourRow{}
 	pricingCost := map[ghKey]map[string]decimal.Decimal{}
@@ -165,12 +163,8 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 	instCost := map[ghInst]map[ghKey]decimal.Decimal{} // GPU instances: compute cost per group
 	cpuInst := map[ghInst]bool{}                       // compute without a GPU model
 	modelKeys := map[string]string{}
-	spellings := map[ghKey][]string{}
-	for i := range items {
-		li := &items[i]
-		if li.Kind != ledger.KindCompute {
-			continue
-		}
+	spellings := map[ghKey]map[string]int{} // how often each spelling of the model is seen
+	err := db.EachLineItem(ctx, ledger.Filter{Month: opts.Month, Kinds: []string{ledger.KindCompute}, NoRaw: true}, func(li *ledger.LineItem) error {
 		mk, ok := modelKeys[li.GPUModel]
 		if !ok {
 			mk = rules.NormalizeGPUModel(li.GPUModel)
@@ -181,7 +175,7 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 			if li.ResourceID != "" {
 				cpuInst[inst] = true
 			}
-			continue
+			return nil
 		}
 		k := ghKey{li.Provider, mk, li.Currency}
 		g := groups[k]
@@ -190,7 +184,13 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 			groups[k] = g
 			pricingCost[k] = map[string]decimal.Decimal{}
 		}
-		spellings[k] = append(spellings[k], li.GPUModel)
+		if spellings[k] == nil {
+			spellings[k] = map[string]int{}
+		}
+		if _, seen := spellings[k][li.GPUModel]; !seen {
+			spellings[k][strings.Clone(li.GPUModel)] = 0 // not a piece of the item's row text, which it would keep alive
+		}
+		spellings[k][li.GPUModel]++
 		g.ComputeItems++
 		g.ComputeCost = g.ComputeCost.Add(li.BilledCost)
 		pricingCost[k][li.PricingModel] = pricingCost[k][li.PricingModel].Add(li.BilledCost)
@@ -201,7 +201,7 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 			instCost[inst][k] = instCost[inst][k].Add(li.BilledCost)
 		}
 		if !rules.IsRunning(li) {
-			continue
+			return nil
 		}
 		secs, basis := computeSeconds(li)
 		g.Bases[basis]++
@@ -209,6 +209,10 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 		if q, ok := perGPUHourQuote(li); ok {
 			quotes[k] = append(quotes[k], q)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reports: gpu hours: %w", err)
 	}
 	// Each GPU instance belongs to the group where its compute cost most.
 	instGroup := map[ghInst]ghKey{}
@@ -238,11 +242,12 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 		lo.Items++
 		lo.Cost = lo.Cost.Add(li.BilledCost)
 	}
-	for i := range items {
-		li := &items[i]
-		if !gpuHourHidden[li.Kind] {
-			continue
-		}
+	hiddenKinds := make([]string, 0, len(gpuHourHidden))
+	for k := range gpuHourHidden {
+		hiddenKinds = append(hiddenKinds, k)
+	}
+	sort.Strings(hiddenKinds)
+	err = db.EachLineItem(ctx, ledger.Filter{Month: opts.Month, Kinds: hiddenKinds, NoRaw: true}, func(li *ledger.LineItem) error {
 		id := li.ParentResourceID
 		if id == "" {
 			id = li.ResourceID
@@ -252,15 +257,19 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 			g := groups[k]
 			g.AttributedCost = g.AttributedCost.Add(li.BilledCost)
 			g.AttributedItems++
-			continue
+			return nil
 		}
 		if cpuInst[inst] && id != "" {
 			addLeftOut(li, "cpu_instance")
-			continue
+			return nil
 		}
 		p := ghPool{li.Provider, li.Currency}
 		pools[p] = pools[p].Add(li.BilledCost)
 		poolItems[p]++
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reports: gpu hours: %w", err)
 	}
 	poolKeys := make([]ghPool, 0, len(pools))
 	for p := range pools {
@@ -394,13 +403,9 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 	return rep, nil
 }
 
-// commonSpelling is the spelling of a model written most often (ties: the
-// longer, then the first in sort order).
-func commonSpelling(texts []string) string {
-	n := map[string]int{}
-	for _, t := range texts {
-		n[t]++
-	}
+// commonSpelling is the spelling of a model written most often, given how
+// often each was (ties: the longer, then the first in sort order).
+func commonSpelling(n map[string]int) string {
 	best := ""
 	for t, c := range n {
 		b := n[best]
