@@ -134,7 +134,8 @@ type instKey struct{ provider, id string }
 // instance gathers one instance's line items while the report is built.
 type instance struct {
 	key          instKey
-	items        []*ledger.LineItem // of the month
+	items        []*ledger.LineItem // of the month, once collect has read them
+	sums         []instSum          // of the month, per currency in order of appearance
 	lastCompute  *ledger.LineItem
 	lastEnd      time.Time
 	firstStart   time.Time
@@ -148,13 +149,38 @@ type instance struct {
 	dataEnd      time.Time
 }
 
-// instanceSet is the month's instances and line items, shared by the
-// instances and refunds reports.
+// instSum is the money of an instance's line items of one currency.
+type instSum struct {
+	currency              string
+	items                 int
+	compute, other, total decimal.Decimal
+}
+
+// add counts li in the sums of in.
+func (in *instance) add(li *ledger.LineItem) {
+	i := slices.IndexFunc(in.sums, func(s instSum) bool { return s.currency == li.Currency })
+	if i < 0 {
+		in.sums = append(in.sums, instSum{currency: li.Currency})
+		i = len(in.sums) - 1
+	}
+	s := &in.sums[i]
+	s.items++
+	if li.Kind == ledger.KindCompute {
+		s.compute = s.compute.Add(li.BilledCost)
+	} else {
+		s.other = s.other.Add(li.BilledCost)
+	}
+	s.total = s.total.Add(li.BilledCost)
+}
+
+// instanceSet is the month's instances, shared by the instances and refunds
+// reports. loadInstances keeps no line item but each instance's last
+// compute: the month is read again by collect for the items a report needs.
 type instanceSet struct {
 	month   string
 	byKey   map[instKey]*instance
 	order   []*instance
-	items   map[int64]*ledger.LineItem // the month's line items by id
+	items   map[int64]*ledger.LineItem // the line items collect read, by id
 	owner   map[int64]*instance        // line item id → the instance it belongs to
 	comp    map[instKey]instKey        // a component's own id → its instance
 	dataEnd map[string]time.Time       // per provider, in the month
@@ -203,9 +229,6 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 		return in
 	}
 	err := db.EachLineItem(ctx, ledger.Filter{Month: month, NoRaw: true}, func(li *ledger.LineItem) error {
-		c := *li
-		li = &c
-		s.items[li.ID] = li
 		if li.ChargePeriodEnd.After(s.dataEnd[li.Provider]) {
 			s.dataEnd[li.Provider] = li.ChargePeriodEnd
 		}
@@ -215,7 +238,7 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 		}
 		k := instKey{li.Provider, id}
 		in := get(k)
-		in.items = append(in.items, li)
+		in.add(li)
 		s.owner[li.ID] = in
 		if li.ResourceID != "" && li.ResourceID != id {
 			s.comp[instKey{li.Provider, li.ResourceID}] = k
@@ -245,6 +268,28 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 		in.judge(s.dataEnd[in.key.provider], loc, policy)
 	}
 	return s, nil
+}
+
+// collect reads the month's line items again and keeps those with an id in
+// ids, and every item of the instances for which all is true, in s.items and
+// in.items (in the order of the first read).
+func (s *instanceSet) collect(ctx context.Context, db *ledger.DB, ids map[int64]bool, all func(*instance) bool) error {
+	err := db.EachLineItem(ctx, ledger.Filter{Month: s.month, NoRaw: true}, func(li *ledger.LineItem) error {
+		in := s.owner[li.ID]
+		whole := in != nil && all(in)
+		if !whole && !ids[li.ID] {
+			return nil
+		}
+		s.items[li.ID] = li
+		if whole {
+			in.items = append(in.items, li)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reports: instances: %w", err)
+	}
+	return nil
 }
 
 // seeCompute keeps li as the instance's last compute if it ends last.
@@ -342,21 +387,11 @@ func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*Inst
 	rowIdx := map[instKey]map[string]int{} // instance → currency → row
 	for _, in := range s.order {
 		rowIdx[in.key] = map[string]int{}
-		for _, li := range in.items {
-			i, ok := rowIdx[in.key][li.Currency]
-			if !ok {
-				i = len(rep.Instances)
-				rowIdx[in.key][li.Currency] = i
-				rep.Instances = append(rep.Instances, in.row(li.Currency))
-			}
-			r := &rep.Instances[i]
-			r.Items++
-			if li.Kind == ledger.KindCompute {
-				r.ComputeCost = r.ComputeCost.Add(li.BilledCost)
-			} else {
-				r.OtherCost = r.OtherCost.Add(li.BilledCost)
-			}
-			r.TotalCost = r.TotalCost.Add(li.BilledCost)
+		for _, sum := range in.sums {
+			rowIdx[in.key][sum.currency] = len(rep.Instances)
+			r := in.row(sum.currency)
+			r.Items, r.ComputeCost, r.OtherCost, r.TotalCost = sum.items, sum.compute, sum.other, sum.total
+			rep.Instances = append(rep.Instances, r)
 		}
 	}
 

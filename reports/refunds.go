@@ -146,6 +146,19 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	if err != nil {
 		return nil, fmt.Errorf("reports: refunds: %w", err)
 	}
+	// The line items the claims need: the evidence of the findings, and every
+	// item of the instances charged past their release date (afterRelease).
+	evidence := map[int64]bool{}
+	for i := range fs {
+		for _, ev := range fs[i].Evidence {
+			evidence[ev.LineItemID] = true
+		}
+	}
+	if err := s.collect(ctx, db, evidence, func(in *instance) bool {
+		return !in.releaseAt.IsZero() && in.releaseAt.Before(in.dataEnd)
+	}); err != nil {
+		return nil, err
+	}
 	var claims []RefundClaim
 	for i := range fs {
 		f := &fs[i]
