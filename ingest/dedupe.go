@@ -86,6 +86,9 @@ func (k *rowKeyer) finish() string {
 	if ok || len(k.seen) < seenCap {
 		n++
 		k.seen[prefix] = n
+		if !ok && len(k.seen)&(1<<16-1) == 0 {
+			raiseMemoryLimit(len(k.seen))
+		}
 	} else {
 		n = k.spilled(prefix)
 	}

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
@@ -79,7 +80,23 @@ const (
 // 400, 500 and 800 measured within the noise of a 2-core machine.
 const batchSize = 500
 
-// importMemoryLimit is the soft limit of the Go heap during an import.
+// limitManaged is set while importOne owns the soft memory limit.
+var limitManaged atomic.Bool
+
+// raiseMemoryLimit lets the soft limit grow with the occurrence map of the
+// dedupe keys (rowKeyer), which stays live for the whole import: with the
+// limit fixed, once the map held a million rows the collector ran nearly
+// all the time (a 2M-row import: 20.5 s, against 15.3 s with the limit 24 MB
+// higher). 40 bytes a row: the map itself (17–39 bytes a row between its
+// growths) and the spill's buffers once it is full.
+func raiseMemoryLimit(rows int) {
+	if limitManaged.Load() {
+		debug.SetMemoryLimit(importMemoryLimit + int64(rows)*40)
+	}
+}
+
+// importMemoryLimit is the soft limit of the Go heap during an import (plus
+// the occurrence map: raiseMemoryLimit).
 const importMemoryLimit = 48 << 20
 
 // ImportFile imports one file into the ledger in one transaction: every
@@ -111,7 +128,11 @@ func importOne(path string, dryRun bool, do func(res *Result) error) (Result, er
 	}
 	if prev := debug.SetMemoryLimit(-1); prev == math.MaxInt64 {
 		debug.SetMemoryLimit(importMemoryLimit)
-		defer debug.SetMemoryLimit(prev)
+		limitManaged.Store(true)
+		defer func() {
+			limitManaged.Store(false)
+			debug.SetMemoryLimit(prev)
+		}()
 	}
 	res := Result{Path: path, Status: StatusFailed}
 	err := do(&res)
