@@ -86,16 +86,7 @@ func (a *dsumAgg) Final(_ *sqlite.FunctionContext) {}
 // "416"), and a sum keeps the finest precision of its terms. It is how money
 // is stored and how exact output (JSON, CSV) writes it.
 func DecimalString(d decimal.Decimal) string {
-	e := d.Exponent()
-	if e > 0 {
-		return d.String()
-	}
-	// Fast path, without math/big: almost every amount has a coefficient of
-	// at most 18 digits (an int64). It is on the import's hot path.
-	if e >= -40 && d.NumDigits() <= 18 {
-		return string(appendScaled(make([]byte, 0, 24), d.CoefficientInt64(), int(-e)))
-	}
-	return d.StringFixed(-e)
+	return string(AppendDecimal(make([]byte, 0, 24), d))
 }
 
 // CanonicalDecimal renders an amount's value without its precision: the

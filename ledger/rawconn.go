@@ -45,8 +45,8 @@ func (e *rawError) Error() string {
 	return fmt.Sprintf("%s (%d)", e.msg, e.code)
 }
 
-// openRaw opens path (an existing ledger; "" for a private temporary
-// database) with the pragmas Open gives its connections.
+// openRaw opens path (an existing ledger) with the pragmas Open gives its
+// connections.
 func openRaw(path string) (*rawConn, error) { return openRawFlags(path, sqlite3.SQLITE_OPEN_READWRITE) }
 
 // openRawReadOnly opens the ledger at path for reading.
@@ -65,11 +65,7 @@ func openRawFlags(path string, mode int32) (*rawConn, error) {
 		c.close()
 		return nil, err
 	}
-	flags := mode | sqlite3.SQLITE_OPEN_NOMUTEX
-	if path == "" {
-		flags |= sqlite3.SQLITE_OPEN_CREATE // a private temporary database
-	}
-	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, c.slot, flags, 0)
+	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, c.slot, mode|sqlite3.SQLITE_OPEN_NOMUTEX, 0)
 	libc.Xfree(c.tls, name)
 	c.db = c.out()
 	if rc != sqlite3.SQLITE_OK {
@@ -223,35 +219,24 @@ func (c *rawConn) bind(st uintptr, args []any) error {
 // exec runs q with args to its end and returns the number of rows it
 // changed.
 func (c *rawConn) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	if err := c.query(ctx, q, args, nil); err != nil {
+		return 0, err
+	}
+	return sqlite3.Xsqlite3_changes64(c.tls, c.db), nil
+}
+
+// statement is the prepared statement of q, if ctx has not ended.
+func (c *rawConn) statement(ctx context.Context, q string) (uintptr, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	st, err := c.prepare(q)
-	if err != nil {
-		return 0, err
-	}
-	defer sqlite3.Xsqlite3_reset(c.tls, st)
-	if err := c.bind(st, args); err != nil {
-		return 0, err
-	}
-	for {
-		switch rc := sqlite3.Xsqlite3_step(c.tls, st); rc {
-		case sqlite3.SQLITE_ROW:
-		case sqlite3.SQLITE_DONE:
-			return sqlite3.Xsqlite3_changes64(c.tls, c.db), nil
-		default:
-			return 0, c.error(rc)
-		}
-	}
+	return c.prepare(q)
 }
 
 // insertRows runs the INSERT q, whose parameters are the columns of rows
 // one after the other, and returns the number of rows it added.
 func (c *rawConn) insertRows(ctx context.Context, q string, rows []lineItemRow) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	st, err := c.prepare(q)
+	st, err := c.statement(ctx, q)
 	if err != nil {
 		return 0, err
 	}
@@ -314,22 +299,23 @@ func (r rawRow) Null(i int) bool {
 func (r rawRow) Int64(i int) int64 { return sqlite3.Xsqlite3_column_int64(r.c.tls, r.st, int32(i)) }
 
 // Text is column i as text ("" for NULL).
-func (r rawRow) Text(i int) string {
+func (r rawRow) Text(i int) string { return string(r.bytes(i)) }
+
+// bytes is column i as text, in SQLite's memory: valid until the next step.
+func (r rawRow) bytes(i int) []byte {
 	p := sqlite3.Xsqlite3_column_text(r.c.tls, r.st, int32(i))
 	n := sqlite3.Xsqlite3_column_bytes(r.c.tls, r.st, int32(i))
 	if p == 0 || n == 0 {
-		return ""
+		return nil
 	}
-	return string(libc.GoBytes(p, int(n)))
+	return libc.GoBytes(p, int(n))
 }
 
-// query runs q with args and calls row for each result row. row must not
-// use c: the statement's bound values live in c's bind buffer until it ends.
+// query runs q with args and calls row, unless nil, for each result row.
+// row must not use c: the statement's bound values live in c's bind buffer
+// until it ends.
 func (c *rawConn) query(ctx context.Context, q string, args []any, row func(rawRow) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	st, err := c.prepare(q)
+	st, err := c.statement(ctx, q)
 	if err != nil {
 		return err
 	}
@@ -340,6 +326,9 @@ func (c *rawConn) query(ctx context.Context, q string, args []any, row func(rawR
 	for {
 		switch rc := sqlite3.Xsqlite3_step(c.tls, st); rc {
 		case sqlite3.SQLITE_ROW:
+			if row == nil {
+				continue
+			}
 			if err := row(rawRow{c: c, st: st}); err != nil {
 				return err
 			}

@@ -7,8 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/shopspring/decimal"
-	"modernc.org/libc"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Scan runs the read-only query q with args on a connection of its own
@@ -43,14 +41,7 @@ func (r Row) Text(i int) string { return r.r.Text(i) }
 
 // Bytes is column i as text, in SQLite's memory: valid until the callback
 // returns (copy what must outlive it).
-func (r Row) Bytes(i int) []byte {
-	p := sqlite3.Xsqlite3_column_text(r.r.c.tls, r.r.st, int32(i))
-	n := sqlite3.Xsqlite3_column_bytes(r.r.c.tls, r.r.st, int32(i))
-	if p == 0 || n == 0 {
-		return nil
-	}
-	return libc.GoBytes(p, int(n))
-}
+func (r Row) Bytes(i int) []byte { return r.r.bytes(i) }
 
 // Decimal parses column i as a stored amount (not Valid for NULL).
 func (r Row) Decimal(i int) (decimal.NullDecimal, error) {

@@ -30,16 +30,6 @@ var SpendDimensions = []string{ByProvider, ByKind, ByResource, ByGPUModel, ByPro
 // DefaultSpendBy is the breakdown used when SpendOptions.By is empty.
 var DefaultSpendBy = []string{ByProvider, ByKind}
 
-// spendColumn is the SQL expression behind each dimension.
-var spendColumn = map[string]string{
-	ByProvider:     "li.provider",
-	ByKind:         "li.kind",
-	ByResource:     "li.resource_id",
-	ByGPUModel:     "li.gpu_model",
-	ByProject:      "li.sub_account",
-	ByPricingModel: "li.pricing_model",
-}
-
 // SpendOptions selects and groups the line items of a spend report.
 type SpendOptions struct {
 	Month string         // billing period YYYY-MM; "" = every month in the ledger
@@ -165,7 +155,7 @@ func normalizeBy(by []string) ([]string, error) {
 		} else if b == "sub_account" {
 			b = ByProject
 		}
-		if _, ok := spendColumn[b]; !ok {
+		if _, ok := spendScanColumn[b]; !ok {
 			return nil, fmt.Errorf("reports: unknown spend dimension %q (want %s)", b, strings.Join(SpendDimensions, ", "))
 		}
 		if !seen[b] {
