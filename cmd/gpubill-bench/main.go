@@ -56,15 +56,27 @@ func main() {
 		}
 		return
 	}
-	if err := run(*bin, *sizes, *runs, *dir, *audit, *reports); err != nil {
+	err := func() error {
+		work := *dir
+		if work == "" {
+			d, err := os.MkdirTemp("", "gpubill-bench-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(d)
+			work = d
+		}
+		if err := run(*bin, *sizes, *runs, work, *audit, *reports); err != nil {
+			return err
+		}
+		if *xlsxSizes != "" {
+			return runXLSX(*bin, *xlsxSizes, *runs, work)
+		}
+		return nil
+	}()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gpubill-bench:", err)
 		os.Exit(1)
-	}
-	if *xlsxSizes != "" {
-		if err := runXLSX(*bin, *xlsxSizes, *runs, *dir); err != nil {
-			fmt.Fprintln(os.Stderr, "gpubill-bench:", err)
-			os.Exit(1)
-		}
 	}
 }
 
@@ -76,14 +88,6 @@ type sample struct {
 func run(bin, sizes string, runs int, dir string, audit, reports bool) error {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		return fmt.Errorf("the baseline needs the sqlite3 tool (apt-get install sqlite3): %w", err)
-	}
-	if dir == "" {
-		d, err := os.MkdirTemp("", "gpubill-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
 	}
 	host, _ := os.Hostname()
 	fmt.Printf("machine: %s, %d CPUs (GOMAXPROCS default), %s\n", host, numCPU(), time.Now().Format(time.RFC3339))
@@ -108,11 +112,9 @@ func run(bin, sizes string, runs int, dir string, audit, reports bool) error {
 				return fmt.Errorf("sqlite3 .import: %w", err)
 			}
 			base = append(base, b)
-			cmd := exec.Command(bin, "import", "--db", filepath.Join(dir, "ours.db"), "--format", "json", csvPath)
-			cmd.Env = append(os.Environ(), "GPUBILL_DB=")
-			o, err := timed(dir, cmd)
+			o, err := timedImport(bin, dir, csvPath)
 			if err != nil {
-				return fmt.Errorf("gpubill import: %w", err)
+				return err
 			}
 			ours = append(ours, o)
 			if audit {
@@ -156,16 +158,9 @@ var reportNames = []string{"spend", "findings", "gpuhour", "whatif", "instances"
 
 // reportTime runs one report of the generated data's first month.
 func reportTime(bin, db, name string) (sample, error) {
-	cmd := exec.Command(bin, "report", name, "--db", db, "--month", "2026-10", "--format", "json")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return sample{}, fmt.Errorf("gpubill report %s: %v: %s", name, err, stderr.String())
-	}
-	s := sample{wall: time.Since(start)}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		s.rssKB = ru.Maxrss
+	s, err := measure(exec.Command(bin, "report", name, "--db", db, "--month", "2026-10", "--format", "json"))
+	if err != nil {
+		return s, fmt.Errorf("gpubill report %s: %w", name, err)
 	}
 	return s, nil
 }
@@ -178,17 +173,12 @@ func auditAll(bin, db string, n int) (sample, error) {
 	first := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	last := first.Add(time.Duration(max(n-1, 0)/400) * time.Hour)
 	for m := first; !m.After(last); m = m.AddDate(0, 1, 0) {
-		cmd := exec.Command(bin, "audit", "--db", db, "--month", m.Format("2006-01"), "--format", "json")
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			return total, fmt.Errorf("gpubill audit %s: %v: %s", m.Format("2006-01"), err, stderr.String())
+		s, err := measure(exec.Command(bin, "audit", "--db", db, "--month", m.Format("2006-01"), "--format", "json"))
+		if err != nil {
+			return total, fmt.Errorf("gpubill audit %s: %w", m.Format("2006-01"), err)
 		}
-		total.wall += time.Since(start)
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			total.rssKB = max(total.rssKB, ru.Maxrss)
-		}
+		total.wall += s.wall
+		total.rssKB = max(total.rssKB, s.rssKB)
 	}
 	return total, nil
 }
@@ -200,6 +190,22 @@ func timed(dir string, cmd *exec.Cmd) (sample, error) {
 			os.Remove(filepath.Join(dir, f+suffix))
 		}
 	}
+	return measure(cmd)
+}
+
+// timedImport is timed of `gpubill import` of path into dir's ours.db.
+func timedImport(bin, dir, path string) (sample, error) {
+	cmd := exec.Command(bin, "import", "--db", filepath.Join(dir, "ours.db"), "--format", "json", path)
+	cmd.Env = append(os.Environ(), "GPUBILL_DB=")
+	s, err := timed(dir, cmd)
+	if err != nil {
+		return s, fmt.Errorf("gpubill import: %w", err)
+	}
+	return s, nil
+}
+
+// measure runs cmd and returns its wall time and peak RSS.
+func measure(cmd *exec.Cmd) (sample, error) {
 	var stderr strings.Builder
 	cmd.Stdout = nil
 	cmd.Stderr = &stderr
@@ -207,12 +213,11 @@ func timed(dir string, cmd *exec.Cmd) (sample, error) {
 	if err := cmd.Run(); err != nil {
 		return sample{}, fmt.Errorf("%v: %s", err, stderr.String())
 	}
-	wall := time.Since(start)
-	var rss int64
+	s := sample{wall: time.Since(start)}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss // KiB on Linux
+		s.rssKB = ru.Maxrss // KiB on Linux
 	}
-	return sample{wall: wall, rssKB: rss}, nil
+	return s, nil
 }
 
 func median(s []sample) sample {

@@ -12,17 +12,10 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// runXLSX imports generated XLSX bills of each size against excelize's
-// Rows() reading the same sheet (-read-xlsx, in a process of its own).
+// runXLSX imports generated XLSX bills of each size, in the work folder dir,
+// against excelize's Rows() reading the same sheet (-read-xlsx, in a process
+// of its own).
 func runXLSX(bin, sizes string, runs int, dir string) error {
-	if dir == "" {
-		d, err := os.MkdirTemp("", "gpubill-bench-xlsx-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -48,11 +41,9 @@ func runXLSX(bin, sizes string, runs int, dir string) error {
 				return fmt.Errorf("excelize Rows(): %w", err)
 			}
 			base = append(base, b)
-			cmd := exec.Command(bin, "import", "--db", filepath.Join(dir, "ours.db"), "--format", "json", book)
-			cmd.Env = append(os.Environ(), "GPUBILL_DB=")
-			o, err := timed(dir, cmd)
+			o, err := timedImport(bin, dir, book)
 			if err != nil {
-				return fmt.Errorf("gpubill import: %w", err)
+				return err
 			}
 			ours = append(ours, o)
 		}
