@@ -76,6 +76,9 @@ func (db *DB) UndoImport(ctx context.Context, id int64) (removed int64, err erro
 	if _, err = tx.ExecContext(ctx, `DELETE FROM imports WHERE id = ?`, id); err != nil {
 		return 0, fmt.Errorf("ledger: undo import %d: %w", id, err)
 	}
+	if err = recomputeEnds(ctx, tx); err != nil {
+		return 0, err
+	}
 	if err = tx.Commit(); err != nil {
 		return 0, fmt.Errorf("ledger: undo import %d: %w", id, err)
 	}

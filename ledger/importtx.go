@@ -21,6 +21,9 @@ type ImportTx struct {
 	deferred []string       // CREATE INDEX statements to run again before commit
 	// rollbackJournal: the ledger left WAL for this import (ImportOptions.Bulk).
 	rollbackJournal bool
+	// ends is the latest charge period end per provider of the rows written
+	// (data_ends.go).
+	ends map[string]string
 }
 
 // ImportOptions tune the transaction of one import.
@@ -184,6 +187,10 @@ var liveIndexes = map[string]bool{"line_items_month": true}
 func (t *ImportTx) Commit() error {
 	defer t.c.close()
 	ctx := context.Background()
+	if err := t.saveEnds(ctx); err != nil {
+		t.rollback()
+		return err
+	}
 	for _, ddl := range t.deferred {
 		if _, err := t.c.exec(ctx, ddl); err != nil {
 			t.rollback()
@@ -261,6 +268,7 @@ func (t *ImportTx) InsertLineItems(ctx context.Context, items []LineItem) (int, 
 func (t *ImportTx) InsertLineItemRows(ctx context.Context, batch *LineItemRows) (int, error) {
 	added := 0
 	rows := batch.rows
+	t.noteEnds(rows)
 	for len(rows) > 0 {
 		n := min(len(rows), lineItemsPerInsert)
 		k, err := t.c.insertRows(ctx, t.lineItemInsert(n), rows[:n])

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -393,6 +394,10 @@ func TestOldLedgerMigratesKeepingEveryRow(t *testing.T) {
 		t.Errorf("got schema version %d after open, want %d", v, SchemaVersion())
 	}
 	compareDumps(t, before, dump(t, db.SQL()))
+	// Migration 0007 computed the end of the data of the old rows.
+	if ends, err := db.DataEnds(ctx); err != nil || len(ends) == 0 || !maps.Equal(ends, scanEnds(t, db)) {
+		t.Errorf("end of the data after migrating: %v (%v), the line items say %v", ends, err, scanEnds(t, db))
+	}
 	// The migrated ledger works: its sums, and a new import.
 	var total string
 	if err := db.SQL().QueryRowContext(ctx, `SELECT dsum(billed_cost) FROM line_items`).Scan(&total); err != nil {

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -402,68 +401,28 @@ func Audit(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Resul
 	return runRules(ctx, db, in)
 }
 
-// sortItems orders line items as ledger.EachLineItem does: by provider,
-// resource, charge period start and id.
-func sortItems(items []*ledger.LineItem) {
-	slices.SortFunc(items, func(a, b *ledger.LineItem) int {
-		if c := strings.Compare(a.Provider, b.Provider); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.ResourceID, b.ResourceID); c != 0 {
-			return c
-		}
-		if c := a.ChargePeriodStart.Compare(b.ChargePeriodStart); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-}
-
 func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input, error) {
 	loc := cfg.tz()
 	start, end, err := ledger.MonthRange(month, loc)
 	if err != nil {
 		return nil, err
 	}
-	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, DataEnd: map[string]time.Time{}}
-	keep := func(dst *[]*ledger.LineItem) func(*ledger.LineItem) error {
-		return func(li *ledger.LineItem) error {
-			*dst = append(*dst, li) // a fresh item per row: see ledger.EachLineItem
-			return nil
-		}
-	}
-	// Rules never read the source cells, which are large (NoRaw), and the
-	// items are sorted here rather than by SQLite's sorter (measured: the
-	// load is most of an audit's time).
-	if in.Items, err = loadMonth(ctx, db, month); err != nil {
-		return nil, err
+	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg}
+	// Rules read only ledger.AnalysisFields (measured: the load is most of
+	// an audit's time).
+	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month}); err != nil {
+		return nil, fmt.Errorf("rules: load %s: %w", month, err)
 	}
 	for _, m := range []string{start.AddDate(0, -1, 0).Format("2006-01"), end.Format("2006-01")} {
-		f := ledger.Filter{Month: m, Kinds: []string{ledger.KindCompute}, NoRaw: true, Unordered: true}
-		if err := db.EachLineItem(ctx, f, keep(&in.Context)); err != nil {
+		items, err := db.LoadLineItems(ctx, ledger.Filter{Month: m, Kinds: []string{ledger.KindCompute}})
+		if err != nil {
 			return nil, fmt.Errorf("rules: load context %s: %w", m, err)
 		}
+		in.Context = append(in.Context, items...)
 	}
-	sortItems(in.Items)
-	sortItems(in.Context)
-	rows, err := db.SQL().QueryContext(ctx, `SELECT provider, max(charge_period_end) FROM line_items GROUP BY provider`)
-	if err != nil {
-		return nil, fmt.Errorf("rules: end of data: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var p, e string
-		if err := rows.Scan(&p, &e); err != nil {
-			return nil, fmt.Errorf("rules: end of data: %w", err)
-		}
-		t, err := ledger.ParseTime(e)
-		if err != nil {
-			return nil, fmt.Errorf("rules: end of data of %s: %w", p, err)
-		}
-		in.DataEnd[p] = t
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("rules: end of data: %w", err)
+	slices.SortFunc(in.Context, ledger.CompareLineItems) // two sorted months
+	if in.DataEnd, err = db.DataEnds(ctx); err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
 	}
 	return in, nil
 }
@@ -509,49 +468,6 @@ func runBuiltins(ctx context.Context, in *Input) ([]ruleResult, error) {
 	}
 	wg.Wait()
 	return results, ctx.Err()
-}
-
-// loadParts is how many connections read a month's line items at once.
-const loadParts = 2
-
-// loadMonth reads the line items of month in loadParts id ranges at once,
-// each on a connection of its own (reading and parsing rows is most of an
-// audit's time, and SQLite reads in parallel). The ranges are fixed before
-// the reads start, so rows that an import commits meanwhile (larger ids)
-// are in none of them.
-func loadMonth(ctx context.Context, db *ledger.DB, month string) ([]*ledger.LineItem, error) {
-	base := ledger.Filter{Month: month, NoRaw: true, Unordered: true}
-	lo, hi, err := db.IDRange(ctx, base)
-	if err != nil {
-		return nil, fmt.Errorf("rules: load %s: %w", month, err)
-	}
-	if hi == 0 {
-		return nil, nil
-	}
-	parts := make([][]*ledger.LineItem, loadParts)
-	errs := make([]error, loadParts)
-	step := (hi - lo + loadParts) / loadParts
-	var wg sync.WaitGroup
-	for p := range loadParts {
-		f := base
-		f.IDMin, f.IDMax = lo+int64(p)*step, min(lo+int64(p+1)*step-1, hi)
-		if f.IDMin > hi {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[p] = db.EachLineItem(ctx, f, func(li *ledger.LineItem) error {
-				parts[p] = append(parts[p], li)
-				return nil
-			})
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("rules: load %s: %w", month, err)
-	}
-	return slices.Concat(parts...), nil
 }
 
 func runRules(ctx context.Context, db *ledger.DB, in *Input) (*Result, error) {

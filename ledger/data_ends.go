@@ -1,0 +1,73 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The end of the data: per provider, the latest charge period end in the
+// ledger (migration 0007). Stored times compare as text (TimeLayout), so
+// the ledger keeps the largest text.
+
+// noteEnds raises t.ends to the charge period ends of rows.
+func (t *ImportTx) noteEnds(rows []lineItemRow) {
+	if t.ends == nil {
+		t.ends = map[string]string{}
+	}
+	for i := range rows {
+		p, end := rows[i].text[0], rows[i].text[5]
+		if cur, ok := t.ends[p]; !ok || end > cur {
+			// Copies: the row's texts live in its batch's arena.
+			t.ends[strings.Clone(p)] = strings.Clone(end)
+		}
+	}
+}
+
+// saveEnds writes t.ends into data_ends, keeping a later end stored there.
+func (t *ImportTx) saveEnds(ctx context.Context) error {
+	for p, end := range t.ends {
+		if _, err := t.c.exec(ctx, `INSERT INTO data_ends(provider, charge_period_end) VALUES (?, ?)
+			ON CONFLICT(provider) DO UPDATE SET charge_period_end = max(charge_period_end, excluded.charge_period_end)`, p, end); err != nil {
+			return fmt.Errorf("ledger: end of data: %w", err)
+		}
+	}
+	return nil
+}
+
+// recomputeEnds sets data_ends from the line items (after rows went away).
+func recomputeEnds(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM data_ends`); err != nil {
+		return fmt.Errorf("ledger: end of data: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO data_ends(provider, charge_period_end)
+		SELECT provider, max(charge_period_end) FROM line_items GROUP BY provider`); err != nil {
+		return fmt.Errorf("ledger: end of data: %w", err)
+	}
+	return nil
+}
+
+// DataEnds returns, per provider, the latest charge period end of its line
+// items in the whole ledger.
+func (db *DB) DataEnds(ctx context.Context) (map[string]time.Time, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT provider, charge_period_end FROM data_ends`)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: end of data: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var p, e string
+		if err := rows.Scan(&p, &e); err != nil {
+			return nil, fmt.Errorf("ledger: end of data: %w", err)
+		}
+		t, err := ParseTime(e)
+		if err != nil {
+			return nil, fmt.Errorf("ledger: end of data of %s: %w", p, err)
+		}
+		out[p] = t
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,298 @@
+package ledger
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/shopspring/decimal"
+)
+
+// Loading a month of line items into memory for an analysis (the audit,
+// whatif). EachLineItem hands out one item at a time and fills every field;
+// LoadLineItems keeps them all, so what matters is what a million items
+// cost to build and to hold:
+//   - only the columns an analysis reads (AnalysisFields), never the raw
+//     cells, tags or the payment split;
+//   - items are allocated in slabs, not one by one;
+//   - repeated texts (provider, account, kind, resource id, units …) are
+//     one string shared by the items, and so are repeated amounts (a
+//     decimal.Decimal is immutable: sharing its coefficient is safe);
+//   - the selection is read in id ranges on several connections at once,
+//     each scanning its range of the table rather than looking every row up
+//     through the month index when the month fills most of its range.
+
+// AnalysisFields are the LineItem fields LoadLineItems fills; the others
+// are left empty (SubAccount, ResourceName, Region, Zone, ListCost,
+// VoucherPaid, CashPaid, OtherPaid, Unpaid, Tags, Raw).
+var AnalysisFields = []string{"ID", "Provider", "BillingAccountID", "BillingPeriod",
+	"ChargePeriodStart", "ChargePeriodEnd", "ChargeCategory", "Kind", "PricingModel", "ServiceName",
+	"ResourceID", "ResourceType", "SKU", "ParentResourceID", "GPUModel", "GPUCount",
+	"ConsumedQuantity", "ConsumedUnit", "PricingQuantity", "PricingUnit", "ListUnitPrice", "BilledCost",
+	"Currency", "UsageStart", "UsageEnd", "Description", "ImportID", "SourceRow", "RowKey", "File"}
+
+// loadColumns are the columns LoadLineItems reads, in loadCol order.
+const loadColumns = "id, provider, billing_account_id, billing_period, charge_period_start, charge_period_end, " +
+	"charge_category, kind, pricing_model, service_name, resource_id, resource_type, sku, parent_resource_id, " +
+	"gpu_model, gpu_count, consumed_quantity, consumed_unit, pricing_quantity, pricing_unit, list_unit_price, " +
+	"billed_cost, currency, usage_start, usage_end, description, import_id, source_row, row_key"
+
+// Column indexes of loadColumns.
+const (
+	lcID = iota
+	lcProvider
+	lcAccount
+	lcPeriod
+	lcStart
+	lcEnd
+	lcCategory
+	lcKind
+	lcPricingModel
+	lcService
+	lcResource
+	lcResourceType
+	lcSKU
+	lcParent
+	lcGPUModel
+	lcGPUCount
+	lcConsumedQty
+	lcConsumedUnit
+	lcPricingQty
+	lcPricingUnit
+	lcListUnitPrice
+	lcBilled
+	lcCurrency
+	lcUsageStart
+	lcUsageEnd
+	lcDescription
+	lcImport
+	lcSourceRow
+	lcRowKey
+)
+
+// loadPartMin is the fewest items worth a reader of their own.
+var loadPartMin int64 = 20000
+
+// loadSlab is how many items one allocation holds.
+const loadSlab = 1024
+
+// loadShareMax bounds each table of shared texts and amounts of one reader
+// (past it, new values get their own copy): the tables stay small whatever
+// the ledger holds.
+const loadShareMax = 1 << 16
+
+// LoadLineItems returns the line items f selects, with the fields of
+// AnalysisFields filled, in EachLineItem's order (CompareLineItems) unless
+// f.Unordered. Items may share strings and amounts; callers must treat them
+// as read-only. f.NoRaw is implied; f.IDMin and f.IDMax narrow the
+// selection.
+func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) {
+	f.NoRaw = true
+	where, args := f.where()
+	var lo, hi, n int64
+	err := db.sql.QueryRowContext(ctx, "SELECT ifnull(min(li.id), 0), ifnull(max(li.id), 0), count(*) FROM line_items li"+where, args...).Scan(&lo, &hi, &n)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: load line items: %w", err)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	paths, err := db.ImportPaths(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Dense: the selection fills at least half of its id range, so reading
+	// the range of the table beats a lookup per row through an index.
+	dense := (hi - lo + 1) <= 2*n
+	parts := max(1, min(runtime.GOMAXPROCS(0), 4, int(n/loadPartMin)))
+	out := make([][]*LineItem, parts)
+	errs := make([]error, parts)
+	step := (hi - lo + int64(parts)) / int64(parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		pf := f
+		pf.IDMin, pf.IDMax = lo+int64(p)*step, min(lo+int64(p+1)*step-1, hi)
+		if pf.IDMin > hi {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[p], errs[p] = db.loadPart(ctx, pf, dense, paths, int(n)/parts)
+			if !f.Unordered {
+				slices.SortFunc(out[p], CompareLineItems)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("ledger: load line items: %w", err)
+	}
+	if f.Unordered {
+		return slices.Concat(out...), nil
+	}
+	return mergeSorted(out), nil
+}
+
+// CompareLineItems orders line items as EachLineItem does: by provider,
+// resource, charge period start and id.
+func CompareLineItems(a, b *LineItem) int {
+	if c := strings.Compare(a.Provider, b.Provider); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.ResourceID, b.ResourceID); c != 0 {
+		return c
+	}
+	if c := a.ChargePeriodStart.Compare(b.ChargePeriodStart); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// mergeSorted merges lists sorted by CompareLineItems into one.
+func mergeSorted(lists [][]*LineItem) []*LineItem {
+	total := 0
+	for _, l := range lists {
+		total += len(l)
+	}
+	out := make([]*LineItem, 0, total)
+	for {
+		best := -1
+		for i, l := range lists {
+			if len(l) > 0 && (best < 0 || CompareLineItems(l[0], lists[best][0]) < 0) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return out
+		}
+		out = append(out, lists[best][0])
+		lists[best] = lists[best][1:]
+	}
+}
+
+// loadPart reads one id range of f.
+func (db *DB) loadPart(ctx context.Context, f Filter, dense bool, paths map[int64]string, hint int) ([]*LineItem, error) {
+	where, args := f.where()
+	if dense {
+		// A unary + keeps SQLite from using the indexes of these columns:
+		// the rowid range is then the only access path.
+		for _, c := range []string{"li.billing_period", "li.provider IN", "li.kind IN", "li.import_id"} {
+			where = strings.Replace(where, c, "+"+c, 1)
+		}
+	}
+	l := loader{paths: paths, strs: map[string]string{}, decs: map[string]decimal.Decimal{}}
+	items := make([]*LineItem, 0, hint)
+	err := db.Scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+where, args, func(r Row) error {
+		li, err := l.item(r)
+		if err != nil {
+			return err
+		}
+		items = append(items, li)
+		return nil
+	})
+	return items, err
+}
+
+// loader builds the items of one reader.
+type loader struct {
+	paths map[int64]string
+	slab  []LineItem
+	strs  map[string]string
+	decs  map[string]decimal.Decimal
+}
+
+// text is column i as a string, shared with the items before it when the
+// same text came before.
+func (l *loader) text(r Row, i int) string {
+	b := r.Bytes(i)
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := l.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(l.strs) < loadShareMax {
+		l.strs[s] = s
+	}
+	return s
+}
+
+// amount is column i as an amount (not Valid for NULL), shared likewise.
+func (l *loader) amount(r Row, i int) (decimal.NullDecimal, error) {
+	b := r.Bytes(i)
+	if len(b) == 0 {
+		if !r.Null(i) {
+			return decimal.NullDecimal{}, fmt.Errorf("stored amount is empty")
+		}
+		return decimal.NullDecimal{}, nil
+	}
+	if d, ok := l.decs[string(b)]; ok {
+		return decimal.NullDecimal{Decimal: d, Valid: true}, nil
+	}
+	d, err := decimal.NewFromString(unsafe.String(&b[0], len(b)))
+	if err != nil {
+		return decimal.NullDecimal{}, fmt.Errorf("stored amount %q: %w", string(b), err)
+	}
+	if len(l.decs) < loadShareMax {
+		l.decs[string(b)] = d
+	}
+	return decimal.NullDecimal{Decimal: d, Valid: true}, nil
+}
+
+func (l *loader) item(r Row) (*LineItem, error) {
+	if len(l.slab) == 0 {
+		l.slab = make([]LineItem, loadSlab)
+	}
+	li := &l.slab[0]
+	l.slab = l.slab[1:]
+	li.ID = r.Int64(lcID)
+	li.Provider, li.BillingAccountID, li.BillingPeriod = l.text(r, lcProvider), l.text(r, lcAccount), l.text(r, lcPeriod)
+	var err error
+	if li.ChargePeriodStart, err = r.Time(lcStart); err != nil {
+		return nil, fmt.Errorf("line item %d: %w", li.ID, err)
+	}
+	if li.ChargePeriodEnd, err = r.Time(lcEnd); err != nil {
+		return nil, fmt.Errorf("line item %d: %w", li.ID, err)
+	}
+	li.ChargeCategory, li.Kind, li.PricingModel = l.text(r, lcCategory), l.text(r, lcKind), l.text(r, lcPricingModel)
+	li.ServiceName, li.ResourceID, li.ResourceType = l.text(r, lcService), l.text(r, lcResource), l.text(r, lcResourceType)
+	li.SKU, li.ParentResourceID, li.GPUModel = l.text(r, lcSKU), l.text(r, lcParent), l.text(r, lcGPUModel)
+	li.GPUCount = int(r.Int64(lcGPUCount)) // NULL reads as 0 = unknown
+	li.ConsumedUnit, li.PricingUnit, li.Currency = l.text(r, lcConsumedUnit), l.text(r, lcPricingUnit), l.text(r, lcCurrency)
+	for _, d := range [...]struct {
+		i   int
+		dst *decimal.NullDecimal
+	}{{lcConsumedQty, &li.ConsumedQuantity}, {lcPricingQty, &li.PricingQuantity}, {lcListUnitPrice, &li.ListUnitPrice}} {
+		if *d.dst, err = l.amount(r, d.i); err != nil {
+			return nil, fmt.Errorf("line item %d: %w", li.ID, err)
+		}
+	}
+	billed, err := l.amount(r, lcBilled)
+	if err != nil {
+		return nil, fmt.Errorf("line item %d: %w", li.ID, err)
+	}
+	if !billed.Valid {
+		return nil, fmt.Errorf("line item %d: no billed cost", li.ID)
+	}
+	li.BilledCost = billed.Decimal
+	if li.UsageStart, err = r.Time(lcUsageStart); err != nil {
+		return nil, fmt.Errorf("line item %d: %w", li.ID, err)
+	}
+	if li.UsageEnd, err = r.Time(lcUsageEnd); err != nil {
+		return nil, fmt.Errorf("line item %d: %w", li.ID, err)
+	}
+	li.Description = l.text(r, lcDescription)
+	li.ImportID, li.SourceRow = r.Int64(lcImport), int(r.Int64(lcSourceRow))
+	li.RowKey = r.Text(lcRowKey)
+	li.File = l.paths[li.ImportID]
+	li.Raw = []string{}
+	return li, nil
+}

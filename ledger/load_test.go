@@ -1,0 +1,92 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// TestLoadLineItemsEqualsEachLineItem: LoadLineItems fills exactly the
+// fields of AnalysisFields, equal to EachLineItem's, in its order, whether
+// it reads one id range or several (merged), by table range (a month that
+// fills its ids) or through the indexes (months interleaved), with kinds
+// and provider filters, and with shared texts and amounts.
+func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
+	var items []LineItem
+	for i := range 3000 {
+		li := LineItem{
+			Provider: []string{"aliyun", "autodl", "tencent"}[i%3], BillingAccountID: "acct", SubAccount: "proj",
+			BillingPeriod: "2026-10", ChargePeriodStart: start.Add(time.Duration(i%97) * time.Hour),
+			ChargeCategory: CategoryUsage, Kind: []string{KindCompute, KindStorage, KindNetwork}[i%3*i%2],
+			PricingModel: "on_demand", ServiceName: "ECS", ResourceID: fmt.Sprintf("i-%d", i%41), ResourceName: "训练机",
+			ResourceType: "gpu", SKU: "sku", ParentResourceID: fmt.Sprintf("p-%d", i%7), GPUModel: "A10", GPUCount: i % 3,
+			Region: "cn", Zone: "z", ConsumedUnit: "hour", PricingUnit: "hour", Currency: "CNY",
+			BilledCost: decimal.New(int64(i%13), -2), Tags: `{"a":"b"}`, Description: fmt.Sprintf("说明 %d", i%5),
+			RowKey: fmt.Sprintf("k%d", i), SourceRow: i + 1, Raw: []string{"x"},
+			ListCost: nd("1"), VoucherPaid: nd("2"), CashPaid: nd("3"), OtherPaid: nd("4"), Unpaid: nd("5"),
+		}
+		li.ChargePeriodEnd = li.ChargePeriodStart.Add(time.Hour)
+		if i%4 != 0 {
+			li.ConsumedQuantity, li.PricingQuantity, li.ListUnitPrice = nd("0.5"), nd(fmt.Sprint(i%9)), nd("12.34567891")
+			li.UsageStart, li.UsageEnd = li.ChargePeriodStart.Add(time.Minute), li.ChargePeriodEnd
+		}
+		if i%2 == 1 && i > 1500 { // the second half interleaves two months
+			li.BillingPeriod = "2026-11"
+			li.ChargePeriodStart, li.ChargePeriodEnd = li.ChargePeriodStart.AddDate(0, 1, 0), li.ChargePeriodEnd.AddDate(0, 1, 0)
+		}
+		items = append(items, li)
+	}
+	importItems(t, db, items)
+	defer func(old int64) { loadPartMin = old }(loadPartMin)
+	analysis := map[string]bool{}
+	for _, f := range AnalysisFields {
+		analysis[f] = true
+	}
+	for _, min := range []int64{1 << 30, 500} { // one reader; several
+		loadPartMin = min
+		for _, f := range []Filter{{}, {Month: "2026-10"}, {Month: "2026-11"}, {Month: "2026-11", Kinds: []string{KindCompute}},
+			{Providers: []string{"autodl"}}, {Month: "2026-12"}, {Month: "2026-10", Unordered: true}} {
+			got, err := db.LoadLineItems(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []*LineItem
+			if err := db.EachLineItem(ctx, Filter{Month: f.Month, Kinds: f.Kinds, Providers: f.Providers}, func(li *LineItem) error {
+				want = append(want, li)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if f.Unordered {
+				slices.SortFunc(got, CompareLineItems)
+			}
+			if len(got) != len(want) || (f.Month != "2026-12" && len(got) == 0) {
+				t.Fatalf("readers for %d, %+v: %d items, want %d", min, f, len(got), len(want))
+			}
+			for i := range want {
+				g, w := reflect.ValueOf(*got[i]), reflect.ValueOf(*want[i])
+				for j := range g.NumField() {
+					name := g.Type().Field(j).Name
+					gv, wv := g.Field(j).Interface(), w.Field(j).Interface()
+					if !analysis[name] {
+						wv = reflect.Zero(g.Field(j).Type()).Interface()
+						if name == "Raw" {
+							wv = []string{}
+						}
+					}
+					if !reflect.DeepEqual(gv, wv) {
+						t.Fatalf("readers for %d, %+v, item %d (%s): %s = %#v, want %#v", min, f, i, want[i].RowKey, name, gv, wv)
+					}
+				}
+			}
+		}
+	}
+}
