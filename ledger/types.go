@@ -142,4 +142,8 @@ type Evidence struct {
 	LineItemID int64  `json:"line_item_id"`
 	File       string `json:"file"`
 	Row        int    `json:"row"`
+	// RowKey is the line item's dedupe key where the finding's producer
+	// had the item at hand (the audit fingerprints findings by it); it is
+	// not stored, and read findings leave it empty.
+	RowKey string `json:"-"`
 }

@@ -434,11 +434,12 @@ type ruleResult struct {
 }
 
 // runBuiltins runs the enabled built-in rules side by side, as many at once
-// as Go has processors, and returns their results in registry order (the
-// caller completes them in that order, so the outcome does not depend on
-// which rule finished first). Rules only read their Input; the caches they
-// share (sessions, compute coverage) are built before they start, and each
-// rule gets a copy of the Input that knows its own id (for Param).
+// as Go has processors, and returns their results, completed (complete), in
+// registry order (the caller adds them in that order, so the outcome does
+// not depend on which rule finished first). Rules only read their Input; the
+// caches they share (sessions, compute coverage) are built before they
+// start, and each rule gets a copy of the Input that knows its own id (for
+// Param).
 func runBuiltins(ctx context.Context, in *Input) ([]ruleResult, error) {
 	// The two shared caches are independent: built side by side.
 	var caches sync.WaitGroup
@@ -463,52 +464,74 @@ func runBuiltins(ctx context.Context, in *Input) ([]ruleResult, error) {
 			}
 			own := *in
 			own.ruleID = r.ID()
-			results[i].findings, results[i].err = r.Run(ctx, &own)
+			fs, err := r.Run(ctx, &own)
+			if err == nil {
+				err = complete(in, r.ID(), fs, nil)
+			}
+			results[i] = ruleResult{fs, err}
 		}()
 	}
 	wg.Wait()
 	return results, ctx.Err()
 }
 
-func runRules(ctx context.Context, db *ledger.DB, in *Input) (*Result, error) {
-	rowKeys := make(map[int64]string, len(in.Items)+len(in.Context))
-	for _, li := range in.Items {
-		rowKeys[li.ID] = li.RowKey
-	}
-	for _, li := range in.Context {
-		rowKeys[li.ID] = li.RowKey
-	}
-	var all []ledger.Finding
-	seen := map[string]string{}
-	// finish completes the findings of one rule and adds them, all or none.
-	finish := func(ruleID string, fs []ledger.Finding, keys map[int64]string) error {
-		for id, k := range keys {
-			if _, ok := rowKeys[id]; !ok {
-				rowKeys[id] = k
+// complete fills in what the engine owns in the findings of one rule: the
+// rule id (when empty), the state (open), the month, the evidence order and
+// the fingerprint. keys maps line item ids to row keys for evidence that
+// does not carry its own (ledger.Evidence.RowKey).
+func complete(in *Input, ruleID string, fs []ledger.Finding, keys map[int64]string) error {
+	for i := range fs {
+		f := &fs[i]
+		if f.RuleID == "" {
+			f.RuleID = ruleID
+		}
+		if ledger.SeverityRank(f.Severity) < 0 {
+			return fmt.Errorf("unknown severity %q", f.Severity)
+		}
+		if f.State == "" {
+			f.State = "open"
+		}
+		f.Month = in.Month
+		sortEvidence(f.Evidence)
+		for _, e := range f.Evidence {
+			if e.RowKey == "" && keys == nil {
+				keys = in.rowKeys()
+				break
 			}
 		}
-		mine := map[string]bool{}
+		f.Fingerprint = Fingerprint(f, keys)
+	}
+	return nil
+}
+
+// rowKeys maps the ids of the input's items to their row keys.
+func (in *Input) rowKeys() map[int64]string {
+	keys := make(map[int64]string, len(in.Items)+len(in.Context))
+	for _, li := range in.Items {
+		keys[li.ID] = li.RowKey
+	}
+	for _, li := range in.Context {
+		keys[li.ID] = li.RowKey
+	}
+	return keys
+}
+
+func runRules(ctx context.Context, db *ledger.DB, in *Input) (*Result, error) {
+	var all []ledger.Finding
+	seen := map[string]string{}
+	// add adds the completed findings of one rule, all or none, unless two
+	// share a fingerprint.
+	add := func(ruleID string, fs []ledger.Finding) error {
+		mine := make(map[string]bool, len(fs))
 		for i := range fs {
-			f := &fs[i]
-			if f.RuleID == "" {
-				f.RuleID = ruleID
-			}
-			if ledger.SeverityRank(f.Severity) < 0 {
-				return fmt.Errorf("unknown severity %q", f.Severity)
-			}
-			if f.State == "" {
-				f.State = "open"
-			}
-			f.Month = in.Month
-			sortEvidence(f.Evidence)
-			f.Fingerprint = Fingerprint(f, rowKeys)
-			if prev, dup := seen[f.Fingerprint]; dup || mine[f.Fingerprint] {
+			fp := fs[i].Fingerprint
+			if prev, dup := seen[fp]; dup || mine[fp] {
 				if !dup {
 					prev = ruleID
 				}
-				return fmt.Errorf("two findings with fingerprint %s (also from %s): same resource, period and evidence", f.Fingerprint, prev)
+				return fmt.Errorf("two findings with fingerprint %s (also from %s): same resource, period and evidence", fp, prev)
 			}
-			mine[f.Fingerprint] = true
+			mine[fp] = true
 		}
 		for fp := range mine {
 			seen[fp] = ruleID
@@ -527,12 +550,18 @@ func runRules(ctx context.Context, db *ledger.DB, in *Input) (*Result, error) {
 		if results[i].err != nil {
 			return nil, fmt.Errorf("rules: %s: %w", r.ID(), results[i].err)
 		}
-		if err := finish(r.ID(), results[i].findings, nil); err != nil {
+		if err := add(r.ID(), results[i].findings); err != nil {
 			return nil, fmt.Errorf("rules: %s: %w", r.ID(), err)
 		}
 	}
 	res := &Result{}
 	if in.cfg.RulesDir != "" {
+		finish := func(ruleID string, fs []ledger.Finding, keys map[int64]string) error {
+			if err := complete(in, ruleID, fs, keys); err != nil {
+				return err
+			}
+			return add(ruleID, fs)
+		}
 		var err error
 		res.UserRules, res.Warnings, err = runUserRules(ctx, db, in, finish)
 		if err != nil {
@@ -570,12 +599,16 @@ func sortEvidence(ev []ledger.Evidence) {
 
 // Fingerprint identifies a finding across reruns: the first 16 hex digits of
 // the SHA-256 of its rule, provider, resource, period and the sorted row keys
-// (dedupe keys, not database ids) of its evidence. rowKeys maps line item ids
-// to row keys; an id missing there falls back to "id:N".
+// (dedupe keys, not database ids) of its evidence. The row key of an
+// evidence row is its RowKey, else rowKeys' entry for its line item id, else
+// "id:N".
 func Fingerprint(f *ledger.Finding, rowKeys map[int64]string) string {
 	keys := make([]string, 0, len(f.Evidence))
 	for _, e := range f.Evidence {
-		k, ok := rowKeys[e.LineItemID]
+		k, ok := e.RowKey, e.RowKey != ""
+		if !ok {
+			k, ok = rowKeys[e.LineItemID]
+		}
 		if !ok {
 			k = "id:" + strconv.FormatInt(e.LineItemID, 10)
 		}

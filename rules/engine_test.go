@@ -115,6 +115,16 @@ func TestFingerprintIgnoresDatabaseIDs(t *testing.T) {
 	if len(a) != 16 {
 		t.Errorf("got fingerprint %q, want 16 hex digits", a)
 	}
+	// Evidence that carries its row key needs no map, and gets the same
+	// fingerprint; the key it carries wins over the map's.
+	own := f(7, 8)
+	own.Evidence[0].RowKey, own.Evidence[1].RowKey = "k-b", "k-a"
+	if d := Fingerprint(own, nil); d != a {
+		t.Errorf("row keys carried by the evidence: got %s, want %s", d, a)
+	}
+	if d := Fingerprint(own, map[int64]string{7: "k-x", 8: "k-y"}); d != a {
+		t.Errorf("row keys carried by the evidence and a map: got %s, want %s", d, a)
+	}
 }
 
 func TestRunErrors(t *testing.T) {

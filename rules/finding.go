@@ -15,7 +15,7 @@ import (
 func evidenceOf(items []*ledger.LineItem) []ledger.Evidence {
 	ev := make([]ledger.Evidence, 0, len(items))
 	for _, li := range items {
-		ev = append(ev, ledger.Evidence{LineItemID: li.ID, File: li.File, Row: li.SourceRow})
+		ev = append(ev, ledger.Evidence{LineItemID: li.ID, File: li.File, Row: li.SourceRow, RowKey: li.RowKey})
 	}
 	return ev
 }

@@ -36,8 +36,13 @@ func activeSpan(li *ledger.LineItem) (start, end time.Time) {
 	start, end = li.ChargePeriodStart, li.ChargePeriodEnd
 	if li.UsageStart.IsZero() && li.UsageEnd.IsZero() && li.PricingQuantity.Valid {
 		if u, ok := parseTimeUnit(li.PricingUnit); ok && li.PricingQuantity.Decimal.Sign() > 0 {
-			secs := u.seconds(li.PricingQuantity.Decimal)
-			if period := int64(end.Sub(start) / time.Second); secs.LessThan(decimal.NewFromInt(period)) {
+			period := int64(end.Sub(start) / time.Second)
+			// secs < period ⇔ ⌊secs⌋ < period, period being whole seconds.
+			if whole, fast := u.wholeSeconds(li.PricingQuantity.Decimal); fast {
+				if whole < period {
+					end = start.Add(time.Duration(whole) * time.Second)
+				}
+			} else if secs := u.seconds(li.PricingQuantity.Decimal); secs.LessThan(decimal.NewFromInt(period)) {
 				end = start.Add(time.Duration(secs.IntPart()) * time.Second)
 			}
 		}

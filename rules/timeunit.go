@@ -47,6 +47,31 @@ func (u timeUnit) seconds(q decimal.Decimal) decimal.Decimal {
 	return q.Mul(decimal.NewFromInt(u.secs))
 }
 
+// wholeSeconds is u.seconds(q) truncated to whole seconds, for a positive
+// q, computed in int64 where that is exact (a coefficient of at most 12
+// digits, an exponent from -12 to 6: every quantity a bill has); ok is
+// false otherwise, and the caller computes with decimals.
+func (u timeUnit) wholeSeconds(q decimal.Decimal) (secs int64, ok bool) {
+	e := q.Exponent()
+	if q.Sign() <= 0 || e < -12 || e > 6 || q.NumDigits()+int(max(e, 0)) > 12 {
+		return 0, false
+	}
+	v := q.CoefficientInt64() * u.secs // < 10^12 × 604800: no overflow
+	if e >= 0 {
+		return v * pow10[e], true
+	}
+	return v / pow10[-e], true
+}
+
+// pow10 holds 10^0 … 10^12.
+var pow10 = func() (p [13]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
 // per converts seconds into a quantity of u (display only: may round).
 func (u timeUnit) per(secs decimal.Decimal) decimal.Decimal {
 	return secs.DivRound(decimal.NewFromInt(u.secs), 8)

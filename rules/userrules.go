@@ -431,7 +431,7 @@ func (r *userRuleRun) attachEvidence(ctx context.Context, fs []ledger.Finding, p
 				continue
 			}
 			seen[id] = true
-			f.Evidence = append(f.Evidence, ledger.Evidence{LineItemID: li.ID, File: li.File, Row: li.SourceRow})
+			f.Evidence = append(f.Evidence, ledger.Evidence{LineItemID: li.ID, File: li.File, Row: li.SourceRow, RowKey: li.RowKey})
 			if !containsString(providers, li.Provider) {
 				providers = append(providers, li.Provider)
 			}
