@@ -146,4 +146,7 @@ type Evidence struct {
 	// had the item at hand (the audit fingerprints findings by it); it is
 	// not stored, and read findings leave it empty.
 	RowKey string `json:"-"`
+	// BilledCost is the line item's billed cost, filled by DB.Findings (not
+	// Valid when the line item is gone: an undone import); not stored.
+	BilledCost decimal.NullDecimal `json:"-"`
 }

@@ -53,43 +53,21 @@ func Findings(ctx context.Context, db *ledger.DB, month string) (*FindingsReport
 	if err != nil {
 		return nil, fmt.Errorf("reports: findings: %w", err)
 	}
-	billed, err := evidenceCosts(ctx, db, month)
-	if err != nil {
-		return nil, err
-	}
-	return NewFindingsReport(month, fs, billed), nil
+	return NewFindingsReport(month, fs, evidenceCosts(fs)), nil
 }
 
-// evidenceCosts returns the billed cost of every line item cited by a
-// finding of month.
-func evidenceCosts(ctx context.Context, db *ledger.DB, month string) (map[int64]decimal.Decimal, error) {
-	q := `SELECT li.id, li.billed_cost FROM line_items li WHERE li.id IN (
-		SELECT fe.line_item_id FROM finding_evidence fe JOIN findings f ON f.id = fe.finding_id`
-	var args []any
-	if month != "" {
-		q += ` WHERE f.month = ?`
-		args = append(args, month)
-	}
-	q += `)`
-	rows, err := db.SQL().QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reports: findings evidence: %w", err)
-	}
-	defer rows.Close()
+// evidenceCosts maps every line item cited by fs (as read by
+// ledger.DB.Findings) to its billed cost.
+func evidenceCosts(fs []ledger.Finding) map[int64]decimal.Decimal {
 	out := map[int64]decimal.Decimal{}
-	for rows.Next() {
-		var id int64
-		var s string
-		if err := rows.Scan(&id, &s); err != nil {
-			return nil, fmt.Errorf("reports: findings evidence: %w", err)
+	for i := range fs {
+		for _, e := range fs[i].Evidence {
+			if e.BilledCost.Valid {
+				out[e.LineItemID] = e.BilledCost.Decimal
+			}
 		}
-		d, err := decimal.NewFromString(s)
-		if err != nil {
-			return nil, fmt.Errorf("reports: line item %d: stored amount %q: %w", id, s, err)
-		}
-		out[id] = d
 	}
-	return out, rows.Err()
+	return out
 }
 
 // NewFindingsReport builds the report from findings and the billed cost of

@@ -402,10 +402,7 @@ func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*Inst
 		return nil, fmt.Errorf("reports: instances: %w", err)
 	}
 	fs = slices.DeleteFunc(fs, func(f ledger.Finding) bool { return f.State == "resolved" })
-	billed, err := evidenceCosts(ctx, db, opts.Month)
-	if err != nil {
-		return nil, err
-	}
+	billed := evidenceCosts(fs)
 	for i := range rep.Instances {
 		rep.Instances[i].AtRisk = known(decimal.Zero)
 	}
