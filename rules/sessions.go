@@ -85,7 +85,7 @@ func isSessionItem(li *ledger.LineItem) bool {
 func (in *Input) Sessions() []Session {
 	if in.sessIdx == nil {
 		in.sessions = buildSessions(append(append([]*ledger.LineItem(nil), in.Items...), in.Context...), in.cfg)
-		in.sessIdx = map[int64]int{}
+		in.sessIdx = make(map[int64]int, len(in.Items))
 		for i, s := range in.sessions {
 			for _, li := range s.Items {
 				in.sessIdx[li.ID] = i
@@ -108,15 +108,26 @@ func (in *Input) sessionOf(li *ledger.LineItem) (Session, bool) {
 type sessionKey struct{ provider, resource, currency string }
 
 func buildSessions(items []*ledger.LineItem, cfg Config) []Session {
+	// items come mostly in runs of one resource (the input's order): each
+	// run is appended to its group at once rather than item by item. An
+	// item is in items once (the month and its context are disjoint).
 	groups := map[sessionKey][]*ledger.LineItem{}
-	seen := map[int64]bool{}
+	var run []*ledger.LineItem
+	var runKey sessionKey
 	for _, li := range items {
-		if !isSessionItem(li) || seen[li.ID] {
+		if !isSessionItem(li) {
 			continue
 		}
-		seen[li.ID] = true
-		k := sessionKey{li.Provider, li.ResourceID, li.Currency}
-		groups[k] = append(groups[k], li)
+		if k := (sessionKey{li.Provider, li.ResourceID, li.Currency}); k != runKey || len(run) == 0 {
+			if len(run) > 0 {
+				groups[runKey] = append(groups[runKey], run...)
+			}
+			run, runKey = run[:0], k
+		}
+		run = append(run, li)
+	}
+	if len(run) > 0 {
+		groups[runKey] = append(groups[runKey], run...)
 	}
 	keys := make([]sessionKey, 0, len(groups))
 	for k := range groups {
@@ -221,6 +232,12 @@ func (in *Input) coverage() *coverage {
 		return in.cover
 	}
 	c := &coverage{byInstance: map[instKey][]interval{}, byAccount: map[acctKey][]interval{}}
+	// The items of one resource come together, in order of start: an
+	// interval that touches the one before it of the same key extends it
+	// (mergeIntervals would join them anyway), which keeps the lists short.
+	var lastInst instKey
+	var lastAcct acctKey
+	var instEnd, acctEnd *interval
 	add := func(li *ledger.LineItem) {
 		if !isRunning(li) {
 			return
@@ -232,14 +249,27 @@ func (in *Input) coverage() *coverage {
 		iv := interval{s, e}
 		if li.ResourceID != "" {
 			k := instKey{li.Provider, li.ResourceID}
-			c.byInstance[k] = append(c.byInstance[k], iv)
+			if instEnd != nil && k == lastInst && !s.Before(instEnd.start) && !s.After(instEnd.end) {
+				instEnd.end = later(instEnd.end, e)
+			} else {
+				c.byInstance[k] = append(c.byInstance[k], iv)
+				ivs := c.byInstance[k]
+				lastInst, instEnd = k, &ivs[len(ivs)-1]
+			}
 		}
 		a := acctKey{li.Provider, li.BillingAccountID}
-		c.byAccount[a] = append(c.byAccount[a], iv)
+		if acctEnd != nil && a == lastAcct && !s.Before(acctEnd.start) && !s.After(acctEnd.end) {
+			acctEnd.end = later(acctEnd.end, e)
+		} else {
+			c.byAccount[a] = append(c.byAccount[a], iv)
+			ivs := c.byAccount[a]
+			lastAcct, acctEnd = a, &ivs[len(ivs)-1]
+		}
 	}
 	for _, li := range in.Items {
 		add(li)
 	}
+	instEnd, acctEnd = nil, nil // the context is another run
 	for _, li := range in.Context {
 		add(li)
 	}
@@ -253,8 +283,16 @@ func (in *Input) coverage() *coverage {
 	return c
 }
 
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
 func mergeIntervals(ivs []interval) []interval {
-	sort.Slice(ivs, func(i, j int) bool { return ivs[i].start.Before(ivs[j].start) })
+	slices.SortFunc(ivs, func(a, b interval) int { return a.start.Compare(b.start) })
 	var out []interval
 	for _, iv := range ivs {
 		if n := len(out); n > 0 && !iv.start.After(out[n-1].end) {
