@@ -18,30 +18,68 @@ import (
 // duplicates findings; open findings of the month that the run no longer
 // produces are removed. The findings get their ID and RunID set.
 func (db *DB) SaveAudit(ctx context.Context, month, tz, params string, findings []Finding) (runID int64, err error) {
-	// On a connection of its own (rawconn.go): an audit of a big month
-	// stores tens of thousands of findings and hundreds of thousands of
-	// evidence rows, and database/sql's cost per bound value was most of
-	// the time (41k findings and 800k evidence rows: 3.7 s → 1.9–2.4 s).
+	w, err := db.BeginAudit(ctx, month, tz)
+	if err != nil {
+		return 0, err
+	}
+	defer w.Rollback()
+	if err := w.Add(ctx, findings); err != nil {
+		return 0, err
+	}
+	return w.Commit(ctx, params)
+}
+
+// AuditWriter is SaveAudit in steps, for an audit that stores the findings
+// of its first rules while the others still run: BeginAudit opens the run's
+// transaction, Add stores findings as they come, Commit removes the open
+// findings of the month that the run did not produce and commits. Rollback
+// (after Commit: nothing) discards the run. The findings of one run must
+// have distinct fingerprints; their ids follow the order of Add.
+//
+// It writes on a connection of its own (rawconn.go): an audit of a big
+// month stores tens of thousands of findings and hundreds of thousands of
+// evidence rows, and database/sql's cost per bound value was most of the
+// time (41k findings and 800k evidence rows: 3.7 s → 1.9–2.4 s).
+type AuditWriter struct {
+	c     *rawConn
+	month string
+	runID int64
+	args  []any
+}
+
+// BeginAudit starts the transaction of an audit run of month, waiting for
+// another writer as the ledger's other write transactions do.
+func (db *DB) BeginAudit(ctx context.Context, month, tz string) (*AuditWriter, error) {
 	c, err := openRaw(db.path)
 	if err != nil {
-		return 0, fmt.Errorf("ledger: save audit: %w", err)
+		return nil, fmt.Errorf("ledger: save audit: %w", err)
 	}
-	defer c.close() // rolls back what was not committed
 	// The evidence rows name findings of this transaction, by the ids it
 	// got back: checking each against findings (foreign_keys) cost a
-	// look-up per row. Without it, the evidence of pruned findings is
-	// deleted here rather than by the cascade.
+	// look-up per row. Without it, the evidence of replaced and pruned
+	// findings is deleted here rather than by the cascade.
 	if _, err := c.exec(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
-		return 0, fmt.Errorf("ledger: save audit: %w", err)
+		c.close()
+		return nil, fmt.Errorf("ledger: save audit: %w", err)
 	}
 	if err := c.begin(ctx, &db.wait); err != nil {
-		return 0, fmt.Errorf("ledger: save audit: %w", err)
+		c.close()
+		return nil, fmt.Errorf("ledger: save audit: %w", err)
 	}
-	if _, err := c.exec(ctx, `INSERT INTO audit_runs(started_at, month, tz, params) VALUES (?, ?, ?, ?)`,
-		FormatTime(time.Now()), month, tz, params); err != nil {
-		return 0, fmt.Errorf("ledger: save audit: %w", err)
+	w := &AuditWriter{c: c, month: month}
+	if _, err := c.exec(ctx, `INSERT INTO audit_runs(started_at, month, tz) VALUES (?, ?, ?)`,
+		FormatTime(time.Now()), month, tz); err != nil {
+		w.Rollback()
+		return nil, fmt.Errorf("ledger: save audit: %w", err)
 	}
-	runID = c.lastInsertID()
+	w.runID = c.lastInsertID()
+	return w, nil
+}
+
+// Add stores findings (and their evidence) in the run, and sets their ID,
+// RunID, Month and State (kept from the stored finding of the same
+// fingerprint).
+func (w *AuditWriter) Add(ctx context.Context, findings []Finding) error {
 	const upsert = `INSERT INTO findings(fingerprint, run_id, first_run_id, month, rule_id, severity, provider,
 			resource_id, period_start, period_end, amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en)
 			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
@@ -49,43 +87,53 @@ func (db *DB) SaveAudit(ctx context.Context, month, tz, params string, findings 
 				period_start=excluded.period_start, period_end=excluded.period_end, amount_at_risk=excluded.amount_at_risk,
 				currency=excluded.currency, basis=excluded.basis, reason_zh=excluded.reason_zh, reason_en=excluded.reason_en,
 				advice_zh=excluded.advice_zh, advice_en=excluded.advice_en
-			RETURNING id, state`
-	args := make([]any, 17)
+			RETURNING id, state, first_run_id`
 	for i := range findings {
 		f := &findings[i]
-		f.RunID = runID
-		f.Month = month
-		args = append(args[:0], f.Fingerprint, runID, runID, month, f.RuleID, f.Severity, f.Provider, f.ResourceID,
+		f.RunID = w.runID
+		f.Month = w.month
+		w.args = append(w.args[:0], f.Fingerprint, w.runID, w.runID, w.month, f.RuleID, f.Severity, f.Provider, f.ResourceID,
 			FormatTime(f.PeriodStart), FormatTime(f.PeriodEnd), canonicalNullDec(f.AmountAtRisk), f.Currency, f.Basis,
 			f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN)
-		if err := c.query(ctx, upsert, args, func(r rawRow) error {
-			f.ID, f.State = r.Int64(0), r.Text(1)
+		stored := false // an update of a finding of an earlier run
+		if err := w.c.query(ctx, upsert, w.args, func(r rawRow) error {
+			f.ID, f.State, stored = r.Int64(0), r.Text(1), r.Int64(2) != w.runID
 			return nil
 		}); err != nil {
-			return 0, fmt.Errorf("ledger: save finding %s: %w", f.Fingerprint, err)
+			return fmt.Errorf("ledger: save finding %s: %w", f.Fingerprint, err)
+		}
+		if stored { // its evidence is written anew
+			if _, err := w.c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id = ?`, f.ID); err != nil {
+				return fmt.Errorf("ledger: save evidence: %w", err)
+			}
 		}
 	}
-	// The evidence of every finding of this run is written anew: the old rows
-	// of the findings it updated go in one statement, the new ones in
-	// multi-row inserts.
-	if _, err := c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id IN (SELECT id FROM findings WHERE run_id = ?)`, runID); err != nil {
-		return 0, fmt.Errorf("ledger: save evidence: %w", err)
-	}
-	if err := insertEvidence(ctx, c, findings); err != nil {
-		return 0, err
-	}
-	if _, err := c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id IN
-		(SELECT id FROM findings WHERE month = ? AND run_id <> ? AND state = 'open')`, month, runID); err != nil {
-		return 0, fmt.Errorf("ledger: prune findings: %w", err)
-	}
-	if _, err := c.exec(ctx, `DELETE FROM findings WHERE month = ? AND run_id <> ? AND state = 'open'`, month, runID); err != nil {
-		return 0, fmt.Errorf("ledger: prune findings: %w", err)
-	}
-	if _, err := c.exec(ctx, "COMMIT"); err != nil {
+	return insertEvidence(ctx, w.c, findings)
+}
+
+// Commit records params as the run's parameters (JSON), removes the open
+// findings of the month that the run did not produce, and commits.
+func (w *AuditWriter) Commit(ctx context.Context, params string) (runID int64, err error) {
+	defer w.Rollback()
+	if _, err := w.c.exec(ctx, `UPDATE audit_runs SET params = ? WHERE id = ?`, params, w.runID); err != nil {
 		return 0, fmt.Errorf("ledger: save audit: %w", err)
 	}
-	return runID, nil
+	if _, err := w.c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id IN
+		(SELECT id FROM findings WHERE month = ? AND run_id <> ? AND state = 'open')`, w.month, w.runID); err != nil {
+		return 0, fmt.Errorf("ledger: prune findings: %w", err)
+	}
+	if _, err := w.c.exec(ctx, `DELETE FROM findings WHERE month = ? AND run_id <> ? AND state = 'open'`, w.month, w.runID); err != nil {
+		return 0, fmt.Errorf("ledger: prune findings: %w", err)
+	}
+	if _, err := w.c.exec(ctx, "COMMIT"); err != nil {
+		return 0, fmt.Errorf("ledger: save audit: %w", err)
+	}
+	return w.runID, nil
 }
+
+// Rollback discards the run unless it was committed, and closes the
+// writer's connection.
+func (w *AuditWriter) Rollback() { w.c.close() }
 
 // evidenceBatch is how many evidence rows one INSERT writes (4 values each,
 // well below SQLite's limit on bound values).

@@ -19,8 +19,8 @@ import (
 // items through the whole pipeline (detection, decoding, validation, dedupe,
 // indexes), in one process. It writes the generated items of BenchmarkAudit
 // (GPUBILL_BENCH_ROWS, default 1,000,000) as a gpubill template CSV, imports
-// it with ingest.ImportFile, then audits each month the items cover with
-// Audit and stores the findings with SaveAudit, as `gpubill audit` does.
+// it with ingest.ImportFile, then audits each month the items cover and
+// stores the findings with AuditAndSave, as `gpubill audit` does.
 // It reports import-s, audit-s (all months), findings and audit/import.
 //
 // Two data sets: "month" puts every item in October 2026 (a month of a
@@ -70,11 +70,8 @@ func benchAuditVsImport(b *testing.B, from, to time.Time) {
 		start = time.Now()
 		findings = 0
 		for _, m := range months {
-			r, err := Audit(ctx, db, m, cfg)
+			r, err := AuditAndSave(ctx, db, m, cfg.tz().String(), cfg)
 			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := db.SaveAudit(ctx, m, cfg.tz().String(), r.Params, r.Findings); err != nil {
 				b.Fatal(err)
 			}
 			findings += len(r.Findings)

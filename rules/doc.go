@@ -15,8 +15,9 @@
 // The engine loads the month's line items plus the compute items of the
 // neighbouring months (so that sessions and idle days at the month's edges
 // are judged with their context), runs every enabled rule, fingerprints and
-// sorts the findings. It stores nothing: the caller saves the findings with
-// ledger.DB.SaveAudit.
+// sorts the findings. Audit stores nothing: the caller saves the findings
+// with ledger.DB.SaveAudit; AuditAndSave stores each rule's findings while
+// the rules after it still run (ledger.AuditWriter).
 //
 // The user's config file (config.go, LoadConfig: TOML with [params],
 // [[policy]], [[price]], rules_dir) changes parameters, policies and

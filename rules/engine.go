@@ -398,7 +398,34 @@ func Audit(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	return runRules(ctx, db, in)
+	return runRules(ctx, db, in, nil)
+}
+
+// AuditAndSave is Audit followed by ledger.DB.SaveAudit (tz names the zone
+// of the run), in less time: the findings of each rule are stored while the
+// rules after it still run. The stored run is the same; the findings
+// returned have their ID and RunID set, as SaveAudit sets them.
+func AuditAndSave(ctx context.Context, db *ledger.DB, month, tz string, cfg Config) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	in, err := load(ctx, db, month, cfg)
+	if err != nil {
+		return nil, err
+	}
+	w, err := db.BeginAudit(ctx, month, tz)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Rollback()
+	res, err := runRules(ctx, db, in, w)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Commit(ctx, res.Params); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input, error) {
@@ -427,52 +454,52 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	return in, nil
 }
 
-// ruleResult is what one built-in rule returned.
+// ruleResult is what one built-in rule returned; done is closed when it
+// has.
 type ruleResult struct {
 	findings []ledger.Finding
 	err      error
+	done     chan struct{}
 }
 
-// runBuiltins runs the enabled built-in rules side by side, as many at once
-// as Go has processors, and returns their results, completed (complete), in
-// registry order (the caller adds them in that order, so the outcome does
-// not depend on which rule finished first). Rules only read their Input; the
-// caches they share (sessions, compute coverage) are built before they
-// start, and each rule gets a copy of the Input that knows its own id (for
-// Param).
-func runBuiltins(ctx context.Context, in *Input) ([]ruleResult, error) {
+// runBuiltins builds the caches the rules share (sessions, compute
+// coverage), then starts the enabled built-in rules side by side, as many at
+// once as Go has processors, and returns at once: each result is complete
+// (complete) when its done is closed, and the caller takes them in registry
+// order, so the outcome does not depend on which rule finished first. Rules
+// only read their Input; each gets a copy that knows its own id (for Param).
+// A disabled rule's result is nil.
+func runBuiltins(ctx context.Context, in *Input) []*ruleResult {
 	// The two shared caches are independent: built side by side.
 	var caches sync.WaitGroup
 	caches.Go(func() { in.Sessions() })
 	in.coverage()
 	caches.Wait()
-	results := make([]ruleResult, len(registry))
+	results := make([]*ruleResult, len(registry))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
 	for i, r := range registry {
 		if !in.cfg.enabled(r.ID()) {
 			continue
 		}
-		wg.Add(1)
+		res := &ruleResult{done: make(chan struct{})}
+		results[i] = res
 		go func() {
-			defer wg.Done()
+			defer close(res.done)
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if err := ctx.Err(); err != nil {
-				results[i].err = err
+				res.err = err
 				return
 			}
 			own := *in
 			own.ruleID = r.ID()
-			fs, err := r.Run(ctx, &own)
-			if err == nil {
-				err = complete(in, r.ID(), fs, nil)
+			res.findings, res.err = r.Run(ctx, &own)
+			if res.err == nil {
+				res.err = complete(in, r.ID(), res.findings, nil)
 			}
-			results[i] = ruleResult{fs, err}
 		}()
 	}
-	wg.Wait()
-	return results, ctx.Err()
+	return results
 }
 
 // complete fills in what the engine owns in the findings of one rule: the
@@ -516,7 +543,13 @@ func (in *Input) rowKeys() map[int64]string {
 	return keys
 }
 
-func runRules(ctx context.Context, db *ledger.DB, in *Input) (*Result, error) {
+// runRules runs the built-in rules, then the user rules, and returns their
+// findings sorted (SortFindings). With w, each rule's findings are stored as
+// soon as it and the rules before it are done, sorted within the rule, so
+// that their ids follow the order SaveAudit would give them.
+func runRules(ctx context.Context, db *ledger.DB, in *Input, w *ledger.AuditWriter) (*Result, error) {
+	ctx, cancel := context.WithCancel(ctx) // on an error, the rules still running stop
+	defer cancel()
 	var all []ledger.Finding
 	seen := map[string]string{}
 	// add adds the completed findings of one rule, all or none, unless two
@@ -533,24 +566,29 @@ func runRules(ctx context.Context, db *ledger.DB, in *Input) (*Result, error) {
 			}
 			mine[fp] = true
 		}
+		if w != nil {
+			SortFindings(fs)
+			if err := w.Add(ctx, fs); err != nil {
+				return err
+			}
+		}
 		for fp := range mine {
 			seen[fp] = ruleID
 		}
 		all = append(all, fs...)
 		return nil
 	}
-	results, err := runBuiltins(ctx, in)
-	if err != nil {
-		return nil, err
-	}
+	results := runBuiltins(ctx, in)
 	for i, r := range registry {
-		if !in.cfg.enabled(r.ID()) {
-			continue
+		res := results[i]
+		if res == nil {
+			continue // disabled
 		}
-		if results[i].err != nil {
-			return nil, fmt.Errorf("rules: %s: %w", r.ID(), results[i].err)
+		<-res.done
+		if res.err != nil {
+			return nil, fmt.Errorf("rules: %s: %w", r.ID(), res.err)
 		}
-		if err := add(r.ID(), results[i].findings); err != nil {
+		if err := add(r.ID(), res.findings); err != nil {
 			return nil, fmt.Errorf("rules: %s: %w", r.ID(), err)
 		}
 	}

@@ -149,7 +149,7 @@ func (a *app) runAudit(cmd *cobra.Command, o auditOptions) error {
 // audit runs the rules on month and stores the findings. User rules that
 // failed are reported on stderr and kept in a.warnings for the output.
 func (a *app) audit(ctx context.Context, db *ledger.DB, month string, cfg rules.Config) ([]ledger.Finding, error) {
-	res, err := rules.Audit(ctx, db, month, cfg)
+	res, err := rules.AuditAndSave(ctx, db, month, a.loc.String(), cfg)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err // a rules folder that is not there: the user's input
@@ -159,9 +159,6 @@ func (a *app) audit(ctx context.Context, db *ledger.DB, month string, cfg rules.
 	a.warnings = res.Warnings
 	for _, w := range res.Warnings {
 		a.say("警告：用户规则未生效（不影响其他规则）：%v", "warning: %v (the other rules ran)", w)
-	}
-	if _, err := db.SaveAudit(ctx, month, a.loc.String(), res.Params, res.Findings); err != nil {
-		return nil, internal(err)
 	}
 	return res.Findings, nil
 }
