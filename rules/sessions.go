@@ -169,19 +169,37 @@ func buildSessions(items []*ledger.LineItem, cfg Config) []Session {
 		if p, ok := cfg.policyFor(k.provider); ok && p.BillingStep > gap {
 			gap = p.BillingStep
 		}
+		// The sessions of a group are runs of its sorted items: their Items
+		// share one array (capped, so that an append copies).
+		ptrs := make([]*ledger.LineItem, len(lis))
+		for i, sp := range lis {
+			ptrs[i] = sp.li
+		}
 		var cur *Session
-		for _, sp := range lis {
-			li, s, e := sp.li, sp.start, sp.end
+		first := 0
+		for i, sp := range lis {
+			s, e := sp.start, sp.end
 			if cur != nil && !s.After(cur.End.Add(gap)) {
-				cur.Items = append(cur.Items, li)
 				if e.After(cur.End) {
 					cur.End = e
 				}
 				continue
 			}
-			out = append(out, Session{Provider: k.provider, Account: li.BillingAccountID, ResourceID: k.resource,
-				Currency: k.currency, Start: s, End: e, Items: []*ledger.LineItem{li}})
-			cur = &out[len(out)-1]
+			if cur != nil {
+				cur.Items = ptrs[first:i:i]
+			}
+			if len(out) == cap(out) {
+				// Doubled: append grows a big slice by a quarter at a time,
+				// copying the sessions over and over (hourly jobs make one
+				// session an item).
+				out = slices.Grow(out, max(len(out), 64))
+			}
+			out = append(out, Session{Provider: k.provider, Account: sp.li.BillingAccountID, ResourceID: k.resource,
+				Currency: k.currency, Start: s, End: e})
+			cur, first = &out[len(out)-1], i
+		}
+		if cur != nil {
+			cur.Items = ptrs[first:len(lis):len(lis)]
 		}
 	}
 	return out
@@ -232,12 +250,10 @@ func (in *Input) coverage() *coverage {
 		return in.cover
 	}
 	c := &coverage{byInstance: map[instKey][]interval{}, byAccount: map[acctKey][]interval{}}
-	// The items of one resource come together, in order of start: an
-	// interval that touches the one before it of the same key extends it
-	// (mergeIntervals would join them anyway), which keeps the lists short.
-	var lastInst instKey
-	var lastAcct acctKey
-	var instEnd, acctEnd *interval
+	// The items of one resource come together, in order of start: each
+	// list is kept at hand while its key lasts (keyedIntervals).
+	inst := keyedIntervals[instKey]{m: c.byInstance}
+	acct := keyedIntervals[acctKey]{m: c.byAccount}
 	add := func(li *ledger.LineItem) {
 		if !isRunning(li) {
 			return
@@ -246,33 +262,19 @@ func (in *Input) coverage() *coverage {
 		if !e.After(s) {
 			e = s.Add(time.Second) // a point in time still says it ran then
 		}
-		iv := interval{s, e}
 		if li.ResourceID != "" {
-			k := instKey{li.Provider, li.ResourceID}
-			if instEnd != nil && k == lastInst && !s.Before(instEnd.start) && !s.After(instEnd.end) {
-				instEnd.end = later(instEnd.end, e)
-			} else {
-				c.byInstance[k] = append(c.byInstance[k], iv)
-				ivs := c.byInstance[k]
-				lastInst, instEnd = k, &ivs[len(ivs)-1]
-			}
+			inst.add(instKey{li.Provider, li.ResourceID}, interval{s, e})
 		}
-		a := acctKey{li.Provider, li.BillingAccountID}
-		if acctEnd != nil && a == lastAcct && !s.Before(acctEnd.start) && !s.After(acctEnd.end) {
-			acctEnd.end = later(acctEnd.end, e)
-		} else {
-			c.byAccount[a] = append(c.byAccount[a], iv)
-			ivs := c.byAccount[a]
-			lastAcct, acctEnd = a, &ivs[len(ivs)-1]
-		}
+		acct.add(acctKey{li.Provider, li.BillingAccountID}, interval{s, e})
 	}
 	for _, li := range in.Items {
 		add(li)
 	}
-	instEnd, acctEnd = nil, nil // the context is another run
 	for _, li := range in.Context {
 		add(li)
 	}
+	inst.flush()
+	acct.flush()
 	for k, ivs := range c.byInstance {
 		c.byInstance[k] = mergeIntervals(ivs)
 	}
@@ -281,6 +283,36 @@ func (in *Input) coverage() *coverage {
 	}
 	in.cover = c
 	return c
+}
+
+// keyedIntervals appends intervals to lists by key, keeping the list of the
+// last key at hand (no map access while the key stays the same), and
+// extends the last interval of a list when the next starts within it
+// (mergeIntervals would join them anyway): that keeps the lists short.
+type keyedIntervals[K comparable] struct {
+	m    map[K][]interval
+	key  K
+	list []interval
+	open bool
+}
+
+func (r *keyedIntervals[K]) add(k K, iv interval) {
+	if !r.open || k != r.key {
+		r.flush()
+		r.key, r.list, r.open = k, r.m[k], true
+	}
+	if n := len(r.list); n > 0 && !iv.start.Before(r.list[n-1].start) && !iv.start.After(r.list[n-1].end) {
+		r.list[n-1].end = later(r.list[n-1].end, iv.end)
+		return
+	}
+	r.list = append(r.list, iv)
+}
+
+// flush stores the list at hand in the map.
+func (r *keyedIntervals[K]) flush() {
+	if r.open {
+		r.m[r.key] = r.list
+	}
 }
 
 // later is the later of two times.
