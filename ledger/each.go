@@ -3,8 +3,10 @@ package ledger
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -117,6 +119,74 @@ func (db *DB) eachRaw(ctx context.Context, f Filter, where, order string, args [
 		li.File = paths[li.ImportID]
 		return fn(li)
 	})
+}
+
+// eachBatch is how many items a reader of eachParallel hands over at once.
+const eachBatch = 256
+
+// eachParallel is EachLineItem of an unordered selection: its id ranges
+// (selection.parts) are read side by side, each reader handing batches of
+// items to the calling goroutine, which calls fn.
+func (db *DB) eachParallel(ctx context.Context, f Filter, fn func(*LineItem) error) error {
+	sel, err := db.selection(ctx, f)
+	if err != nil || sel.n == 0 {
+		return err
+	}
+	parts := sel.parts()
+	if len(parts) == 1 {
+		where, args := parts[0].rangeWhere()
+		return db.eachRaw(ctx, parts[0], where, "", args, fn)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []*LineItem, 2*len(parts))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for p, pf := range parts {
+		wg.Go(func() {
+			send := func(b []*LineItem) error {
+				select {
+				case batches <- b:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			batch := make([]*LineItem, 0, eachBatch)
+			where, args := pf.rangeWhere()
+			errs[p] = db.eachRaw(ctx, pf, where, "", args, func(li *LineItem) error {
+				if batch = append(batch, li); len(batch) == eachBatch {
+					if err := send(batch); err != nil {
+						return err
+					}
+					batch = make([]*LineItem, 0, eachBatch)
+				}
+				return nil
+			})
+			if errs[p] == nil && len(batch) > 0 {
+				errs[p] = send(batch)
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(batches)
+	}()
+	var fnErr error
+	for b := range batches { // drained to the end, so that every reader returns
+		for _, li := range b {
+			if fnErr != nil {
+				break
+			}
+			if fnErr = fn(li); fnErr != nil {
+				cancel()
+			}
+		}
+	}
+	if fnErr != nil {
+		return fnErr
+	}
+	return errors.Join(errs...)
 }
 
 // ImportPaths maps every import id to its file path (evidence names rows

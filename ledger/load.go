@@ -127,38 +127,24 @@ const loadShareMax = 1 << 16
 // selection.
 func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) {
 	f.NoRaw = true
-	where, args := f.where()
-	var lo, hi, n int64
-	err := db.sql.QueryRowContext(ctx, "SELECT ifnull(min(li.id), 0), ifnull(max(li.id), 0), count(*) FROM line_items li"+where, args...).Scan(&lo, &hi, &n)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: load line items: %w", err)
-	}
-	if n == 0 {
-		return nil, nil
+	sel, err := db.selection(ctx, f)
+	if err != nil || sel.n == 0 {
+		return nil, err
 	}
 	paths, err := db.ImportPaths(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer keepingAllocations()()
-	// Dense: the selection fills at least half of its id range, so reading
-	// the range of the table beats a lookup per row through an index.
-	dense := (hi - lo + 1) <= 2*n
-	parts := max(1, min(runtime.GOMAXPROCS(0), 4, int(n/loadPartMin)))
-	out := make([][]*LineItem, parts)
-	errs := make([]error, parts)
-	step := (hi - lo + int64(parts)) / int64(parts)
+	parts := sel.parts()
+	out := make([][]*LineItem, len(parts))
+	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
-	for p := range parts {
-		pf := f
-		pf.IDMin, pf.IDMax = lo+int64(p)*step, min(lo+int64(p+1)*step-1, hi)
-		if pf.IDMin > hi {
-			break
-		}
+	for p, pf := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[p], errs[p] = db.loadPart(ctx, pf, dense, paths, int(n)/parts)
+			out[p], errs[p] = db.loadPart(ctx, pf, paths, int(sel.n)/len(parts))
 			if !f.Unordered {
 				slices.SortFunc(out[p], CompareLineItems)
 			}
@@ -211,16 +197,60 @@ func mergeSorted(lists [][]*LineItem) []*LineItem {
 	}
 }
 
-// loadPart reads one id range of f.
-func (db *DB) loadPart(ctx context.Context, f Filter, dense bool, paths map[int64]string, hint int) ([]*LineItem, error) {
+// selection is the extent of what a filter selects: its count and id range,
+// as the month index tells them (the other conditions are left to the
+// readers: counting them would read every row of the month).
+type selection struct {
+	f      Filter
+	lo, hi int64
+	n      int64
+}
+
+func (db *DB) selection(ctx context.Context, f Filter) (selection, error) {
+	where, args := Filter{Month: f.Month, IDMin: f.IDMin, IDMax: f.IDMax}.where()
+	sel := selection{f: f}
+	err := db.sql.QueryRowContext(ctx, "SELECT ifnull(min(li.id), 0), ifnull(max(li.id), 0), count(*) FROM line_items li"+where, args...).Scan(&sel.lo, &sel.hi, &sel.n)
+	if err != nil {
+		return sel, fmt.Errorf("ledger: line items: %w", err)
+	}
+	return sel, nil
+}
+
+// parts splits the selection into id ranges for readers side by side (as
+// many as Go has processors, at most 4, at least loadPartMin items each).
+func (sel selection) parts() []Filter {
+	k := max(1, min(runtime.GOMAXPROCS(0), 4, int(sel.n/loadPartMin)))
+	step := (sel.hi - sel.lo + int64(k)) / int64(k)
+	var out []Filter
+	for p := range k {
+		pf := sel.f
+		pf.IDMin, pf.IDMax = sel.lo+int64(p)*step, min(sel.lo+int64(p+1)*step-1, sel.hi)
+		if pf.IDMin > sel.hi {
+			break
+		}
+		pf.dense = (sel.hi - sel.lo + 1) <= 2*sel.n
+		out = append(out, pf)
+	}
+	return out
+}
+
+// rangeWhere is f.where() for a reader of an id range: when the selection
+// is dense (it fills at least half of its id range), reading the range of
+// the table beats a look-up per row through an index, and a unary + keeps
+// SQLite from using the indexes of the filter's columns.
+func (f Filter) rangeWhere() (string, []any) {
 	where, args := f.where()
-	if dense {
-		// A unary + keeps SQLite from using the indexes of these columns:
-		// the rowid range is then the only access path.
+	if f.dense {
 		for _, c := range []string{"li.billing_period", "li.provider IN", "li.kind IN", "li.import_id"} {
 			where = strings.Replace(where, c, "+"+c, 1)
 		}
 	}
+	return where, args
+}
+
+// loadPart reads one id range of f.
+func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*LineItem, error) {
+	where, args := f.rangeWhere()
 	l := loader{paths: paths, strs: map[string]string{}, decs: map[string]decimal.Decimal{}}
 	items := make([]*LineItem, 0, hint)
 	err := db.Scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+where, args, func(r Row) error {

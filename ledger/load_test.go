@@ -2,9 +2,11 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,5 +90,68 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestEachLineItemUnorderedInParallel: an unordered EachLineItem read by
+// several readers hands every item once, to one call of fn at a time, and an
+// error from fn stops it with that error.
+func TestEachLineItemUnorderedInParallel(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
+	var items []LineItem
+	for i := range 2000 {
+		li := item(fmt.Sprintf("k%d", i), fmt.Sprintf("%d.%02d", i, i%100))
+		li.ResourceID = fmt.Sprintf("i-%d", i%37)
+		li.ChargePeriodStart = start.Add(time.Duration(i) * time.Minute)
+		li.ChargePeriodEnd = li.ChargePeriodStart.Add(time.Minute)
+		items = append(items, li)
+	}
+	importItems(t, db, items)
+	defer func(old int64) { loadPartMin = old }(loadPartMin)
+	loadPartMin = 300
+	var want []*LineItem
+	if err := db.EachLineItem(ctx, Filter{Month: "2026-10", NoRaw: true}, func(li *LineItem) error {
+		want = append(want, li)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got []*LineItem
+	var inFn, overlapped atomic.Int32
+	if err := db.EachLineItem(ctx, Filter{Month: "2026-10", NoRaw: true, Unordered: true}, func(li *LineItem) error {
+		if inFn.Add(1) != 1 {
+			overlapped.Add(1)
+		}
+		time.Sleep(time.Microsecond)
+		got = append(got, li)
+		inFn.Add(-1)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if overlapped.Load() != 0 {
+		t.Errorf("fn ran concurrently %d times", overlapped.Load())
+	}
+	slices.SortFunc(got, CompareLineItems)
+	if len(got) != len(want) || len(got) != 2000 {
+		t.Fatalf("got %d items, want %d (2000)", len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Fatalf("item %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	stop := errors.New("enough")
+	n := 0
+	err := db.EachLineItem(ctx, Filter{Month: "2026-10", NoRaw: true, Unordered: true}, func(*LineItem) error {
+		if n++; n == 700 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 700 {
+		t.Errorf("stopped after %d items with %v, want 700 and %v", n, err, stop)
 	}
 }

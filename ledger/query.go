@@ -20,7 +20,9 @@ type Filter struct {
 	IDMin     int64 // only ids ≥ IDMin (0 = no bound)
 	IDMax     int64 // only ids ≤ IDMax (0 = no bound)
 	NoRaw     bool  // leave LineItem.Raw empty: the source cells are not read at all
-	Unordered bool  // rows in storage order: the caller sorts (cheaper in Go than SQLite's sorter)
+	Unordered bool  // rows in no particular order: the caller sorts (cheaper in Go than SQLite's sorter)
+
+	dense bool // an id range of a selection that fills it (selection.parts)
 }
 
 // where builds a WHERE clause from the filter, with placeholders only.
@@ -78,7 +80,14 @@ const lineItemSelect = `SELECT li.id, li.provider, li.billing_account_id, li.sub
 // resource and charge period start (unless f.Unordered), to fn. Each call
 // of fn gets an item of its own, which fn may keep. Returning an error from fn stops
 // the iteration with that error.
+//
+// An unordered selection of many items is read in id ranges on several
+// connections at once (as LoadLineItems does); fn is still called from one
+// goroutine at a time, never concurrently.
 func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) error) error {
+	if f.Unordered && f.IDMin == 0 && f.IDMax == 0 {
+		return db.eachParallel(ctx, f, fn)
+	}
 	where, args := f.where()
 	order := " ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id"
 	if f.Unordered {
