@@ -19,8 +19,13 @@
 // The heavy paths bypass database/sql on connections of their own
 // (rawconn.go: modernc.org/sqlite/lib directly, opened NOMUTEX): an import's
 // transaction (ImportTx: a batch's texts copied into one C buffer and bound
-// from there), and the scans of many line items (Scan, EachLineItem), where
-// the driver's mutex and copy per column were most of the time.
+// from there), an audit's findings (AuditWriter), and the scans of many line
+// items (Scan, EachLineItem), where the driver's mutex and copy per column
+// were most of the time. LoadLineItems (load.go) reads a month into memory
+// for an analysis: the fields the rules read, in id ranges on several
+// connections, items in slabs with shared texts and amounts. The end of the
+// data per provider is kept in data_ends (data_ends.go), so that an audit
+// need not scan line_items for it.
 //
 // Money is never a float: Go code uses decimal.Decimal, SQLite stores the
 // canonical decimal string in TEXT columns, and sums go through the exact

@@ -38,7 +38,7 @@ var AnalysisFields = []string{"ID", "Provider", "BillingAccountID", "BillingPeri
 	"ConsumedQuantity", "ConsumedUnit", "PricingQuantity", "PricingUnit", "ListUnitPrice", "BilledCost",
 	"Currency", "UsageStart", "UsageEnd", "Description", "ImportID", "SourceRow", "RowKey", "File"}
 
-// loadColumns are the columns LoadLineItems reads, in loadCol order.
+// loadColumns are the columns LoadLineItems reads, in the order of the lc constants.
 const loadColumns = "id, provider, billing_account_id, billing_period, charge_period_start, charge_period_end, " +
 	"charge_category, kind, pricing_model, service_name, resource_id, resource_type, sku, parent_resource_id, " +
 	"gpu_model, gpu_count, consumed_quantity, consumed_unit, pricing_quantity, pricing_unit, list_unit_price, " +
