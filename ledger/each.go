@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -124,29 +125,47 @@ func (db *DB) eachRaw(ctx context.Context, f Filter, where, order string, args [
 // eachBatch is how many items a reader of eachParallel hands over at once.
 const eachBatch = 256
 
-// eachParallel is EachLineItem of an unordered selection: its id ranges
+// eachOrder is the order of an ordered EachLineItem (CompareLineItems).
+const eachOrder = " ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id"
+
+// eachParallel is EachLineItem of a whole selection: its id ranges
 // (selection.parts) are read side by side, each reader handing batches of
-// items to the calling goroutine, which calls fn.
+// items to the calling goroutine, which calls fn. Unordered, the batches
+// are taken as they come; ordered, each reader sorts its range (SQLite) and
+// the calling goroutine merges the ranges (CompareLineItems, a total order:
+// the result is the one sorted read's).
 func (db *DB) eachParallel(ctx context.Context, f Filter, fn func(*LineItem) error) error {
 	sel, err := db.selection(ctx, f)
 	if err != nil || sel.n == 0 {
 		return err
 	}
+	order := eachOrder
+	if f.Unordered {
+		order = ""
+	}
 	parts := sel.parts()
 	if len(parts) == 1 {
 		where, args := parts[0].rangeWhere()
-		return db.eachRaw(ctx, parts[0], where, "", args, fn)
+		return db.eachRaw(ctx, parts[0], where, order, args, fn)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := make(chan []*LineItem, 2*len(parts))
+	// Unordered: one channel for all readers; ordered: one each.
+	chans := make([]chan []*LineItem, len(parts))
+	for p := range chans {
+		if p == 0 || !f.Unordered {
+			chans[p] = make(chan []*LineItem, 2)
+		} else {
+			chans[p] = chans[0]
+		}
+	}
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for p, pf := range parts {
 		wg.Go(func() {
 			send := func(b []*LineItem) error {
 				select {
-				case batches <- b:
+				case chans[p] <- b:
 					return nil
 				case <-ctx.Done():
 					return ctx.Err()
@@ -154,7 +173,7 @@ func (db *DB) eachParallel(ctx context.Context, f Filter, fn func(*LineItem) err
 			}
 			batch := make([]*LineItem, 0, eachBatch)
 			where, args := pf.rangeWhere()
-			errs[p] = db.eachRaw(ctx, pf, where, "", args, func(li *LineItem) error {
+			errs[p] = db.eachRaw(ctx, pf, where, order, args, func(li *LineItem) error {
 				if batch = append(batch, li); len(batch) == eachBatch {
 					if err := send(batch); err != nil {
 						return err
@@ -166,27 +185,84 @@ func (db *DB) eachParallel(ctx context.Context, f Filter, fn func(*LineItem) err
 			if errs[p] == nil && len(batch) > 0 {
 				errs[p] = send(batch)
 			}
+			if !f.Unordered {
+				close(chans[p])
+			}
 		})
 	}
-	go func() {
-		wg.Wait()
-		close(batches)
-	}()
+	if f.Unordered {
+		go func() {
+			wg.Wait()
+			close(chans[0])
+		}()
+	}
 	var fnErr error
-	for b := range batches { // drained to the end, so that every reader returns
+	if f.Unordered {
+		fnErr = eachUnordered(chans[0], fn)
+	} else {
+		fnErr = eachMerged(chans, fn)
+	}
+	if fnErr != nil {
+		cancel()
+		wg.Wait() // the readers stop at their next batch
+		return fnErr
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// eachUnordered calls fn for every item of the batches of ch, as they come.
+func eachUnordered(ch <-chan []*LineItem, fn func(*LineItem) error) error {
+	for b := range ch {
 		for _, li := range b {
-			if fnErr != nil {
-				break
-			}
-			if fnErr = fn(li); fnErr != nil {
-				cancel()
+			if err := fn(li); err != nil {
+				return err
 			}
 		}
 	}
-	if fnErr != nil {
-		return fnErr
+	return nil
+}
+
+// eachMerged calls fn for every item of the batches of chans, each a sorted
+// stream, in CompareLineItems order.
+func eachMerged(chans []chan []*LineItem, fn func(*LineItem) error) error {
+	type head struct {
+		ch <-chan []*LineItem
+		b  []*LineItem // b[0] is the stream's next item
 	}
-	return errors.Join(errs...)
+	// fill makes h.b hold the next item, and reports whether there is one.
+	fill := func(h *head) bool {
+		for len(h.b) == 0 {
+			b, ok := <-h.ch
+			if !ok {
+				return false
+			}
+			h.b = b
+		}
+		return true
+	}
+	var heads []*head
+	for _, ch := range chans {
+		if h := (&head{ch: ch}); fill(h) {
+			heads = append(heads, h)
+		}
+	}
+	for len(heads) > 0 {
+		best := 0
+		for i := 1; i < len(heads); i++ {
+			if CompareLineItems(heads[i].b[0], heads[best].b[0]) < 0 {
+				best = i
+			}
+		}
+		h := heads[best]
+		if err := fn(h.b[0]); err != nil {
+			return err
+		}
+		if h.b = h.b[1:]; !fill(h) {
+			heads = slices.Delete(heads, best, best+1)
+		}
+	}
+	return nil
 }
 
 // ImportPaths maps every import id to its file path (evidence names rows

@@ -93,10 +93,11 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 	}
 }
 
-// TestEachLineItemUnorderedInParallel: an unordered EachLineItem read by
-// several readers hands every item once, to one call of fn at a time, and an
-// error from fn stops it with that error.
-func TestEachLineItemUnorderedInParallel(t *testing.T) {
+// TestEachLineItemInParallel: an EachLineItem read by several
+// readers hands every item once, to one call of fn at a time (unordered), or
+// in exactly the order of one sorted read (ordered: the readers' ranges
+// merged), and an error from fn stops it with that error.
+func TestEachLineItemInParallel(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
@@ -110,13 +111,29 @@ func TestEachLineItemUnorderedInParallel(t *testing.T) {
 	}
 	importItems(t, db, items)
 	defer func(old int64) { loadPartMin = old }(loadPartMin)
-	loadPartMin = 300
+	loadPartMin = 1 << 40 // one reader: SQLite sorts
 	var want []*LineItem
 	if err := db.EachLineItem(ctx, Filter{Month: "2026-10", NoRaw: true}, func(li *LineItem) error {
 		want = append(want, li)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+	loadPartMin = 300 // several readers
+	var merged []*LineItem
+	if err := db.EachLineItem(ctx, Filter{Month: "2026-10", NoRaw: true}, func(li *LineItem) error {
+		merged = append(merged, li)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(merged) != len(want) {
+		t.Fatalf("ordered, several readers: %d items, want %d", len(merged), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(merged[i], want[i]) {
+			t.Fatalf("ordered, several readers: item %d is %s, want %s", i, merged[i].RowKey, want[i].RowKey)
+		}
 	}
 	var got []*LineItem
 	var inFn, overlapped atomic.Int32
@@ -144,14 +161,16 @@ func TestEachLineItemUnorderedInParallel(t *testing.T) {
 		}
 	}
 	stop := errors.New("enough")
-	n := 0
-	err := db.EachLineItem(ctx, Filter{Month: "2026-10", NoRaw: true, Unordered: true}, func(*LineItem) error {
-		if n++; n == 700 {
-			return stop
+	for _, unordered := range []bool{true, false} {
+		n := 0
+		err := db.EachLineItem(ctx, Filter{Month: "2026-10", NoRaw: true, Unordered: unordered}, func(*LineItem) error {
+			if n++; n == 700 {
+				return stop
+			}
+			return nil
+		})
+		if !errors.Is(err, stop) || n != 700 {
+			t.Errorf("unordered=%v: stopped after %d items with %v, want 700 and %v", unordered, n, err, stop)
 		}
-		return nil
-	})
-	if !errors.Is(err, stop) || n != 700 {
-		t.Errorf("stopped after %d items with %v, want 700 and %v", n, err, stop)
 	}
 }

@@ -81,15 +81,16 @@ const lineItemSelect = `SELECT li.id, li.provider, li.billing_account_id, li.sub
 // of fn gets an item of its own, which fn may keep. Returning an error from fn stops
 // the iteration with that error.
 //
-// An unordered selection of many items is read in id ranges on several
-// connections at once (as LoadLineItems does); fn is still called from one
-// goroutine at a time, never concurrently.
+// A selection of many items is read in id ranges on several connections at
+// once (as LoadLineItems does; ordered, each range is sorted and the ranges
+// merged); fn is still called from the calling goroutine, never
+// concurrently.
 func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) error) error {
-	if f.Unordered && f.IDMin == 0 && f.IDMax == 0 {
+	if f.IDMin == 0 && f.IDMax == 0 {
 		return db.eachParallel(ctx, f, fn)
 	}
 	where, args := f.where()
-	order := " ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id"
+	order := eachOrder
 	if f.Unordered {
 		order = ""
 	}
