@@ -248,6 +248,34 @@ func (f Filter) rangeWhere() (string, []any) {
 	return where, args
 }
 
+// ScanLineItems runs "SELECT cols FROM line_items li" over the line items
+// f selects, in id ranges side by side (as LoadLineItems reads them), and
+// hands each row to the callback of its range: part(i) is called once per
+// range, before the reads start, and its callback only ever runs on range
+// i's goroutine, so that it needs no lock. It returns the number of ranges
+// (0 when nothing is selected). Rows come in no particular order.
+func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part func(i int) func(Row) error) (int, error) {
+	sel, err := db.selection(ctx, f)
+	if err != nil || sel.n == 0 {
+		return 0, err
+	}
+	parts := sel.parts()
+	fns := make([]func(Row) error, len(parts))
+	for i := range parts {
+		fns[i] = part(i)
+	}
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i, pf := range parts {
+		wg.Go(func() {
+			where, args := pf.rangeWhere()
+			errs[i] = db.Scan(ctx, "SELECT "+cols+" FROM line_items li"+where, args, fns[i])
+		})
+	}
+	wg.Wait()
+	return len(parts), errors.Join(errs...)
+}
+
 // loadPart reads one id range of f.
 func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*LineItem, error) {
 	where, args := f.rangeWhere()

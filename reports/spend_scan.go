@@ -10,7 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// The spend report reads its line items once, in one pass (ledger.Scan),
+// The spend report reads its line items once, in one pass (ledger.ScanLineItems),
 // and sums every table of it in Go with exact decimals: the groups, the
 // totals, provider × kind, the top resources and the days. It used to ask
 // SQLite six GROUP BY queries, each a scan of the month with a Go callback
@@ -48,6 +48,12 @@ func (s *sumAcc) add(r ledger.Row, col int) error {
 	}
 	s.known++
 	return s.sum.AddText(r.Bytes(col))
+}
+
+// merge adds what o summed to s.
+func (s *sumAcc) merge(o *sumAcc) {
+	s.known += o.known
+	s.sum.AddSum(&o.sum)
 }
 
 // result is the Sum of a group of items rows (dsum is NULL when no value
@@ -116,8 +122,29 @@ func (s *spendScan) intern(b []byte) string {
 }
 
 // scanSpend sums the line items of month ("" for all) in one pass; by may
-// be nil (totals only).
+// be nil (totals only). The month is read in id ranges side by side
+// (ledger.ScanLineItems), each summed on its own, then merged: every sum
+// is exact, so the result does not depend on how the rows were split.
 func scanSpend(ctx context.Context, db *ledger.DB, month string, by []string, tz *time.Location) (*spendScan, error) {
+	var parts []*spendScan
+	n, err := db.ScanLineItems(ctx, ledger.Filter{Month: month}, spendCols, func(int) func(ledger.Row) error {
+		s := newSpendScan(by, tz)
+		parts = append(parts, s)
+		return s.add
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reports: spend: %w", err)
+	}
+	if n == 0 {
+		return newSpendScan(by, tz), nil
+	}
+	for _, p := range parts[1:] {
+		parts[0].merge(p)
+	}
+	return parts[0], nil
+}
+
+func newSpendScan(by []string, tz *time.Location) *spendScan {
 	s := &spendScan{by: by, tz: tz, groups: map[string]*groupAcc{}, totals: map[string]*totalAcc{},
 		kinds: map[string]*kindAcc{}, resources: map[string]*resourceAcc{}, days: map[dayKey]*ledger.DecimalSum{},
 		interned: map[string]string{}}
@@ -125,16 +152,68 @@ func scanSpend(ctx context.Context, db *ledger.DB, month string, by []string, tz
 		s.groupCols = append(s.groupCols, spendScanColumn[b])
 	}
 	s.groupCols = append(s.groupCols, scCurrency)
-	q := "SELECT " + spendCols + " FROM line_items li"
-	var args []any
-	if month != "" {
-		q += " WHERE li.billing_period = ?"
-		args = []any{month}
+	return s
+}
+
+// merge adds what o summed to s.
+func (s *spendScan) merge(o *spendScan) {
+	for k, ot := range o.totals {
+		t := s.totals[k]
+		if t == nil {
+			s.totals[k] = ot
+			continue
+		}
+		t.items += ot.items
+		t.billed.AddSum(&ot.billed)
+		t.voucher.merge(&ot.voucher)
+		t.cash.merge(&ot.cash)
+		t.list.merge(&ot.list)
+		t.hidden.AddSum(&ot.hidden)
+		t.charged.AddSum(&ot.charged)
 	}
-	if err := db.Scan(ctx, q, args, s.add); err != nil {
-		return nil, fmt.Errorf("reports: spend: %w", err)
+	for k, og := range o.groups {
+		g := s.groups[k]
+		if g == nil {
+			s.groups[k] = og
+			continue
+		}
+		g.row.Items += og.row.Items
+		g.billed.AddSum(&og.billed)
+		g.voucher.merge(&og.voucher)
+		g.cash.merge(&og.cash)
+		g.list.merge(&og.list)
+		g.row.ResourceName = max(g.row.ResourceName, og.row.ResourceName)
 	}
-	return s, nil
+	for k, ok := range o.kinds {
+		pk := s.kinds[k]
+		if pk == nil {
+			s.kinds[k] = ok
+			continue
+		}
+		pk.row.Items += ok.row.Items
+		pk.billed.AddSum(&ok.billed)
+	}
+	for k, ora := range o.resources {
+		ra := s.resources[k]
+		if ra == nil {
+			s.resources[k] = ora
+			continue
+		}
+		ra.top.Items += ora.top.Items
+		ra.billed.AddSum(&ora.billed)
+		for kind := range ora.kinds {
+			ra.kinds[kind] = true
+		}
+		ra.top.ResourceName = max(ra.top.ResourceName, ora.top.ResourceName)
+	}
+	for k, od := range o.days {
+		d := s.days[k]
+		if d == nil {
+			s.days[k] = od
+			continue
+		}
+		d.AddSum(od)
+	}
 }
 
 // keyOf builds the map key of columns cols of r in s.key (no allocation:
