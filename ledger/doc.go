@@ -14,7 +14,7 @@
 // into a ledger without line items, which runs on a rollback journal
 // (ImportOptions.Bulk). Doctor checks a ledger
 // without changing it (integrity, foreign keys, schema version, orphan rows,
-// import records against their rows); DB.Backup writes a consistent, checked
+// import records against their rows, data_ends against them); DB.Backup writes a consistent, checked
 // copy while other commands run (VACUUM INTO a temporary file, then rename).
 // The heavy paths bypass database/sql on connections of their own
 // (rawconn.go: modernc.org/sqlite/lib directly, opened NOMUTEX): an import's

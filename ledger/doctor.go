@@ -85,6 +85,9 @@ func Doctor(ctx context.Context, path string) (*DoctorReport, error) {
 		return r, nil // no gpubill schema: the row checks have no tables to read
 	}
 	r.Checks = append(r.Checks, orphanCheck(ctx, sdb), countsCheck(ctx, sdb), unfinishedCheck(ctx, sdb))
+	if r.SchemaVersion >= dataEndsVersion {
+		r.Checks = append(r.Checks, dataEndsCheck(ctx, sdb))
+	}
 	r.Checks = append(r.Checks, modeCheck(st))
 	return r, nil
 }
@@ -233,6 +236,43 @@ func countsCheck(ctx context.Context, db *sql.DB) Check {
 	if c.Count > 0 {
 		c.Status = CheckProblem
 		c.Detail = fmt.Sprintf("%d import record(s) disagree with their rows: %s", c.Count, joinFirst(parts, "; "))
+	}
+	return c
+}
+
+// dataEndsVersion is the migration that made data_ends (0007).
+const dataEndsVersion = 7
+
+// dataEndsCheck compares data_ends, the end of the data per provider that
+// the audit reads ("is this session still running?"), with the line items
+// it stands for: imports raise it and undoing an import computes it again,
+// so only an edit of the file outside gpubill makes them disagree.
+func dataEndsCheck(ctx context.Context, db *sql.DB) Check {
+	c := Check{Name: "data_ends", Status: CheckOK, Detail: "the stored end of every provider's data matches its line items"}
+	rows, err := db.QueryContext(ctx, `
+		WITH got(provider, e) AS (SELECT provider, max(charge_period_end) FROM line_items GROUP BY provider)
+		SELECT coalesce(g.provider, d.provider), coalesce(d.charge_period_end, 'none'), coalesce(g.e, 'none')
+		FROM got g FULL OUTER JOIN data_ends d ON d.provider = g.provider
+		WHERE g.e IS NOT d.charge_period_end ORDER BY 1`)
+	if err != nil {
+		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var p, stored, got string
+		if err := rows.Scan(&p, &stored, &got); err != nil {
+			return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+		}
+		c.Count++
+		parts = append(parts, fmt.Sprintf("%s: stored %s, line items end %s", p, stored, got))
+	}
+	if err := rows.Err(); err != nil {
+		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+	}
+	if c.Count > 0 {
+		c.Status = CheckProblem
+		c.Detail = fmt.Sprintf("%d provider(s) with a stored end of data other than their line items': %s", c.Count, joinFirst(parts, "; "))
 	}
 	return c
 }

@@ -57,7 +57,13 @@ func TestDoctor(t *testing.T) {
 			rawExec(t, path, `INSERT INTO line_items(provider, billing_period, charge_period_start, charge_period_end, charge_category,
 				kind, billed_cost, currency, import_id, source_row, row_key)
 				VALUES ('autodl', '2026-10', 'x', 'y', 'Usage', 'compute', '1', 'CNY', 999, 1, 'orphan')`)
-		}, want: map[string]string{"foreign_keys": CheckProblem, "orphan_rows": CheckProblem}, detail: "line_items: 1"},
+		}, want: map[string]string{"foreign_keys": CheckProblem, "orphan_rows": CheckProblem, "data_ends": CheckProblem}, detail: "line_items: 1"},
+		{name: "stored end of the data disagrees with the line items", setup: func(t *testing.T, path string) {
+			healthyLedger(t, path)
+			rawExec(t, path, `UPDATE data_ends SET charge_period_end = '2027-01-01T00:00:00Z' WHERE provider = 'autodl'`,
+				`INSERT INTO data_ends VALUES ('aliyun', '2026-10-01T00:00:00Z')`)
+		}, want: map[string]string{"data_ends": CheckProblem},
+			detail: "aliyun: stored 2026-10-01T00:00:00Z, line items end none; autodl: stored 2027-01-01T00:00:00Z, line items end 2026-10-03T07:00:00Z"},
 		{name: "import record disagrees with its rows", setup: func(t *testing.T, path string) {
 			healthyLedger(t, path)
 			rawExec(t, path, `DELETE FROM line_items WHERE row_key = 'a2'`)
