@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -172,5 +173,35 @@ func TestEachLineItemInParallel(t *testing.T) {
 		if !errors.Is(err, stop) || n != 700 {
 			t.Errorf("unordered=%v: stopped after %d items with %v, want 700 and %v", unordered, n, err, stop)
 		}
+	}
+}
+
+// TestKeepingAllocations: a load quadruples the default collector setting
+// until the last of overlapping loads ends, and leaves any other setting
+// (GOGC from the environment) alone.
+func TestKeepingAllocations(t *testing.T) {
+	gc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	outer := keepingAllocations()
+	inner := keepingAllocations()
+	if got := gc(); got != 400 {
+		t.Errorf("during two loads: GC percent %d, want 400", got)
+	}
+	inner()
+	if got := gc(); got != 400 {
+		t.Errorf("after the inner load: GC percent %d, want 400 (the outer still runs)", got)
+	}
+	outer()
+	if got := gc(); got != 100 {
+		t.Errorf("after both: GC percent %d, want 100", got)
+	}
+	debug.SetGCPercent(50)
+	restore := keepingAllocations()
+	if got := gc(); got != 50 {
+		t.Errorf("with GOGC=50: GC percent %d during a load, want 50 untouched", got)
+	}
+	restore()
+	if got := gc(); got != 50 {
+		t.Errorf("with GOGC=50: GC percent %d after a load, want 50", got)
 	}
 }
