@@ -145,7 +145,7 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) 
 			defer wg.Done()
 			out[p], errs[p] = db.loadPart(ctx, pf, paths, int(sel.n)/len(parts))
 			if !f.Unordered {
-				slices.SortFunc(out[p], CompareLineItems)
+				sortLineItems(out[p])
 			}
 		}()
 	}
@@ -172,6 +172,41 @@ func CompareLineItems(a, b *LineItem) int {
 		return c
 	}
 	return cmp.Compare(a.ID, b.ID)
+}
+
+// sortLineItems sorts items by CompareLineItems through an array of their
+// sort keys: the items are large and scattered in memory, and comparing
+// them through their pointers was mostly waiting for memory.
+func sortLineItems(items []*LineItem) {
+	type key struct {
+		provider, resource string
+		sec                int64
+		nsec               int
+		id                 int64
+		li                 *LineItem
+	}
+	keys := make([]key, len(items))
+	for i, li := range items {
+		keys[i] = key{li.Provider, li.ResourceID, li.ChargePeriodStart.Unix(), li.ChargePeriodStart.Nanosecond(), li.ID, li}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := strings.Compare(a.provider, b.provider); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.resource, b.resource); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.sec, b.sec); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	for i := range keys {
+		items[i] = keys[i].li
+	}
 }
 
 // mergeSorted merges lists sorted by CompareLineItems into one.
