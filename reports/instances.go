@@ -42,6 +42,12 @@ import (
 //     rule passed: stopped for free, or released by the user; the bills do
 //     not say which). The ledger records no explicit release, so none is read.
 //
+// Name: the resource name on the instance's compute that ended last (of
+// those that carry one, this month or, for an instance that did not run
+// this month, in the look-back), else the name on its own first other
+// charge of the month. Every choice here is by time and id, so the month can
+// be read in any order (side by side, ledger.EachLineItem).
+//
 // Last compute looks back into earlier months of the ledger for an instance
 // that did not run this month (an instance stopped all month still costs,
 // and its deletion date depends on when it last ran); first compute is the
@@ -141,6 +147,8 @@ type instance struct {
 	firstStart   time.Time
 	lastCharge   time.Time // latest end of a positive usage charge of the month
 	name, gpu    string
+	runName      nameAt // the name on the compute that ended last (of those with a name)
+	otherName    nameAt // the name on the instance's own first other charge (of those with one)
 	pricing      map[string]bool
 	state        string
 	releaseAt    time.Time
@@ -228,7 +236,11 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 		}
 		return in
 	}
-	err := db.EachLineItem(ctx, ledger.Filter{Month: month, NoRaw: true}, func(li *ledger.LineItem) error {
+	// Read in no particular order (side by side: ledger.EachLineItem): what
+	// is kept does not depend on it (sums, latest and earliest items by time
+	// and id), and the instances are put in key order afterwards.
+	compAt := map[instKey]nameAt{} // the charge of each component that named its instance
+	err := db.EachLineItem(ctx, ledger.Filter{Month: month, NoRaw: true, Unordered: true}, func(li *ledger.LineItem) error {
 		if li.ChargePeriodEnd.After(s.dataEnd[li.Provider]) {
 			s.dataEnd[li.Provider] = li.ChargePeriodEnd
 		}
@@ -241,7 +253,12 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 		in.add(li)
 		s.owner[li.ID] = in
 		if li.ResourceID != "" && li.ResourceID != id {
-			s.comp[instKey{li.Provider, li.ResourceID}] = k
+			// A component belongs to the instance its latest charge names.
+			ck := instKey{li.Provider, li.ResourceID}
+			if at, ok := compAt[ck]; !ok || at.before(li.ChargePeriodStart, li.ID) {
+				s.comp[ck] = k
+				compAt[ck] = nameAt{at: li.ChargePeriodStart, id: li.ID}
+			}
 		}
 		if instPositiveUsage(li) && li.ChargePeriodEnd.After(in.lastCharge) {
 			in.lastCharge = li.ChargePeriodEnd
@@ -253,18 +270,25 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 			}
 			in.seeCompute(li, end)
 			in.pricing[li.PricingModel] = true
-		} else if in.name == "" && li.ResourceID == id {
-			in.name = li.ResourceName
+		} else if li.ResourceName != "" && li.ResourceID == id {
+			in.otherName.keep(li.ResourceName, li.ChargePeriodStart, li.ID, false)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reports: instances: %w", err)
 	}
+	slices.SortFunc(s.order, func(a, b *instance) int {
+		if c := strings.Compare(a.key.provider, b.key.provider); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key.id, b.key.id)
+	})
 	if err := s.lookBack(ctx, db); err != nil {
 		return nil, err
 	}
 	for _, in := range s.order {
+		in.chooseName()
 		in.judge(s.dataEnd[in.key.provider], loc, policy)
 	}
 	return s, nil
@@ -272,9 +296,9 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 
 // collect reads the month's line items again and keeps those with an id in
 // ids, and every item of the instances for which all is true, in s.items and
-// in.items (in the order of the first read).
+// in.items (in ledger.EachLineItem's order).
 func (s *instanceSet) collect(ctx context.Context, db *ledger.DB, ids map[int64]bool, all func(*instance) bool) error {
-	err := db.EachLineItem(ctx, ledger.Filter{Month: s.month, NoRaw: true}, func(li *ledger.LineItem) error {
+	err := db.EachLineItem(ctx, ledger.Filter{Month: s.month, NoRaw: true, Unordered: true}, func(li *ledger.LineItem) error {
 		in := s.owner[li.ID]
 		whole := in != nil && all(in)
 		if !whole && !ids[li.ID] {
@@ -289,17 +313,56 @@ func (s *instanceSet) collect(ctx context.Context, db *ledger.DB, ids map[int64]
 	if err != nil {
 		return fmt.Errorf("reports: instances: %w", err)
 	}
+	for _, in := range s.order {
+		slices.SortFunc(in.items, ledger.CompareLineItems)
+	}
 	return nil
 }
 
-// seeCompute keeps li as the instance's last compute if it ends last.
+// seeCompute keeps li as the instance's last compute if it ends last, and
+// its name if it is the named compute that ends last.
 func (in *instance) seeCompute(li *ledger.LineItem, end time.Time) {
 	if in.lastCompute == nil || end.After(in.lastEnd) || (end.Equal(in.lastEnd) && li.ID > in.lastCompute.ID) {
 		in.lastCompute, in.lastEnd = li, end
-		if li.ResourceName != "" {
-			in.name = li.ResourceName
-		}
 		in.gpu = li.GPUModel
+	}
+	if li.ResourceName != "" {
+		in.runName.keep(li.ResourceName, end, li.ID, true)
+	}
+}
+
+// nameAt is a name seen on a line item, with the time and id that rank it.
+type nameAt struct {
+	name string
+	at   time.Time
+	id   int64
+}
+
+// before reports whether n ranks before (at, id): an earlier time, or the
+// same time and a smaller id.
+func (n nameAt) before(at time.Time, id int64) bool {
+	if c := n.at.Compare(at); c != 0 {
+		return c < 0
+	}
+	return n.id < id
+}
+
+// keep takes name if n has none yet, or if (at, id) ranks after n (last)
+// or before it (!last).
+func (n *nameAt) keep(name string, at time.Time, id int64, last bool) {
+	if n.name != "" && n.before(at, id) != last {
+		return
+	}
+	*n = nameAt{name, at, id}
+}
+
+// chooseName names the instance: the name on its compute that ended last,
+// else the name on its own first other charge. (Both are taken whatever
+// order the line items are read in.)
+func (in *instance) chooseName() {
+	in.name = in.runName.name
+	if in.name == "" {
+		in.name = in.otherName.name
 	}
 }
 
@@ -332,11 +395,7 @@ func (s *instanceSet) lookBack(ctx context.Context, db *ledger.DB) error {
 			}
 			c := *li
 			_, end := rules.ActiveSpan(&c)
-			name := in.name
 			in.seeCompute(&c, end)
-			if c.ResourceName == "" {
-				in.name = name
-			}
 			found[in.key] = true
 			return nil
 		})

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -320,5 +322,62 @@ func TestInstancesNeedsMonth(t *testing.T) {
 				t.Errorf("month %q: got no error", tc.month)
 			}
 		})
+	}
+}
+
+// TestInstancesIndependentOfStorageOrder: the instances report reads the
+// month in no particular order, so the same line items stored in reverse
+// give the same report. Names: the name on the compute that ended last
+// (of those with one), else the name on the instance's own first other
+// charge; a component belongs to the instance its latest charge names.
+func TestInstancesIndependentOfStorageOrder(t *testing.T) {
+	hour := func(res, name, start string, hours int, cost string) ledger.LineItem {
+		s := bj(start)
+		return ledger.LineItem{Provider: "autodl", BillingPeriod: "2026-10", ChargePeriodStart: s,
+			ChargePeriodEnd: s.Add(time.Duration(hours) * time.Hour), Kind: ledger.KindCompute, ResourceID: res,
+			ResourceName: name, GPUModel: "RTX 4090", BilledCost: dec(t, cost)}
+	}
+	disk := func(res, parent, name, start, cost string) ledger.LineItem {
+		s := bj(start)
+		return ledger.LineItem{Provider: "autodl", BillingPeriod: "2026-10", ChargePeriodStart: s,
+			ChargePeriodEnd: s.Add(24 * time.Hour), Kind: ledger.KindStorage, ResourceID: res, ParentResourceID: parent,
+			ResourceName: name, BilledCost: dec(t, cost)}
+	}
+	items := []ledger.LineItem{
+		hour("i-1", "old-name", "2026-10-02 08:00", 1, "1.88"),
+		hour("i-1", "", "2026-10-03 08:00", 5, "9.40"),         // ends last, no name
+		hour("i-1", "new-name", "2026-10-03 09:00", 2, "3.76"), // the named compute that ends last
+		hour("i-2", "", "2026-10-04 08:00", 1, "1.88"),         // no named compute:
+		disk("i-2", "", "", "2026-10-01 00:00", "0.10"),
+		disk("i-2", "", "disk-name-first", "2026-10-02 00:00", "0.10"), // its own first named other charge
+		disk("i-2", "", "disk-name-later", "2026-10-05 00:00", "0.10"),
+		disk("d-9", "i-1", "", "2026-10-02 00:00", "0.20"), // a component that moved:
+		disk("d-9", "i-2", "", "2026-10-06 00:00", "0.20"), // its latest charge names i-2
+	}
+	for i := range items {
+		items[i].RowKey, items[i].SourceRow = fmt.Sprintf("k%d", i), i+1
+	}
+	report := func(items []ledger.LineItem) []InstanceRow {
+		db := testkit.OpenLedger(t)
+		testkit.ImportItems(t, db, "bill.csv", items)
+		rep, err := Instances(context.Background(), db, InstancesOptions{Month: "2026-10"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Instances
+	}
+	forward := report(items)
+	back := slices.Clone(items)
+	slices.Reverse(back)
+	reversed := report(back)
+	if !reflect.DeepEqual(forward, reversed) {
+		t.Errorf("stored in reverse, the report differs:\nforward  %+v\nreversed %+v", forward, reversed)
+	}
+	names := map[string]string{}
+	for _, r := range forward {
+		names[r.ResourceID] = r.ResourceName
+	}
+	if names["i-1"] != "new-name" || names["i-2"] != "disk-name-first" {
+		t.Errorf("names: %v; want i-1 new-name (the named compute that ended last), i-2 disk-name-first", names)
 	}
 }
