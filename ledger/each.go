@@ -3,11 +3,9 @@ package ledger
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -159,56 +157,50 @@ func (db *DB) eachParallel(ctx context.Context, f Filter, fn func(*LineItem) err
 			chans[p] = chans[0]
 		}
 	}
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
-	for p, pf := range parts {
-		wg.Go(func() {
-			send := func(b []*LineItem) error {
-				select {
-				case chans[p] <- b:
-					return nil
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			}
-			batch := make([]*LineItem, 0, eachBatch)
-			where, args := pf.rangeWhere()
-			errs[p] = db.eachRaw(ctx, pf, where, order, args, func(li *LineItem) error {
-				if batch = append(batch, li); len(batch) == eachBatch {
-					if err := send(batch); err != nil {
-						return err
-					}
-					batch = make([]*LineItem, 0, eachBatch)
-				}
+	wait := readParts(parts, func(p int, pf Filter) error {
+		send := func(b []*LineItem) error {
+			select {
+			case chans[p] <- b:
 				return nil
-			})
-			if errs[p] == nil && len(batch) > 0 {
-				errs[p] = send(batch)
+			case <-ctx.Done():
+				return ctx.Err()
 			}
-			if !f.Unordered {
-				close(chans[p])
+		}
+		if !f.Unordered {
+			defer close(chans[p])
+		}
+		batch := make([]*LineItem, 0, eachBatch)
+		where, args := pf.rangeWhere()
+		err := db.eachRaw(ctx, pf, where, order, args, func(li *LineItem) error {
+			if batch = append(batch, li); len(batch) == eachBatch {
+				if err := send(batch); err != nil {
+					return err
+				}
+				batch = make([]*LineItem, 0, eachBatch)
 			}
+			return nil
 		})
-	}
-	if f.Unordered {
-		go func() {
-			wg.Wait()
-			close(chans[0])
-		}()
-	}
+		if err == nil && len(batch) > 0 {
+			err = send(batch)
+		}
+		return err
+	})
 	var fnErr error
 	if f.Unordered {
+		go func() {
+			wait()
+			close(chans[0])
+		}()
 		fnErr = eachUnordered(chans[0], fn)
 	} else {
 		fnErr = eachMerged(chans, fn)
 	}
 	if fnErr != nil {
 		cancel()
-		wg.Wait() // the readers stop at their next batch
+		wait() // the readers stop at their next batch
 		return fnErr
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return wait()
 }
 
 // eachUnordered calls fn for every item of the batches of ch, as they come.

@@ -40,9 +40,9 @@ func TestEachLineItemEqualsPlainScan(t *testing.T) {
 	nulText.RowKey, nulText.SourceRow, nulText.Zone, nulText.ConsumedUnit = "k-nul", 10, "\x00", "\x00x"
 	importItems(t, db, []LineItem{full, empty, sep, nulText})
 
-	lo, hi, err := db.IDRange(ctx, Filter{Month: "2026-10"})
-	if err != nil || lo != 1 || hi != 4 {
-		t.Fatalf("IDRange: got %d, %d, %v; want 1, 4", lo, hi, err)
+	sel, err := db.selection(ctx, Filter{Month: "2026-10"})
+	if err != nil || sel.lo != 1 || sel.hi != 4 || sel.n != 4 {
+		t.Fatalf("selection: got ids %d to %d, %d items, %v; want 1 to 4, 4", sel.lo, sel.hi, sel.n, err)
 	}
 	mid, err := db.LineItems(ctx, Filter{IDMin: 2, IDMax: 3})
 	if err != nil || len(mid) != 2 || mid[0].ID+mid[1].ID != 5 {

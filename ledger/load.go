@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/shopspring/decimal"
 )
@@ -137,20 +136,15 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) 
 	defer keepingAllocations()()
 	parts := sel.parts()
 	out := make([][]*LineItem, len(parts))
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
-	for p, pf := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[p], errs[p] = db.loadPart(ctx, pf, paths, int(sel.n)/len(parts))
-			if !f.Unordered {
-				sortLineItems(out[p])
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err = readParts(parts, func(p int, pf Filter) error {
+		var err error
+		out[p], err = db.loadPart(ctx, pf, paths, int(sel.n)/len(parts))
+		if !f.Unordered {
+			sortLineItems(out[p])
+		}
+		return err
+	})()
+	if err != nil {
 		return nil, fmt.Errorf("ledger: load line items: %w", err)
 	}
 	if f.Unordered {
@@ -161,73 +155,85 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) 
 
 // CompareLineItems orders line items as EachLineItem does: by provider,
 // resource, charge period start and id.
-func CompareLineItems(a, b *LineItem) int {
-	if c := strings.Compare(a.Provider, b.Provider); c != 0 {
+func CompareLineItems(a, b *LineItem) int { return keyOf(a).compare(keyOf(b)) }
+
+// lineItemKey is what CompareLineItems orders line items by.
+type lineItemKey struct {
+	provider, resource string
+	sec                int64 // charge period start
+	nsec               int
+	id                 int64
+}
+
+func keyOf(li *LineItem) lineItemKey {
+	return lineItemKey{li.Provider, li.ResourceID, li.ChargePeriodStart.Unix(), li.ChargePeriodStart.Nanosecond(), li.ID}
+}
+
+func (a lineItemKey) compare(b lineItemKey) int {
+	if c := strings.Compare(a.provider, b.provider); c != 0 {
 		return c
 	}
-	if c := strings.Compare(a.ResourceID, b.ResourceID); c != 0 {
+	if c := strings.Compare(a.resource, b.resource); c != 0 {
 		return c
 	}
-	if c := a.ChargePeriodStart.Compare(b.ChargePeriodStart); c != 0 {
+	if c := cmp.Compare(a.sec, b.sec); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.ID, b.ID)
+	if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.id, b.id)
 }
 
 // sortLineItems sorts items by CompareLineItems through an array of their
 // sort keys: the items are large and scattered in memory, and comparing
 // them through their pointers was mostly waiting for memory.
 func sortLineItems(items []*LineItem) {
-	type key struct {
-		provider, resource string
-		sec                int64
-		nsec               int
-		id                 int64
-		li                 *LineItem
+	type keyed struct {
+		k  lineItemKey
+		li *LineItem
 	}
-	keys := make([]key, len(items))
+	keys := make([]keyed, len(items))
 	for i, li := range items {
-		keys[i] = key{li.Provider, li.ResourceID, li.ChargePeriodStart.Unix(), li.ChargePeriodStart.Nanosecond(), li.ID, li}
+		keys[i] = keyed{keyOf(li), li}
 	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if c := strings.Compare(a.provider, b.provider); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.resource, b.resource); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.sec, b.sec); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
+	slices.SortFunc(keys, func(a, b keyed) int { return a.k.compare(b.k) })
 	for i := range keys {
 		items[i] = keys[i].li
 	}
 }
 
-// mergeSorted merges lists sorted by CompareLineItems into one.
+// mergeSorted merges lists sorted by CompareLineItems into one (eachMerged,
+// each list a stream of one batch).
 func mergeSorted(lists [][]*LineItem) []*LineItem {
 	total := 0
-	for _, l := range lists {
+	chans := make([]chan []*LineItem, len(lists))
+	for i, l := range lists {
 		total += len(l)
+		chans[i] = make(chan []*LineItem, 1)
+		chans[i] <- l
+		close(chans[i])
 	}
 	out := make([]*LineItem, 0, total)
-	for {
-		best := -1
-		for i, l := range lists {
-			if len(l) > 0 && (best < 0 || CompareLineItems(l[0], lists[best][0]) < 0) {
-				best = i
-			}
-		}
-		if best < 0 {
-			return out
-		}
-		out = append(out, lists[best][0])
-		lists[best] = lists[best][1:]
+	eachMerged(chans, func(li *LineItem) error {
+		out = append(out, li)
+		return nil
+	})
+	return out
+}
+
+// readParts runs read for each id range of parts side by side, and returns
+// a function that waits for them all and returns their errors joined (it
+// may be called more than once).
+func readParts(parts []Filter, read func(i int, f Filter) error) (wait func() error) {
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i, pf := range parts {
+		wg.Go(func() { errs[i] = read(i, pf) })
+	}
+	return func() error {
+		wg.Wait()
+		return errors.Join(errs...)
 	}
 }
 
@@ -298,16 +304,10 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 	for i := range parts {
 		fns[i] = part(i)
 	}
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
-	for i, pf := range parts {
-		wg.Go(func() {
-			where, args := pf.rangeWhere()
-			errs[i] = db.Scan(ctx, "SELECT "+cols+" FROM line_items li"+where, args, fns[i])
-		})
-	}
-	wg.Wait()
-	return len(parts), errors.Join(errs...)
+	return len(parts), readParts(parts, func(i int, pf Filter) error {
+		where, args := pf.rangeWhere()
+		return db.Scan(ctx, "SELECT "+cols+" FROM line_items li"+where, args, fns[i])
+	})()
 }
 
 // loadPart reads one id range of f.
@@ -351,26 +351,18 @@ func (l *loader) text(r Row, i int) string {
 	return s
 }
 
-// amount is column i as an amount (not Valid for NULL), shared likewise.
+// amount is column i as an amount (Row.Decimal; not Valid for NULL),
+// shared likewise.
 func (l *loader) amount(r Row, i int) (decimal.NullDecimal, error) {
 	b := r.Bytes(i)
-	if len(b) == 0 {
-		if !r.Null(i) {
-			return decimal.NullDecimal{}, fmt.Errorf("stored amount is empty")
-		}
-		return decimal.NullDecimal{}, nil
-	}
 	if d, ok := l.decs[string(b)]; ok {
 		return decimal.NullDecimal{Decimal: d, Valid: true}, nil
 	}
-	d, err := decimal.NewFromString(unsafe.String(&b[0], len(b)))
-	if err != nil {
-		return decimal.NullDecimal{}, fmt.Errorf("stored amount %q: %w", string(b), err)
+	d, err := r.Decimal(i)
+	if d.Valid && len(l.decs) < loadShareMax {
+		l.decs[string(b)] = d.Decimal
 	}
-	if len(l.decs) < loadShareMax {
-		l.decs[string(b)] = d
-	}
-	return decimal.NullDecimal{Decimal: d, Valid: true}, nil
+	return d, err
 }
 
 func (l *loader) item(r Row) (*LineItem, error) {

@@ -97,17 +97,6 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) err
 	return db.eachRaw(ctx, f, where, order, args, fn)
 }
 
-// IDRange returns the smallest and largest id of the line items selected
-// by f (0, 0 when there are none).
-func (db *DB) IDRange(ctx context.Context, f Filter) (lo, hi int64, err error) {
-	where, args := f.where()
-	var l, h sql.NullInt64
-	if err := db.sql.QueryRowContext(ctx, "SELECT min(li.id), max(li.id) FROM line_items li"+where, args...).Scan(&l, &h); err != nil {
-		return 0, 0, fmt.Errorf("ledger: line item ids: %w", err)
-	}
-	return l.Int64, h.Int64, nil
-}
-
 // LineItems returns the line items selected by f (see EachLineItem).
 func (db *DB) LineItems(ctx context.Context, f Filter) ([]LineItem, error) {
 	var out []LineItem
