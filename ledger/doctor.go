@@ -209,35 +209,22 @@ func orphanCheck(ctx context.Context, db *sql.DB) Check {
 // removes the record too) takes them away.
 func countsCheck(ctx context.Context, db *sql.DB) Check {
 	c := Check{Name: "import_counts", Status: CheckOK, Detail: "every import record holds as many rows as it added"}
-	rows, err := db.QueryContext(ctx, `
+	return listCheck(ctx, db, c, `
 		WITH held(import_id, n) AS (
 			SELECT import_id, count(*) FROM line_items GROUP BY import_id
 			UNION ALL SELECT import_id, count(*) FROM transactions GROUP BY import_id
 			UNION ALL SELECT import_id, count(*) FROM payments GROUP BY import_id)
 		SELECT im.id, im.path, im.rows_new, coalesce((SELECT sum(n) FROM held WHERE held.import_id = im.id), 0) AS got
-		FROM imports im WHERE im.status = 'ok' AND im.rows_new != got ORDER BY im.id`)
-	if err != nil {
-		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
-	}
-	defer rows.Close()
-	var parts []string
-	for rows.Next() {
-		var id, want, got int64
-		var path string
-		if err := rows.Scan(&id, &path, &want, &got); err != nil {
-			return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
-		}
-		c.Count++
-		parts = append(parts, fmt.Sprintf("import %d (%s): recorded %d new, holds %d", id, path, want, got))
-	}
-	if err := rows.Err(); err != nil {
-		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
-	}
-	if c.Count > 0 {
-		c.Status = CheckProblem
-		c.Detail = fmt.Sprintf("%d import record(s) disagree with their rows: %s", c.Count, joinFirst(parts, "; "))
-	}
-	return c
+		FROM imports im WHERE im.status = 'ok' AND im.rows_new != got ORDER BY im.id`,
+		func(rows *sql.Rows) (string, error) {
+			var id, want, got int64
+			var path string
+			err := rows.Scan(&id, &path, &want, &got)
+			return fmt.Sprintf("import %d (%s): recorded %d new, holds %d", id, path, want, got), err
+		},
+		func(n int64, found []string) string {
+			return fmt.Sprintf("%d import record(s) disagree with their rows: %s", n, joinFirst(found, "; "))
+		})
 }
 
 // dataEndsVersion is the migration that made data_ends (0007).
@@ -249,32 +236,19 @@ const dataEndsVersion = 7
 // so only an edit of the file outside gpubill makes them disagree.
 func dataEndsCheck(ctx context.Context, db *sql.DB) Check {
 	c := Check{Name: "data_ends", Status: CheckOK, Detail: "the stored end of every provider's data matches its line items"}
-	rows, err := db.QueryContext(ctx, `
+	return listCheck(ctx, db, c, `
 		WITH got(provider, e) AS (SELECT provider, max(charge_period_end) FROM line_items GROUP BY provider)
 		SELECT coalesce(g.provider, d.provider), coalesce(d.charge_period_end, 'none'), coalesce(g.e, 'none')
 		FROM got g FULL OUTER JOIN data_ends d ON d.provider = g.provider
-		WHERE g.e IS NOT d.charge_period_end ORDER BY 1`)
-	if err != nil {
-		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
-	}
-	defer rows.Close()
-	var parts []string
-	for rows.Next() {
-		var p, stored, got string
-		if err := rows.Scan(&p, &stored, &got); err != nil {
-			return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
-		}
-		c.Count++
-		parts = append(parts, fmt.Sprintf("%s: stored %s, line items end %s", p, stored, got))
-	}
-	if err := rows.Err(); err != nil {
-		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
-	}
-	if c.Count > 0 {
-		c.Status = CheckProblem
-		c.Detail = fmt.Sprintf("%d provider(s) with a stored end of data other than their line items': %s", c.Count, joinFirst(parts, "; "))
-	}
-	return c
+		WHERE g.e IS NOT d.charge_period_end ORDER BY 1`,
+		func(rows *sql.Rows) (string, error) {
+			var p, stored, got string
+			err := rows.Scan(&p, &stored, &got)
+			return fmt.Sprintf("%s: stored %s, line items end %s", p, stored, got), err
+		},
+		func(n int64, found []string) string {
+			return fmt.Sprintf("%d provider(s) with a stored end of data other than their line items': %s", n, joinFirst(found, "; "))
+		})
 }
 
 // unfinishedCheck finds import records that never reached "ok": an import
@@ -282,25 +256,41 @@ func dataEndsCheck(ctx context.Context, db *sql.DB) Check {
 // record that is still "running" means something else wrote the file.
 func unfinishedCheck(ctx context.Context, db *sql.DB) Check {
 	c := Check{Name: "unfinished_imports", Status: CheckOK, Detail: "every import record is finished"}
-	rows, err := db.QueryContext(ctx, `SELECT id FROM imports WHERE status != 'ok' ORDER BY id`)
+	return listCheck(ctx, db, c, `SELECT id FROM imports WHERE status != 'ok' ORDER BY id`,
+		func(rows *sql.Rows) (string, error) {
+			var id int64
+			err := rows.Scan(&id)
+			return fmt.Sprint(id), err
+		},
+		func(_ int64, found []string) string {
+			return "import record(s) not finished: " + joinFirst(found, ", ") + " (gpubill imports undo ID removes one)"
+		})
+}
+
+// listCheck is c, unless q returns rows: then c is a problem with one count
+// per row and the detail that detail makes of the rows as describe tells
+// them. A failing query is a problem too.
+func listCheck(ctx context.Context, db *sql.DB, c Check, q string, describe func(*sql.Rows) (string, error),
+	detail func(n int64, found []string) string) Check {
+	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
 	}
 	defer rows.Close()
-	var ids []string
+	var found []string
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+		d, err := describe(rows)
+		if err != nil {
 			return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
 		}
-		ids = append(ids, fmt.Sprint(id))
+		found = append(found, d)
 	}
 	if err := rows.Err(); err != nil {
 		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
 	}
-	if len(ids) > 0 {
-		c.Status, c.Count = CheckProblem, int64(len(ids))
-		c.Detail = "import record(s) not finished: " + joinFirst(ids, ", ") + " (gpubill imports undo ID removes one)"
+	if len(found) > 0 {
+		c.Status, c.Count = CheckProblem, int64(len(found))
+		c.Detail = detail(c.Count, found)
 	}
 	return c
 }
