@@ -239,7 +239,7 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 	// Read in no particular order (side by side: ledger.EachLineItem): what
 	// is kept does not depend on it (sums, latest and earliest items by time
 	// and id), and the instances are put in key order afterwards.
-	compAt := map[instKey]nameAt{} // the charge of each component that named its instance
+	compAt := map[instKey]rank{} // the charge of each component that named its instance
 	err := db.EachLineItem(ctx, ledger.Filter{Month: month, NoRaw: true, Unordered: true}, func(li *ledger.LineItem) error {
 		if li.ChargePeriodEnd.After(s.dataEnd[li.Provider]) {
 			s.dataEnd[li.Provider] = li.ChargePeriodEnd
@@ -257,7 +257,7 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 			ck := instKey{li.Provider, li.ResourceID}
 			if at, ok := compAt[ck]; !ok || at.before(li.ChargePeriodStart, li.ID) {
 				s.comp[ck] = k
-				compAt[ck] = nameAt{at: li.ChargePeriodStart, id: li.ID}
+				compAt[ck] = rank{li.ChargePeriodStart, li.ID}
 			}
 		}
 		if instPositiveUsage(li) && li.ChargePeriodEnd.After(in.lastCharge) {
@@ -331,20 +331,25 @@ func (in *instance) seeCompute(li *ledger.LineItem, end time.Time) {
 	}
 }
 
-// nameAt is a name seen on a line item, with the time and id that rank it.
-type nameAt struct {
-	name string
-	at   time.Time
-	id   int64
+// rank places a line item among others: by a time, then its id.
+type rank struct {
+	at time.Time
+	id int64
 }
 
-// before reports whether n ranks before (at, id): an earlier time, or the
+// before reports whether r ranks before (at, id): an earlier time, or the
 // same time and a smaller id.
-func (n nameAt) before(at time.Time, id int64) bool {
-	if c := n.at.Compare(at); c != 0 {
+func (r rank) before(at time.Time, id int64) bool {
+	if c := r.at.Compare(at); c != 0 {
 		return c < 0
 	}
-	return n.id < id
+	return r.id < id
+}
+
+// nameAt is a name seen on a line item, with the rank of that item.
+type nameAt struct {
+	name string
+	rank
 }
 
 // keep takes name if n has none yet, or if (at, id) ranks after n (last)
@@ -353,7 +358,7 @@ func (n *nameAt) keep(name string, at time.Time, id int64, last bool) {
 	if n.name != "" && n.before(at, id) != last {
 		return
 	}
-	*n = nameAt{name, at, id}
+	*n = nameAt{name, rank{at, id}}
 }
 
 // chooseName names the instance: the name on its compute that ended last,
