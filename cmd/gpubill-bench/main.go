@@ -135,22 +135,31 @@ func run(bin, sizes string, runs int, dir string, audit, reports bool) error {
 			}
 		}
 		mb, mo := median(base), median(ours)
-		fmt.Printf("%-9d %-22s %10.2f %10.1f %8s\n", n, "sqlite3 .import", mb.wall.Seconds(), float64(mb.rssKB)/1024, "1.00")
-		fmt.Printf("%-9d %-22s %10.2f %10.1f %8.2f\n", n, "gpubill import", mo.wall.Seconds(), float64(mo.rssKB)/1024, mo.wall.Seconds()/mb.wall.Seconds())
+		printRow(n, "sqlite3 .import", mb, "1.00", "")
+		printRow(n, "gpubill import", mo, fmt.Sprintf("%.2f", mo.wall.Seconds()/mb.wall.Seconds()), "")
 		if audit {
 			// Ratios of the medians; each audit ran right after its import.
 			ma := median(audits)
-			fmt.Printf("%-9d %-22s %10.2f %10.1f %8.2f  (audit / gpubill import: %.2f)\n", n, "gpubill audit (all)",
-				ma.wall.Seconds(), float64(ma.rssKB)/1024, ma.wall.Seconds()/mb.wall.Seconds(), ma.wall.Seconds()/mo.wall.Seconds())
+			printRow(n, "gpubill audit (all)", ma, fmt.Sprintf("%.2f", ma.wall.Seconds()/mb.wall.Seconds()),
+				fmt.Sprintf("(audit / gpubill import: %.2f)", ma.wall.Seconds()/mo.wall.Seconds()))
 		}
 		for _, r := range reportNames {
 			if t := reportTimes[r]; len(t) > 0 {
-				m := median(t)
-				fmt.Printf("%-9d %-22s %10.2f %10.1f %8s  (target: 0.5 s at a million rows)\n", n, "report "+r+" 2026-10", m.wall.Seconds(), float64(m.rssKB)/1024, "")
+				printRow(n, "report "+r+" 2026-10", median(t), "", "(target: 0.5 s at a million rows)")
 			}
 		}
 	}
 	return nil
+}
+
+// printRow prints one line of the results table: the median wall time and
+// peak RSS of s, its ratio to the baseline and a note ("" for none).
+func printRow(rows int, what string, s sample, ratio, note string) {
+	line := fmt.Sprintf("%-9d %-22s %10.2f %10.1f %8s", rows, what, s.wall.Seconds(), float64(s.rssKB)/1024, ratio)
+	if note != "" {
+		line += "  " + note
+	}
+	fmt.Println(line)
 }
 
 // reportNames are the reports -reports times.

@@ -48,8 +48,8 @@ func runXLSX(bin, sizes string, runs int, dir string) error {
 			ours = append(ours, o)
 		}
 		mb, mo := median(base), median(ours)
-		fmt.Printf("%-9d %-22s %10.2f %10.1f %8s\n", n, "excelize Rows()", mb.wall.Seconds(), float64(mb.rssKB)/1024, "1.00")
-		fmt.Printf("%-9d %-22s %10.2f %10.1f %8.2f\n", n, "gpubill import", mo.wall.Seconds(), float64(mo.rssKB)/1024, mo.wall.Seconds()/mb.wall.Seconds())
+		printRow(n, "excelize Rows()", mb, "1.00", "")
+		printRow(n, "gpubill import", mo, fmt.Sprintf("%.2f", mo.wall.Seconds()/mb.wall.Seconds()), "")
 	}
 	return nil
 }
