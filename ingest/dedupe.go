@@ -24,26 +24,27 @@ import (
 // index on row_key half the size; 128 bits make an accidental collision
 // negligible at any ledger size.
 //
-// Memory: the occurrence map holds one entry per distinct row of the file,
-// keyed by the first 64 bits of the hash: about 20 bytes per row (Go map
-// overhead included). It holds at most seenCap rows; the counts of rows past
-// that go to a ledger.Counter (sorted runs in a temporary file, with a Bloom
-// filter each in memory: about 1.3 bytes and 1.5 µs a row), so that memory
-// stays flat however big the file.
+// Memory: the occurrence table (occurrences) holds the first 64 bits of the
+// hash of each distinct row of the file: 11–21 bytes a row. It holds at most
+// seenCap rows (16 MB); the counts of rows past that go to a ledger.Counter
+// (sorted runs in a temporary file, with a Bloom filter each in memory: about
+// 1.3 bytes and 1.5 µs a row), so that memory stays flat however big the
+// file.
 type rowKeyer struct {
 	h     hash.Hash
 	buf   []byte
 	sum   []byte
-	seen  map[uint64]uint32
+	seen  occurrences
 	spill *ledger.Counter // opened when seen is full
 	err   error           // of the spill, sticky: see failed
 }
 
-// seenCap is the number of distinct rows the occurrence map holds (≈ 20 MB).
-var seenCap = 1 << 20
+// seenCap is the number of distinct rows the occurrence table holds: as many
+// as 2^21 slots (16 MB) take.
+var seenCap = 3 << 19
 
 func newRowKeyer() *rowKeyer {
-	return &rowKeyer{h: sha256.New(), buf: make([]byte, 0, 512), sum: make([]byte, 0, sha256.Size), seen: map[uint64]uint32{}}
+	return &rowKeyer{h: sha256.New(), buf: make([]byte, 0, 512), sum: make([]byte, 0, sha256.Size)}
 }
 
 func (k *rowKeyer) str(s string) {
@@ -82,15 +83,12 @@ func (k *rowKeyer) finish() string {
 	k.h.Write(k.buf)
 	k.sum = k.h.Sum(k.sum[:0])
 	prefix := binary.BigEndian.Uint64(k.sum)
-	n, ok := k.seen[prefix]
-	if ok || len(k.seen) < seenCap {
-		n++
-		k.seen[prefix] = n
-		if !ok && len(k.seen)&(1<<16-1) == 0 {
-			raiseMemoryLimit(len(k.seen))
-		}
-	} else {
+	grown := len(k.seen.slots)
+	n, ok := k.seen.next(prefix, seenCap)
+	if !ok {
 		n = k.spilled(prefix)
+	} else if len(k.seen.slots) != grown {
+		raiseMemoryLimit(k.seen.bytes())
 	}
 	out := make([]byte, 0, 32+1+10)
 	out = hex.AppendEncode(out, k.sum[:16])
@@ -123,8 +121,10 @@ func (k *rowKeyer) spilled(prefix uint64) uint32 {
 // import must stop.
 func (k *rowKeyer) failed() error { return k.err }
 
-// close releases the on-disk counter, if one was opened.
+// close releases the occurrence table and the on-disk counter, if one was
+// opened.
 func (k *rowKeyer) close() {
+	k.seen = occurrences{}
 	if k.spill != nil {
 		k.spill.Close()
 		k.spill = nil

@@ -150,6 +150,11 @@ func (t *ImportTx) LineItemCount(ctx context.Context) (int64, error) {
 // Otherwise it stays, so duplicates are still ignored row by row. Being inside
 // the transaction, a rollback or a crash leaves the indexes as they were.
 // The indexes of liveIndexes are never deferred.
+//
+// With an index deferred, the connection's page cache shrinks to
+// deferredCacheKiB: SQLite's sorter, which builds the index at commit, keeps
+// as many bytes in memory per sort thread as the page cache holds, and the
+// rows go in at the table's right edge, which needs few pages.
 func (t *ImportTx) DeferIndexes(ctx context.Context, unique bool) error {
 	if t.deferred != nil {
 		return nil
@@ -173,8 +178,19 @@ func (t *ImportTx) DeferIndexes(ctx context.Context, unique bool) error {
 			return fmt.Errorf("ledger: defer index %s: %w", name, err)
 		}
 	}
+	if len(names) > 0 {
+		if _, err := t.c.exec(ctx, fmt.Sprintf("PRAGMA cache_size = -%d", deferredCacheKiB)); err != nil {
+			return fmt.Errorf("ledger: defer indexes: %w", err)
+		}
+	}
 	return nil
 }
+
+// deferredCacheKiB is the page cache of an import that builds indexes at
+// commit. A million-row import into an empty ledger: peak RSS 196 → 124 MB
+// against the 16 MB of other connections, at the same speed (two
+// alternating runs each: 9.99/9.87 s against 8.97/9.92 s).
+const deferredCacheKiB = 4096
 
 // liveIndexes stay in place during a bulk import. line_items_month: a bill's
 // rows come in time order, so its entries go in at the right edge of the

@@ -1,0 +1,76 @@
+package ingest
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestOccurrencesCountAsAMap: the table numbers occurrences exactly as a
+// map of counts does, through its growths, with hashes that collide in
+// their low bits (the slot index), a hash of 0 (counted as 1), and a limit
+// past which new hashes are refused while held ones still count.
+func TestOccurrencesCountAsAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var hashes []uint64
+	for i := 0; i < 5000; i++ {
+		h := rng.Uint64()
+		switch i % 10 {
+		case 0: // repeats
+			if len(hashes) > 0 {
+				h = hashes[rng.IntN(len(hashes))]
+			}
+		case 1: // same slot index as another hash, different hash
+			h = h<<24 | 5
+		}
+		hashes = append(hashes, h)
+	}
+	hashes = append(hashes, 0, 1, 0)
+	const limit = 3000
+	var o occurrences
+	want := map[uint64]uint32{}
+	refused := 0
+	for i, h := range hashes {
+		key := h
+		if key == 0 {
+			key = 1
+		}
+		n, ok := o.next(h, limit)
+		if _, held := want[key]; !held && len(want) >= limit {
+			if ok {
+				t.Fatalf("hash %d (%x): counted %d past the limit of %d", i, h, n, limit)
+			}
+			refused++
+			continue
+		}
+		want[key]++
+		if !ok || n != want[key] {
+			t.Fatalf("hash %d (%x): occurrence %d (ok %v), want %d", i, h, n, ok, want[key])
+		}
+	}
+	if o.len() != len(want) || refused == 0 {
+		t.Errorf("holds %d hashes, want %d; %d refused, want some", o.len(), len(want), refused)
+	}
+	if o.len()*4 > len(o.slots)*3 || len(o.slots)&(len(o.slots)-1) != 0 {
+		t.Errorf("%d hashes in %d slots: more than three quarters full, or not a power of two", o.len(), len(o.slots))
+	}
+	if n, ok := (&occurrences{}).next(42, 0); ok || n != 0 {
+		t.Errorf("an empty table with limit 0 counted %d (ok %v)", n, ok)
+	}
+}
+
+// TestSeenCapFitsTheTable: seenCap hashes fit in 2^21 slots (16 MB), the
+// size the memory figures of rowKeyer assume.
+func TestSeenCapFitsTheTable(t *testing.T) {
+	var o occurrences
+	for i := 0; i < seenCap; i++ {
+		if _, ok := o.next(uint64(i+1)*0x9e3779b97f4a7c15, seenCap); !ok {
+			t.Fatalf("refused hash %d of %d", i, seenCap)
+		}
+	}
+	if _, ok := o.next(3, seenCap); ok {
+		t.Error("a hash past seenCap was counted")
+	}
+	if o.bytes() != 16<<20 {
+		t.Errorf("%d hashes take %d bytes of slots, want 16 MB", seenCap, o.bytes())
+	}
+}
