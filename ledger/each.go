@@ -120,6 +120,25 @@ func (db *DB) eachRaw(ctx context.Context, f Filter, where, order string, args [
 	})
 }
 
+// eachPart reads what f selects with the WHERE clause where gives, in
+// EachLineItem's order unless f.Unordered: through eachRaw, or with
+// f.Analysis through a loader.
+func (db *DB) eachPart(ctx context.Context, f Filter, where func() (string, []any), fn func(*LineItem) error) error {
+	w, args := where()
+	order := eachOrder
+	if f.Unordered {
+		order = ""
+	}
+	if !f.Analysis {
+		return db.eachRaw(ctx, f, w, order, args, fn)
+	}
+	paths, err := db.ImportPaths(ctx)
+	if err != nil {
+		return err
+	}
+	return db.eachLoaded(ctx, newLoader(paths), w+order, args, fn)
+}
+
 // eachBatch is how many items a reader of eachParallel hands over at once.
 const eachBatch = 256
 
@@ -137,14 +156,9 @@ func (db *DB) eachParallel(ctx context.Context, f Filter, fn func(*LineItem) err
 	if err != nil || sel.n == 0 {
 		return err
 	}
-	order := eachOrder
-	if f.Unordered {
-		order = ""
-	}
 	parts := sel.parts()
 	if len(parts) == 1 {
-		where, args := parts[0].rangeWhere()
-		return db.eachRaw(ctx, parts[0], where, order, args, fn)
+		return db.eachPart(ctx, parts[0], parts[0].rangeWhere, fn)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -170,8 +184,7 @@ func (db *DB) eachParallel(ctx context.Context, f Filter, fn func(*LineItem) err
 			defer close(chans[p])
 		}
 		batch := make([]*LineItem, 0, eachBatch)
-		where, args := pf.rangeWhere()
-		err := db.eachRaw(ctx, pf, where, order, args, func(li *LineItem) error {
+		err := db.eachPart(ctx, pf, pf.rangeWhere, func(li *LineItem) error {
 			if batch = append(batch, li); len(batch) == eachBatch {
 				if err := send(batch); err != nil {
 					return err

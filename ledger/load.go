@@ -313,17 +313,28 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 // loadPart reads one id range of f.
 func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*LineItem, error) {
 	where, args := f.rangeWhere()
-	l := loader{paths: paths, strs: map[string]string{}, decs: map[string]decimal.Decimal{}}
 	items := make([]*LineItem, 0, hint)
-	err := db.Scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+where, args, func(r Row) error {
-		li, err := l.item(r)
-		if err != nil {
-			return err
-		}
+	err := db.eachLoaded(ctx, newLoader(paths), where, args, func(li *LineItem) error {
 		items = append(items, li)
 		return nil
 	})
 	return items, err
+}
+
+// eachLoaded reads the line items of "WHERE … ORDER BY …" (rest) with l and
+// calls fn for each.
+func (db *DB) eachLoaded(ctx context.Context, l *loader, rest string, args []any, fn func(*LineItem) error) error {
+	return db.Scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+rest, args, func(r Row) error {
+		li, err := l.item(r)
+		if err != nil {
+			return err
+		}
+		return fn(li)
+	})
+}
+
+func newLoader(paths map[int64]string) *loader {
+	return &loader{paths: paths, strs: map[string]string{}, decs: map[string]decimal.Decimal{}}
 }
 
 // loader builds the items of one reader.

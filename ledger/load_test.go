@@ -18,7 +18,8 @@ import (
 // fields of AnalysisFields, equal to EachLineItem's, in its order, whether
 // it reads one id range or several (merged), by table range (a month that
 // fills its ids) or through the indexes (months interleaved), with kinds
-// and provider filters, and with shared texts and amounts.
+// and provider filters, and with shared texts and amounts; and so does
+// EachLineItem with Analysis, and both within an id range.
 func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
@@ -56,37 +57,50 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 	for _, min := range []int64{1 << 30, 500} { // one reader; several
 		loadPartMin = min
 		for _, f := range []Filter{{}, {Month: "2026-10"}, {Month: "2026-11"}, {Month: "2026-11", Kinds: []string{KindCompute}},
-			{Providers: []string{"autodl"}}, {Month: "2026-12"}, {Month: "2026-10", Unordered: true}} {
-			got, err := db.LoadLineItems(ctx, f)
+			{Providers: []string{"autodl"}}, {Month: "2026-12"}, {Month: "2026-10", Unordered: true},
+			{Month: "2026-11", IDMin: 1700, IDMax: 2600}} {
+			var want []*LineItem
+			if err := db.EachLineItem(ctx, Filter{Month: f.Month, Kinds: f.Kinds, Providers: f.Providers, IDMin: f.IDMin, IDMax: f.IDMax},
+				func(li *LineItem) error {
+					want = append(want, li)
+					return nil
+				}); err != nil {
+				t.Fatal(err)
+			}
+			loaded, err := db.LoadLineItems(ctx, f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want []*LineItem
-			if err := db.EachLineItem(ctx, Filter{Month: f.Month, Kinds: f.Kinds, Providers: f.Providers}, func(li *LineItem) error {
-				want = append(want, li)
+			var streamed []*LineItem // EachLineItem with Analysis
+			fa := f
+			fa.Analysis = true
+			if err := db.EachLineItem(ctx, fa, func(li *LineItem) error {
+				streamed = append(streamed, li)
 				return nil
 			}); err != nil {
 				t.Fatal(err)
 			}
-			if f.Unordered {
-				slices.SortFunc(got, CompareLineItems)
-			}
-			if len(got) != len(want) || (f.Month != "2026-12" && len(got) == 0) {
-				t.Fatalf("readers for %d, %+v: %d items, want %d", min, f, len(got), len(want))
-			}
-			for i := range want {
-				g, w := reflect.ValueOf(*got[i]), reflect.ValueOf(*want[i])
-				for j := range g.NumField() {
-					name := g.Type().Field(j).Name
-					gv, wv := g.Field(j).Interface(), w.Field(j).Interface()
-					if !analysis[name] {
-						wv = reflect.Zero(g.Field(j).Type()).Interface()
-						if name == "Raw" {
-							wv = []string{}
+			for how, got := range map[string][]*LineItem{"LoadLineItems": loaded, "EachLineItem with Analysis": streamed} {
+				if f.Unordered {
+					slices.SortFunc(got, CompareLineItems)
+				}
+				if len(got) != len(want) || (f.Month != "2026-12" && len(got) == 0) {
+					t.Fatalf("%s, readers for %d, %+v: %d items, want %d", how, min, f, len(got), len(want))
+				}
+				for i := range want {
+					g, w := reflect.ValueOf(*got[i]), reflect.ValueOf(*want[i])
+					for j := range g.NumField() {
+						name := g.Type().Field(j).Name
+						gv, wv := g.Field(j).Interface(), w.Field(j).Interface()
+						if !analysis[name] {
+							wv = reflect.Zero(g.Field(j).Type()).Interface()
+							if name == "Raw" {
+								wv = []string{}
+							}
 						}
-					}
-					if !reflect.DeepEqual(gv, wv) {
-						t.Fatalf("readers for %d, %+v, item %d (%s): %s = %#v, want %#v", min, f, i, want[i].RowKey, name, gv, wv)
+						if !reflect.DeepEqual(gv, wv) {
+							t.Fatalf("%s, readers for %d, %+v, item %d (%s): %s = %#v, want %#v", how, min, f, i, want[i].RowKey, name, gv, wv)
+						}
 					}
 				}
 			}

@@ -21,6 +21,10 @@ type Filter struct {
 	IDMax     int64 // only ids ≤ IDMax (0 = no bound)
 	NoRaw     bool  // leave LineItem.Raw empty: the source cells are not read at all
 	Unordered bool  // rows in no particular order: the caller sorts (cheaper in Go than SQLite's sorter)
+	// Analysis fills only AnalysisFields, as LoadLineItems does, and items
+	// may share strings and amounts (read-only): fewer columns read and
+	// fewer allocations. Implies NoRaw.
+	Analysis bool
 
 	dense bool // an id range of a selection that fills it (selection.parts)
 }
@@ -89,12 +93,7 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) err
 	if f.IDMin == 0 && f.IDMax == 0 {
 		return db.eachParallel(ctx, f, fn)
 	}
-	where, args := f.where()
-	order := eachOrder
-	if f.Unordered {
-		order = ""
-	}
-	return db.eachRaw(ctx, f, where, order, args, fn)
+	return db.eachPart(ctx, f, f.where, fn)
 }
 
 // LineItems returns the line items selected by f (see EachLineItem).

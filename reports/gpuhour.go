@@ -142,6 +142,12 @@ type ghKey struct{ provider, model, currency string }
 type ghInst struct{ provider, resource, currency string }
 type ghPool struct{ provider, currency string }
 
+// ghServed sums the charges that served one instance (gpuHourHidden kinds).
+type ghServed struct {
+	items int
+	cost  decimal.Decimal
+}
+
 // GPUHours computes the report of opts.Month from the ledger.
 func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHourReport, error) {
 	if opts.Month == "" {
@@ -154,20 +160,23 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 	if prices == nil {
 		prices = rules.DefaultPrices()
 	}
-	// Two streaming passes (compute, then the charges that served it), so that
-	// memory holds the groups and instances, not the month's line items. Both
-	// read in storage order: everything they gather is a sum, a count or
-	// sorted afterwards (SQLite's sort of a million rows cost a tenth of the
-	// report).
+	// One streaming pass over the month, so that memory holds the groups and
+	// instances, not the month's line items: compute is gathered into its
+	// groups, and the charges that served it are summed per instance (where
+	// they go depends on their instance alone, known once every compute item
+	// has been read). It reads in storage order: everything it gathers is a
+	// sum, a count or sorted afterwards (SQLite's sort of a million rows cost
+	// a tenth of the report).
 	rep := &GPUHourReport{Month: opts.Month}
 	groups := map[ghKey]*GPUHourRow{}
 	pricingCost := map[ghKey]map[string]decimal.Decimal{}
 	quotes := map[ghKey][]decimal.Decimal{}
 	instCost := map[ghInst]map[ghKey]decimal.Decimal{} // GPU instances: compute cost per group
 	cpuInst := map[ghInst]bool{}                       // compute without a GPU model
+	hidden := map[ghInst]*ghServed{}                   // charges that served an instance
 	modelKeys := map[string]string{}
 	spellings := map[ghKey]map[string]int{} // how often each spelling of the model is seen
-	err := db.EachLineItem(ctx, ledger.Filter{Month: opts.Month, Kinds: []string{ledger.KindCompute}, NoRaw: true, Unordered: true}, func(li *ledger.LineItem) error {
+	compute := func(li *ledger.LineItem) {
 		mk, ok := modelKeys[li.GPUModel]
 		if !ok {
 			mk = rules.NormalizeGPUModel(li.GPUModel)
@@ -178,7 +187,7 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 			if li.ResourceID != "" {
 				cpuInst[inst] = true
 			}
-			return nil
+			return
 		}
 		k := ghKey{li.Provider, mk, li.Currency}
 		g := groups[k]
@@ -204,13 +213,32 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 			instCost[inst][k] = instCost[inst][k].Add(li.BilledCost)
 		}
 		if !rules.IsRunning(li) {
-			return nil
+			return
 		}
 		secs, basis := computeSeconds(li)
 		g.Bases[basis]++
 		g.GPUSeconds = g.GPUSeconds.Add(secs.Mul(decimal.NewFromInt(int64(gpuCount(li)))))
 		if q, ok := perGPUHourQuote(li); ok {
 			quotes[k] = append(quotes[k], q)
+		}
+	}
+	err := db.EachLineItem(ctx, ledger.Filter{Month: opts.Month, Analysis: true, Unordered: true}, func(li *ledger.LineItem) error {
+		switch {
+		case li.Kind == ledger.KindCompute:
+			compute(li)
+		case gpuHourHidden[li.Kind]:
+			id := li.ParentResourceID
+			if id == "" {
+				id = li.ResourceID
+			}
+			inst := ghInst{li.Provider, id, li.Currency}
+			h := hidden[inst]
+			if h == nil {
+				h = &ghServed{}
+				hidden[inst] = h
+			}
+			h.items++
+			h.cost = h.cost.Add(li.BilledCost)
 		}
 		return nil
 	})
@@ -235,44 +263,27 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 	pools := map[ghPool]decimal.Decimal{}
 	poolItems := map[ghPool]int{}
 	leftOut := map[[3]string]*GPUHourLeftOut{}
-	addLeftOut := func(li *ledger.LineItem, reason string) {
-		k := [3]string{li.Provider, li.Currency, reason}
-		lo := leftOut[k]
-		if lo == nil {
-			lo = &GPUHourLeftOut{Provider: li.Provider, Currency: li.Currency, Reason: reason}
-			leftOut[k] = lo
-		}
-		lo.Items++
-		lo.Cost = lo.Cost.Add(li.BilledCost)
-	}
-	hiddenKinds := make([]string, 0, len(gpuHourHidden))
-	for k := range gpuHourHidden {
-		hiddenKinds = append(hiddenKinds, k)
-	}
-	sort.Strings(hiddenKinds)
-	err = db.EachLineItem(ctx, ledger.Filter{Month: opts.Month, Kinds: hiddenKinds, NoRaw: true, Unordered: true}, func(li *ledger.LineItem) error {
-		id := li.ParentResourceID
-		if id == "" {
-			id = li.ResourceID
-		}
-		inst := ghInst{li.Provider, id, li.Currency}
-		if k, ok := instGroup[inst]; ok && id != "" {
+	for inst, h := range hidden {
+		if k, ok := instGroup[inst]; ok && inst.resource != "" {
 			g := groups[k]
-			g.AttributedCost = g.AttributedCost.Add(li.BilledCost)
-			g.AttributedItems++
-			return nil
+			g.AttributedCost = g.AttributedCost.Add(h.cost)
+			g.AttributedItems += h.items
+			continue
 		}
-		if cpuInst[inst] && id != "" {
-			addLeftOut(li, "cpu_instance")
-			return nil
+		if cpuInst[inst] && inst.resource != "" {
+			k := [3]string{inst.provider, inst.currency, "cpu_instance"}
+			lo := leftOut[k]
+			if lo == nil {
+				lo = &GPUHourLeftOut{Provider: inst.provider, Currency: inst.currency, Reason: "cpu_instance"}
+				leftOut[k] = lo
+			}
+			lo.Items += h.items
+			lo.Cost = lo.Cost.Add(h.cost)
+			continue
 		}
-		p := ghPool{li.Provider, li.Currency}
-		pools[p] = pools[p].Add(li.BilledCost)
-		poolItems[p]++
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reports: gpu hours: %w", err)
+		p := ghPool{inst.provider, inst.currency}
+		pools[p] = pools[p].Add(h.cost)
+		poolItems[p] += h.items
 	}
 	poolKeys := make([]ghPool, 0, len(pools))
 	for p := range pools {
