@@ -2,31 +2,42 @@
 // by the sqlite3 command-line tool's `.import` of the same file (a C program
 // that parses nothing and validates nothing).
 //
-// It generates deterministic gpubill-template bills of the requested sizes,
-// then, for each size, runs the baseline and `gpubill import` alternately
-// (the machines drift ±20%, so only ratios taken in one run mean anything),
-// each into a fresh database, and prints the median wall time, the median
-// peak RSS and the ratio to the baseline. With -audit (the default) it also
-// audits every month of each imported ledger with `gpubill audit` and
-// prints the total against the import it followed (the target: at most
-// half of it).
+// It generates deterministic bills of the requested sizes in each format of
+// -formats (default both: the gpubill template, ingest.WriteSampleTemplateCSV,
+// and the 阿里云 明细账单, ingest.WriteSampleAliyunCSV), then, for each size
+// and format, runs the baseline and `gpubill import` of that file
+// alternately (the machines drift ±20%, so only ratios taken in one run mean
+// anything), each into a fresh database, and prints the median wall time,
+// the median peak RSS and the ratio to the baseline, on lines that name the
+// format (each import must have stored every row, or the script stops).
+// With -zip it also imports each file zipped (one Deflate member) in the
+// same alternation, its ratio taken against the baseline of the unzipped
+// file. With -audit (the default) it also audits every month of each
+// imported template ledger with `gpubill audit` and prints the total
+// against the import it followed (the target: at most half of it); with
+// -reports (the default) it times every report of the first month of each
+// imported template ledger. Neither runs on the 阿里云 ledgers: that file's
+// newer header has a 日期 and no usage times, so every hourly row is charged
+// its whole day and the rules and reports would measure artefacts (an
+// overlapping charge on every instance-day).
 //
 //	go build -o /tmp/gpubill ./cmd/gpubill
 //	go run ./cmd/gpubill-bench -gpubill /tmp/gpubill -rows 100000,1000000 -runs 3
 //
-// With -xlsx-rows it also writes the same bills as XLSX workbooks and
+// With -xlsx-rows it also writes the template bills as XLSX workbooks and
 // imports them against the floor set by excelize's streaming Rows() reading
 // every cell of the sheet (run by this command in a process of its own, so
-// that its peak memory is measured the same way). With -reports (the
-// default) it times every report of the first month of each imported ledger.
+// that its peak memory is measured the same way).
 //
 // Needs the sqlite3 tool (Debian: apt-get install sqlite3).
 package main
 
 import (
+	"archive/zip"
 	"bufio"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,9 +55,11 @@ func main() {
 	sizes := flag.String("rows", "100000,1000000", "comma-separated row counts")
 	runs := flag.Int("runs", 3, "runs of each side per size")
 	dir := flag.String("dir", "", "work folder (default: a temporary folder, removed at the end)")
-	audit := flag.Bool("audit", true, "also time gpubill audit of every month of the imported ledger")
+	audit := flag.Bool("audit", true, "also time gpubill audit of every month of the imported template ledger")
 	xlsxSizes := flag.String("xlsx-rows", "", "comma-separated row counts of XLSX bills to import against excelize's Rows() (empty: none)")
-	reports := flag.Bool("reports", true, "also time each report of the first month of the imported ledger")
+	reports := flag.Bool("reports", true, "also time each report of the first month of the imported template ledger")
+	formatList := flag.String("formats", "template,aliyun", "comma-separated formats of the generated CSV bills: "+formatNames())
+	zipped := flag.Bool("zip", false, "also import each generated CSV zipped (one Deflate member) against the baseline of the unzipped file")
 	readXLSX := flag.String("read-xlsx", "", "internal: read every cell of this workbook with excelize's Rows() and exit (the XLSX baseline)")
 	flag.Parse()
 	if *readXLSX != "" {
@@ -57,6 +70,10 @@ func main() {
 		return
 	}
 	err := func() error {
+		formats, err := parseFormats(*formatList)
+		if err != nil {
+			return err
+		}
 		work := *dir
 		if work == "" {
 			d, err := os.MkdirTemp("", "gpubill-bench-")
@@ -66,7 +83,7 @@ func main() {
 			defer os.RemoveAll(d)
 			work = d
 		}
-		if err := run(*bin, *sizes, *runs, work, *audit, *reports); err != nil {
+		if err := run(*bin, *sizes, formats, *runs, work, *audit, *reports, *zipped); err != nil {
 			return err
 		}
 		if *xlsxSizes != "" {
@@ -85,13 +102,58 @@ type sample struct {
 	rssKB int64
 }
 
-func run(bin, sizes string, runs int, dir string, audit, reports bool) error {
+// benchFormat is a layout of the generated CSV bills.
+type benchFormat struct {
+	name  string                                        // in -formats and on each result line
+	write func(w io.Writer, rows int, seed int64) error // the deterministic generator
+	// checks: the audit and the reports run on the imported ledger. Not on
+	// the 阿里云 detail: its 日期 without usage times charges each hourly row
+	// the whole day, so the rules would see an overlapping charge on every
+	// instance-day and the GPU hours would count days.
+	checks bool
+}
+
+// benchFormats are the formats -formats chooses from.
+var benchFormats = []benchFormat{
+	{"template", ingest.WriteSampleTemplateCSV, true},
+	{"aliyun", ingest.WriteSampleAliyunCSV, false},
+}
+
+func formatNames() string {
+	names := make([]string, len(benchFormats))
+	for i, f := range benchFormats {
+		names[i] = f.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// parseFormats reads -formats: names of benchFormats, in the order given.
+func parseFormats(list string) ([]benchFormat, error) {
+	var out []benchFormat
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		i := slices.IndexFunc(benchFormats, func(f benchFormat) bool { return f.name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("-formats: unknown format %q (known: %s)", name, formatNames())
+		}
+		out = append(out, benchFormats[i])
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-formats %q names no format (known: %s)", list, formatNames())
+	}
+	return out, nil
+}
+
+func run(bin, sizes string, formats []benchFormat, runs int, dir string, audit, reports, zipped bool) error {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		return fmt.Errorf("the baseline needs the sqlite3 tool (apt-get install sqlite3): %w", err)
 	}
 	host, _ := os.Hostname()
 	fmt.Printf("machine: %s, %d CPUs (GOMAXPROCS default), %s\n", host, numCPU(), time.Now().Format(time.RFC3339))
-	fmt.Printf("%-9s %-22s %10s %10s %8s\n", "rows", "what", "median s", "peak MB", "ratio")
+	printHeader("what")
 	for _, s := range strings.Split(sizes, ",") {
 		if strings.TrimSpace(s) == "" {
 			continue // -rows "": XLSX only
@@ -100,62 +162,102 @@ func run(bin, sizes string, runs int, dir string, audit, reports bool) error {
 		if err != nil {
 			return fmt.Errorf("-rows %q: %w", s, err)
 		}
-		csvPath := filepath.Join(dir, fmt.Sprintf("bill-%d.csv", n))
-		if err := generate(csvPath, n); err != nil {
-			return err
-		}
-		var base, ours, audits []sample
-		reportTimes := map[string][]sample{}
-		for i := 0; i < runs; i++ {
-			b, err := timed(dir, exec.Command("sqlite3", filepath.Join(dir, "base.db"), ".import --csv "+csvPath+" bill"))
-			if err != nil {
-				return fmt.Errorf("sqlite3 .import: %w", err)
-			}
-			base = append(base, b)
-			o, err := timedImport(bin, dir, csvPath)
-			if err != nil {
+		for _, f := range formats {
+			if err := runCSV(bin, n, f, runs, dir, audit && f.checks, reports && f.checks, zipped); err != nil {
 				return err
-			}
-			ours = append(ours, o)
-			if audit {
-				a, err := auditAll(bin, filepath.Join(dir, "ours.db"), n)
-				if err != nil {
-					return err
-				}
-				audits = append(audits, a)
-			}
-			if reports {
-				for _, r := range reportNames {
-					t, err := reportTime(bin, filepath.Join(dir, "ours.db"), r)
-					if err != nil {
-						return err
-					}
-					reportTimes[r] = append(reportTimes[r], t)
-				}
-			}
-		}
-		mb, mo := median(base), median(ours)
-		printRow(n, "sqlite3 .import", mb, "1.00", "")
-		printRow(n, "gpubill import", mo, fmt.Sprintf("%.2f", mo.wall.Seconds()/mb.wall.Seconds()), "")
-		if audit {
-			// Ratios of the medians; each audit ran right after its import.
-			ma := median(audits)
-			printRow(n, "gpubill audit (all)", ma, fmt.Sprintf("%.2f", ma.wall.Seconds()/mb.wall.Seconds()),
-				fmt.Sprintf("(audit / gpubill import: %.2f)", ma.wall.Seconds()/mo.wall.Seconds()))
-		}
-		for _, r := range reportNames {
-			if t := reportTimes[r]; len(t) > 0 {
-				printRow(n, "report "+r+" 2026-10", median(t), "", "(target: 0.5 s at a million rows)")
 			}
 		}
 	}
 	return nil
 }
 
+// runCSV generates a bill of n rows in format f (and its zip with zipped),
+// measures it runs times against sqlite3 .import of the same CSV and prints
+// the medians. The files are removed afterwards.
+func runCSV(bin string, n int, f benchFormat, runs int, dir string, audit, reports, zipped bool) error {
+	csvPath := filepath.Join(dir, fmt.Sprintf("bill-%s-%d.csv", f.name, n))
+	defer os.Remove(csvPath)
+	if err := generate(csvPath, n, f.write); err != nil {
+		return err
+	}
+	zipPath := csvPath + ".zip"
+	if zipped {
+		defer os.Remove(zipPath)
+		if err := zipFile(csvPath, zipPath); err != nil {
+			return err
+		}
+	}
+	ours := filepath.Join(dir, "ours.db")
+	var base, plain, zips, audits []sample
+	reportTimes := map[string][]sample{}
+	for i := 0; i < runs; i++ {
+		b, err := timed(dir, exec.Command("sqlite3", filepath.Join(dir, "base.db"), ".import --csv "+csvPath+" bill"))
+		if err != nil {
+			return fmt.Errorf("sqlite3 .import: %w", err)
+		}
+		base = append(base, b)
+		o, err := timedImport(bin, dir, csvPath, n)
+		if err != nil {
+			return err
+		}
+		plain = append(plain, o)
+		if audit {
+			a, err := auditAll(bin, ours, n)
+			if err != nil {
+				return err
+			}
+			audits = append(audits, a)
+		}
+		if reports {
+			for _, r := range reportNames {
+				t, err := reportTime(bin, ours, r)
+				if err != nil {
+					return err
+				}
+				reportTimes[r] = append(reportTimes[r], t)
+			}
+		}
+		if zipped { // last: it replaces the ledger the audit and reports read
+			z, err := timedImport(bin, dir, zipPath, n)
+			if err != nil {
+				return err
+			}
+			zips = append(zips, z)
+		}
+	}
+	mb, mo := median(base), median(plain)
+	ratio := func(s sample) string { return fmt.Sprintf("%.2f", s.wall.Seconds()/mb.wall.Seconds()) }
+	printRow(n, f.name, "sqlite3 .import", mb, "1.00", "")
+	printRow(n, f.name, "gpubill import", mo, ratio(mo), "")
+	if zipped {
+		mz := median(zips)
+		printRow(n, f.name, "gpubill import (zip)", mz, ratio(mz),
+			fmt.Sprintf("(zip / gpubill import: %.2f)", mz.wall.Seconds()/mo.wall.Seconds()))
+	}
+	if audit {
+		// Ratios of the medians; each audit ran right after its import.
+		ma := median(audits)
+		printRow(n, f.name, "gpubill audit (all)", ma, ratio(ma),
+			fmt.Sprintf("(audit / gpubill import: %.2f)", ma.wall.Seconds()/mo.wall.Seconds()))
+	}
+	for _, r := range reportNames {
+		if t := reportTimes[r]; len(t) > 0 {
+			printRow(n, f.name, "report "+r+" 2026-10", median(t), "", "(target: 0.5 s at a million rows)")
+		}
+	}
+	return nil
+}
+
+// printHeader prints the header of a results table; what names its third
+// column.
+func printHeader(what string) {
+	fmt.Printf("%-9s %-9s %-22s %10s %10s %8s\n", "rows", "format", what, "median s", "peak MB", "ratio")
+}
+
 // printRow prints one line of the results table: the median wall time and
 // peak RSS of s, its ratio to the baseline and a note ("" for none).
-func printRow(rows int, what string, s sample, ratio, note string) {
-	line := fmt.Sprintf("%-9d %-22s %10.2f %10.1f %8s", rows, what, s.wall.Seconds(), float64(s.rssKB)/1024, ratio)
+func printRow(rows int, format, what string, s sample, ratio, note string) {
+	line := fmt.Sprintf("%-9d %-9s %-22s %10.2f %10.1f %8s", rows, format, what, s.wall.Seconds(), float64(s.rssKB)/1024, ratio)
 	if note != "" {
 		line += "  " + note
 	}
@@ -202,13 +304,24 @@ func timed(dir string, cmd *exec.Cmd) (sample, error) {
 	return measure(cmd)
 }
 
-// timedImport is timed of `gpubill import` of path into dir's ours.db.
-func timedImport(bin, dir, path string) (sample, error) {
-	cmd := exec.Command(bin, "import", "--db", filepath.Join(dir, "ours.db"), "--format", "json", path)
+// timedImport is timed of `gpubill import` of path into dir's ours.db;
+// afterwards (untimed) the ledger must hold rows line items, so that a file
+// read only in part or not at all (a zip member passed over) is not taken
+// for a fast import.
+func timedImport(bin, dir, path string, rows int) (sample, error) {
+	db := filepath.Join(dir, "ours.db")
+	cmd := exec.Command(bin, "import", "--db", db, "--format", "json", path)
 	cmd.Env = append(os.Environ(), "GPUBILL_DB=")
 	s, err := timed(dir, cmd)
 	if err != nil {
 		return s, fmt.Errorf("gpubill import: %w", err)
+	}
+	out, err := exec.Command("sqlite3", db, "SELECT count(*) FROM line_items").Output()
+	if err != nil {
+		return s, fmt.Errorf("counting the imported line items: %w", err)
+	}
+	if got := strings.TrimSpace(string(out)); got != strconv.Itoa(rows) {
+		return s, fmt.Errorf("gpubill import %s: %s line items in the ledger, want %d", filepath.Base(path), got, rows)
 	}
 	return s, nil
 }
@@ -240,13 +353,14 @@ func median(s []sample) sample {
 	return sample{wall: w[len(w)/2], rssKB: r[len(r)/2]}
 }
 
-func generate(path string, rows int) error {
+// generate writes the bill of rows rows that write makes with seed 1 to path.
+func generate(path string, rows int, write func(io.Writer, int, int64) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := ingest.WriteSampleTemplateCSV(bw, rows, 1); err != nil {
+	if err := write(bw, rows, 1); err != nil {
 		f.Close()
 		return err
 	}
@@ -255,6 +369,36 @@ func generate(path string, rows int) error {
 		return err
 	}
 	return f.Close()
+}
+
+// zipFile writes a ZIP archive at dst holding src as its one member,
+// compressed with Deflate (as the vendors' consoles deliver large bills).
+func zipFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(out, 1<<20)
+	zw := zip.NewWriter(bw)
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: filepath.Base(src), Method: zip.Deflate, Modified: time.Now()})
+	if err == nil {
+		_, err = io.Copy(w, in)
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func numCPU() int {

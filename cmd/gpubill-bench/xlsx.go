@@ -10,9 +10,11 @@ import (
 	"strings"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/gpubill/gpubill/ingest"
 )
 
-// runXLSX imports generated XLSX bills of each size, in the work folder dir,
+// runXLSX imports generated XLSX bills (the gpubill template) of each size, in the work folder dir,
 // against excelize's Rows() reading the same sheet (-read-xlsx, in a process
 // of its own).
 func runXLSX(bin, sizes string, runs int, dir string) error {
@@ -20,14 +22,14 @@ func runXLSX(bin, sizes string, runs int, dir string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%-9s %-22s %10s %10s %8s\n", "rows", "what (xlsx)", "median s", "peak MB", "ratio")
+	printHeader("what (xlsx)")
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
 			return fmt.Errorf("-xlsx-rows %q: %w", s, err)
 		}
 		csvPath := filepath.Join(dir, fmt.Sprintf("bill-%d.csv", n))
-		if err := generate(csvPath, n); err != nil {
+		if err := generate(csvPath, n, ingest.WriteSampleTemplateCSV); err != nil {
 			return err
 		}
 		book := filepath.Join(dir, fmt.Sprintf("bill-%d.xlsx", n))
@@ -41,15 +43,15 @@ func runXLSX(bin, sizes string, runs int, dir string) error {
 				return fmt.Errorf("excelize Rows(): %w", err)
 			}
 			base = append(base, b)
-			o, err := timedImport(bin, dir, book)
+			o, err := timedImport(bin, dir, book, n)
 			if err != nil {
 				return err
 			}
 			ours = append(ours, o)
 		}
 		mb, mo := median(base), median(ours)
-		printRow(n, "excelize Rows()", mb, "1.00", "")
-		printRow(n, "gpubill import", mo, fmt.Sprintf("%.2f", mo.wall.Seconds()/mb.wall.Seconds()), "")
+		printRow(n, "template", "excelize Rows()", mb, "1.00", "")
+		printRow(n, "template", "gpubill import", mo, fmt.Sprintf("%.2f", mo.wall.Seconds()/mb.wall.Seconds()), "")
 	}
 	return nil
 }
