@@ -133,6 +133,7 @@ func aliyunLines(b *binding, env *mapEnv) (lineMapper, error) {
 		b.idx("billing_item_code"), b.idx("unit_price"), b.idx("usage"), b.idx("usage_unit"),
 	}
 	currencies, units := newMemo(normCurrency), newMemo(ParseUnit)
+	derived := newAliyunDerived()
 	text := func(c *rowCtx, i int) string {
 		s := c.cell(i)
 		if isUnknownText(s) {
@@ -146,7 +147,7 @@ func aliyunLines(b *binding, env *mapEnv) (lineMapper, error) {
 		}
 		var err error
 		li.Provider = "aliyun"
-		month, err := c.aliyunBillMonth(ix.period)
+		month, err := c.aliyunBillMonth(ix.period, derived.month)
 		if err != nil {
 			return false, err
 		}
@@ -213,30 +214,56 @@ func aliyunLines(b *binding, env *mapEnv) (lineMapper, error) {
 		if li.Description == "" {
 			li.Description = text(c, ix.itemCode)
 		}
-		li.Tags = aliyunTags(text(c, ix.tags))
+		li.Tags = derived.tags.get(text(c, ix.tags), "", "")
 		billType := text(c, ix.billType)
-		li.Kind = aliyunKind(billType, text(c, ix.item)+" "+text(c, ix.itemCode),
+		li.Kind = derived.kind.get(billType, text(c, ix.item)+" "+text(c, ix.itemCode),
 			li.ServiceName+" "+text(c, ix.productCode)+" "+li.ResourceType)
-		li.PricingModel = aliyunPricing(text(c, ix.consumeType)+" "+text(c, ix.method),
-			text(c, ix.method)+" "+li.Description+" "+li.ResourceType+" "+text(c, ix.config))
+		li.PricingModel = derived.pricing.get(text(c, ix.consumeType)+" "+text(c, ix.method),
+			text(c, ix.method)+" "+li.Description+" "+li.ResourceType+" "+text(c, ix.config), "")
 		li.ChargeCategory = aliyunCategory(billType, li.Kind, li.PricingModel)
 		if li.Kind == ledger.KindCompute {
-			li.GPUModel = aliyunGPUModel(li.SKU, text(c, ix.config))
+			li.GPUModel = derived.gpuModel.get(li.SKU, text(c, ix.config), "")
 		}
 		li.Raw = c.raw()
 		return false, nil
 	}, nil
 }
 
+// aliyunDerived caches what the 阿里云 and 火山引擎 mappers derive from texts
+// that repeat row after row (textMemo).
+type aliyunDerived struct {
+	kind, pricing, tags, gpuModel *textMemo[string]
+	month                         *textMemo[billMonth]
+}
+
+// billMonth is what aliyunParseMonth found.
+type billMonth struct {
+	month string
+	ok    bool
+}
+
+func newAliyunDerived() aliyunDerived {
+	return aliyunDerived{
+		kind:     newTextMemo(aliyunKind),
+		pricing:  newTextMemo(func(mode, detail, _ string) string { return aliyunPricing(mode, detail) }),
+		tags:     newTextMemo(func(s, _, _ string) string { return aliyunTags(s) }),
+		gpuModel: newTextMemo(func(spec, config, _ string) string { return aliyunGPUModel(spec, config) }),
+		month: newTextMemo(func(s, _, _ string) billMonth {
+			m, ok := aliyunParseMonth(s)
+			return billMonth{m, ok}
+		}),
+	}
+}
+
 // aliyunBillMonth reads a 账期 cell (2026-10, 2026/10, 202610, 2026年10月, or a
-// full date) as YYYY-MM.
-func (c *rowCtx) aliyunBillMonth(i int) (string, error) {
+// full date) as YYYY-MM, through months (newAliyunDerived).
+func (c *rowCtx) aliyunBillMonth(i int, months *textMemo[billMonth]) (string, error) {
 	s, err := c.required(i)
 	if err != nil {
 		return "", err
 	}
-	if m, ok := aliyunParseMonth(s); ok {
-		return m, nil
+	if m := months.get(s, "", ""); m.ok {
+		return m.month, nil
 	}
 	return "", c.errAt(i, fmt.Sprintf("%q is not a billing month (YYYY-MM)", s))
 }

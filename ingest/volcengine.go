@@ -100,6 +100,7 @@ func volcengineLines(b *binding, env *mapEnv) (lineMapper, error) {
 		b.idx("zone"), b.idx("price"), b.idx("count"), b.idx("unit"), b.idx("tag"),
 	}
 	currencies, units := newMemo(normCurrency), newMemo(ParseUnit)
+	derived := newAliyunDerived()
 	text := func(c *rowCtx, i int) string {
 		s := c.cell(i)
 		if isUnknownText(s) {
@@ -168,7 +169,7 @@ func volcengineLines(b *binding, env *mapEnv) (lineMapper, error) {
 		// The billing month: 账期, else the month the charge starts in.
 		month := ""
 		if ix.period >= 0 && text(c, ix.period) != "" {
-			if month, err = c.aliyunBillMonth(ix.period); err != nil {
+			if month, err = c.aliyunBillMonth(ix.period, derived.month); err != nil {
 				return false, err
 			}
 		}
@@ -203,11 +204,11 @@ func volcengineLines(b *binding, env *mapEnv) (lineMapper, error) {
 		li.Region = text(c, ix.region)
 		li.Zone = text(c, ix.zone)
 		li.Description = text(c, ix.element)
-		li.Tags = aliyunTags(text(c, ix.tag))
+		li.Tags = derived.tags.get(text(c, ix.tag), "", "")
 		category := volcCategoryText(text(c, ix.category))
-		li.Kind = aliyunKind(category, li.Description, li.ServiceName+" "+text(c, ix.product))
+		li.Kind = derived.kind.get(category, li.Description, li.ServiceName+" "+text(c, ix.product))
 		mode := volcBillingMode(text(c, ix.mode))
-		li.PricingModel = aliyunPricing(mode, li.Description+" "+li.SKU)
+		li.PricingModel = derived.pricing.get(mode, li.Description+" "+li.SKU, "")
 		li.ChargeCategory = aliyunCategory(category, li.Kind, li.PricingModel)
 		if li.Kind == ledger.KindCompute {
 			li.GPUModel = gpuNames.FindString(li.SKU)
