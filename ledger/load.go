@@ -74,22 +74,24 @@ const (
 	lcImport
 	lcSourceRow
 	lcRowKey
+	lcCount // columns
 )
 
-// keeping counts the loads running (keepingAllocations).
+// keeping counts the loads running (KeepingAllocations).
 var keeping struct {
 	sync.Mutex
 	n   int
 	old int
 }
 
-// keepingAllocations makes the collector run a quarter as often until the
+// KeepingAllocations makes the collector run a quarter as often until the
 // returned function is called: a load keeps nearly all it allocates, so a
 // collection finds little garbage, but it marks everything loaded so far
-// (measured: a third of a million items' load time at the default). Only
-// the default setting is changed (as ingest does): GOGC from the
-// environment wins.
-func keepingAllocations() (restore func()) {
+// (measured: a third of a million items' load time at the default). Work
+// that holds what it loaded while it allocates more, as the audit does,
+// calls it for its whole length. Only the default setting is changed (as
+// ingest does): GOGC from the environment wins. Calls nest.
+func KeepingAllocations() (restore func()) {
 	keeping.Lock()
 	if keeping.n == 0 {
 		if keeping.old = debug.SetGCPercent(400); keeping.old != 100 {
@@ -133,7 +135,7 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) 
 	if err != nil {
 		return nil, err
 	}
-	defer keepingAllocations()()
+	defer KeepingAllocations()()
 	parts := sel.parts()
 	out := make([][]*LineItem, len(parts))
 	err = readParts(parts, func(p int, pf Filter) error {
@@ -343,6 +345,7 @@ type loader struct {
 	slab  []LineItem
 	strs  map[string]string
 	decs  map[string]decimal.Decimal
+	last  [lcCount]string // the text of each column in the row before
 }
 
 // text is column i as a string, shared with the items before it when the
@@ -352,13 +355,17 @@ func (l *loader) text(r Row, i int) string {
 	if len(b) == 0 {
 		return ""
 	}
-	if s, ok := l.strs[string(b)]; ok {
-		return s
+	if string(b) == l.last[i] { // most columns repeat the row before
+		return l.last[i]
 	}
-	s := string(b)
-	if len(l.strs) < loadShareMax {
-		l.strs[s] = s
+	s, ok := l.strs[string(b)]
+	if !ok {
+		s = string(b)
+		if len(l.strs) < loadShareMax {
+			l.strs[s] = s
+		}
 	}
+	l.last[i] = s
 	return s
 }
 

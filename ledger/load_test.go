@@ -196,8 +196,8 @@ func TestEachLineItemInParallel(t *testing.T) {
 func TestKeepingAllocations(t *testing.T) {
 	gc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	outer := keepingAllocations()
-	inner := keepingAllocations()
+	outer := KeepingAllocations()
+	inner := KeepingAllocations()
 	if got := gc(); got != 400 {
 		t.Errorf("during two loads: GC percent %d, want 400", got)
 	}
@@ -210,7 +210,7 @@ func TestKeepingAllocations(t *testing.T) {
 		t.Errorf("after both: GC percent %d, want 100", got)
 	}
 	debug.SetGCPercent(50)
-	restore := keepingAllocations()
+	restore := KeepingAllocations()
 	if got := gc(); got != 50 {
 		t.Errorf("with GOGC=50: GC percent %d during a load, want 50 untouched", got)
 	}
