@@ -80,32 +80,65 @@ func (db *DB) BeginAudit(ctx context.Context, month, tz string) (*AuditWriter, e
 // RunID, Month and State (kept from the stored finding of the same
 // fingerprint).
 func (w *AuditWriter) Add(ctx context.Context, findings []Finding) error {
-	const upsert = `INSERT INTO findings(fingerprint, run_id, first_run_id, month, rule_id, severity, provider,
+	for len(findings) > 0 {
+		n := min(len(findings), findingBatch)
+		if err := w.upsert(ctx, findings[:n]); err != nil {
+			return err
+		}
+		findings = findings[n:]
+	}
+	return nil
+}
+
+// findingBatch is how many findings one INSERT writes (17 values each).
+const findingBatch = 64
+
+// upsert stores one batch of findings with their evidence in a multi-row
+// INSERT … ON CONFLICT (one statement a finding cost 0.8 s for 41k
+// findings). New findings get their ids in the batch's order; a finding
+// of an earlier run is updated in place and its evidence written anew.
+func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
+	const cols = `INSERT INTO findings(fingerprint, run_id, first_run_id, month, rule_id, severity, provider,
 			resource_id, period_start, period_end, amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-			ON CONFLICT(fingerprint) DO UPDATE SET run_id=excluded.run_id, month=excluded.month, severity=excluded.severity,
+			VALUES `
+	const conflict = ` ON CONFLICT(fingerprint) DO UPDATE SET run_id=excluded.run_id, month=excluded.month, severity=excluded.severity,
 				period_start=excluded.period_start, period_end=excluded.period_end, amount_at_risk=excluded.amount_at_risk,
 				currency=excluded.currency, basis=excluded.basis, reason_zh=excluded.reason_zh, reason_en=excluded.reason_en,
 				advice_zh=excluded.advice_zh, advice_en=excluded.advice_en
-			RETURNING id, state, first_run_id`
+			RETURNING fingerprint, id, state, first_run_id`
+	w.args = w.args[:0]
+	at := make(map[string]*Finding, len(findings))
 	for i := range findings {
 		f := &findings[i]
 		f.RunID = w.runID
 		f.Month = w.month
-		w.args = append(w.args[:0], f.Fingerprint, w.runID, w.runID, w.month, f.RuleID, f.Severity, f.Provider, f.ResourceID,
+		at[f.Fingerprint] = f
+		w.args = append(w.args, f.Fingerprint, w.runID, w.runID, w.month, f.RuleID, f.Severity, f.Provider, f.ResourceID,
 			FormatTime(f.PeriodStart), FormatTime(f.PeriodEnd), canonicalNullDec(f.AmountAtRisk), f.Currency, f.Basis,
 			f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN)
-		stored := false // an update of a finding of an earlier run
-		if err := w.c.query(ctx, upsert, w.args, func(r rawRow) error {
-			f.ID, f.State, stored = r.Int64(0), r.Text(1), r.Int64(2) != w.runID
-			return nil
-		}); err != nil {
-			return fmt.Errorf("ledger: save finding %s: %w", f.Fingerprint, err)
+	}
+	q := cols + "(" + placeholders(17) + ")" + strings.Repeat(",("+placeholders(17)+")", len(findings)-1) + conflict
+	var stored []any // ids of findings of an earlier run: their evidence is written anew
+	if err := w.c.query(ctx, q, w.args, func(r rawRow) error {
+		f := at[r.Text(0)]
+		if f == nil {
+			return fmt.Errorf("stored a finding %q that was not given, or twice", r.Text(0))
 		}
-		if stored { // its evidence is written anew
-			if _, err := w.c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id = ?`, f.ID); err != nil {
-				return fmt.Errorf("ledger: save evidence: %w", err)
-			}
+		delete(at, r.Text(0))
+		f.ID, f.State = r.Int64(1), r.Text(2)
+		if r.Int64(3) != w.runID {
+			stored = append(stored, f.ID)
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("ledger: save findings: %w", err)
+	}
+	if len(at) > 0 || len(findings) == 0 {
+		return fmt.Errorf("ledger: save findings: %d of %d not stored (repeated fingerprints?)", len(at), len(findings))
+	}
+	if len(stored) > 0 {
+		if _, err := w.c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id IN (`+placeholders(len(stored))+`)`, stored...); err != nil {
+			return fmt.Errorf("ledger: save evidence: %w", err)
 		}
 	}
 	return insertEvidence(ctx, w.c, findings)

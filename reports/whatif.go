@@ -123,6 +123,7 @@ func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfRepo
 	if opts.ReleaseAfter == 0 {
 		opts.ReleaseAfter = DefaultReleaseAfter
 	}
+	defer ledger.KeepingAllocations()() // the loaded month stays live to the end, as in an audit
 	in, err := rules.LoadInput(ctx, db, opts.Month, opts.Config)
 	if err != nil {
 		return nil, fmt.Errorf("reports: what-if: %w", err)

@@ -474,6 +474,14 @@ type ruleResult struct {
 // order, so the outcome does not depend on which rule finished first. Rules
 // only read their Input; each gets a copy that knows its own id (for Param).
 // A disabled rule's result is nil.
+// startsFirst are the rules whose findings take longest to store, started
+// before the others so that storing them overlaps the other rules:
+// forgotten_instance's evidence is every item of a long session, 800k of
+// an audit's 900k evidence rows on a million-item month, 1.8 s to write.
+// Started sixth, as its place in the registry had it, it was done at 2.5 s
+// and stored by 4.3 s.
+var startsFirst = map[string]bool{"forgotten_instance": true}
+
 func runBuiltins(ctx context.Context, in *Input) []*ruleResult {
 	// The two shared caches are independent: built side by side.
 	var caches sync.WaitGroup
@@ -481,26 +489,38 @@ func runBuiltins(ctx context.Context, in *Input) []*ruleResult {
 	in.coverage()
 	caches.Wait()
 	results := make([]*ruleResult, len(registry))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var first, rest []int
 	for i, r := range registry {
-		if !in.cfg.enabled(r.ID()) {
-			continue
-		}
-		res := &ruleResult{done: make(chan struct{})}
-		results[i] = res
-		go func() {
-			defer close(res.done)
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if err := ctx.Err(); err != nil {
-				res.err = err
-				return
+		if in.cfg.enabled(r.ID()) {
+			results[i] = &ruleResult{done: make(chan struct{})}
+			if startsFirst[r.ID()] {
+				first = append(first, i)
+			} else {
+				rest = append(rest, i)
 			}
-			own := *in
-			own.ruleID = r.ID()
-			res.findings, res.err = r.Run(ctx, &own)
-			if res.err == nil {
-				res.err = complete(in, r.ID(), res.findings, nil)
+		}
+	}
+	todo := make(chan int, len(registry))
+	for _, i := range slices.Concat(first, rest) {
+		todo <- i
+	}
+	close(todo)
+	// Workers take the rules in that order; runRules stores their findings
+	// in registry order, each as soon as it and the ones before it are done,
+	// while the later ones run.
+	for range runtime.GOMAXPROCS(0) {
+		go func() {
+			for i := range todo {
+				r, res := registry[i], results[i]
+				if res.err = ctx.Err(); res.err == nil {
+					own := *in
+					own.ruleID = r.ID()
+					res.findings, res.err = r.Run(ctx, &own)
+					if res.err == nil {
+						res.err = complete(in, r.ID(), res.findings, nil)
+					}
+				}
+				close(res.done)
 			}
 		}()
 	}

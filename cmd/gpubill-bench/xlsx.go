@@ -28,6 +28,9 @@ func runXLSX(bin, sizes string, runs int, dir string) error {
 		if err != nil {
 			return fmt.Errorf("-xlsx-rows %q: %w", s, err)
 		}
+		if n < 1 || n >= excelize.TotalRows {
+			return fmt.Errorf("-xlsx-rows %d: a sheet holds 1 to %d rows besides its header", n, excelize.TotalRows-1)
+		}
 		csvPath := filepath.Join(dir, fmt.Sprintf("bill-%d.csv", n))
 		if err := generate(csvPath, n, ingest.WriteSampleTemplateCSV); err != nil {
 			return err
@@ -87,7 +90,10 @@ func csvToXLSX(csvPath, book string) error {
 				}
 			}
 		}
-		cell, _ := excelize.CoordinatesToCellName(1, row)
+		cell, err := excelize.CoordinatesToCellName(1, row)
+		if err != nil {
+			return fmt.Errorf("%s: record %d: %w", csvPath, row, err)
+		}
 		if err := sw.SetRow(cell, cells); err != nil {
 			return err
 		}
