@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -128,6 +129,13 @@ func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfRepo
 	if err != nil {
 		return nil, fmt.Errorf("reports: what-if: %w", err)
 	}
+	// The sessions and the idle index (through the coverage of ServedBy)
+	// are independent: built side by side, as the audit builds its caches.
+	var idle *idleIndex
+	var caches sync.WaitGroup
+	caches.Go(func() { in.Sessions() })
+	idle = newIdleIndex(in)
+	caches.Wait()
 	rep := &WhatIfReport{Month: opts.Month, ShutdownAfter: opts.ShutdownAfter, ReleaseAfter: opts.ReleaseAfter}
 	rows := map[wiKey]*WhatIfRow{}
 	row := func(scenario string, li *ledger.LineItem) *WhatIfRow {
@@ -181,7 +189,6 @@ func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfRepo
 	}
 
 	// release_idle_storage
-	idle := newIdleIndex(in)
 	for _, li := range in.Items {
 		switch li.Kind {
 		case ledger.KindStorage, ledger.KindImage, ledger.KindSnapshot:
