@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,6 +191,102 @@ func TestSaveAuditIsIdempotent(t *testing.T) {
 	}
 	if err := db.SetFindingState(ctx, "nope", "resolved"); err == nil {
 		t.Error("SetFindingState on an unknown fingerprint succeeded")
+	}
+}
+
+// TestSaveAuditInBatches: findings stored across several upsert statements
+// (findingBatch each) get ids in the order given; a rerun with part of them,
+// in another order and with other evidence, keeps their ids and states,
+// replaces their evidence, adds the new ones after, and prunes the open ones
+// it no longer produced.
+func TestSaveAuditInBatches(t *testing.T) {
+	db := openTest(t)
+	var items []LineItem
+	for i := range 5 {
+		items = append(items, item(fmt.Sprintf("k%d", i), "1"))
+	}
+	importItems(t, db, items)
+	ctx := context.Background()
+	n := 2*findingBatch + 7
+	mk := func(i int, ev ...int64) Finding {
+		f := Finding{Fingerprint: fmt.Sprintf("fp%03d", i), RuleID: "seat_fee", Severity: SeverityLow, Provider: "autodl",
+			PeriodStart: time.Unix(0, 0), PeriodEnd: time.Unix(3600, 0), Currency: "CNY",
+			AmountAtRisk: decimal.NewNullDecimal(decimal.New(int64(i), -2)), ReasonZH: "原因", ReasonEN: "reason"}
+		for _, id := range ev {
+			f.Evidence = append(f.Evidence, Evidence{LineItemID: id, File: "x.csv", Row: int(id)})
+		}
+		return f
+	}
+	var first []Finding
+	for i := range n {
+		first = append(first, mk(i, 1, 2))
+	}
+	if _, err := db.SaveAudit(ctx, "2026-10", "Asia/Shanghai", "{}", first); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < n; i++ {
+		if first[i].ID <= first[i-1].ID {
+			t.Fatalf("ids not in the order given: %s has %d after %d", first[i].Fingerprint, first[i].ID, first[i-1].ID)
+		}
+	}
+	if err := db.SetFindingState(ctx, "fp005", "acknowledged"); err != nil {
+		t.Fatal(err)
+	}
+	// Rerun: the odd ones and fp005, backwards, with new evidence, plus new ones.
+	var second []Finding
+	for i := n - 1; i >= 0; i-- {
+		if i%2 == 1 || i == 5 {
+			second = append(second, mk(i, 3))
+		}
+	}
+	for i := n; i < n+findingBatch; i++ {
+		second = append(second, mk(i, 4, 5))
+	}
+	if _, err := db.SaveAudit(ctx, "2026-10", "Asia/Shanghai", "{}", second); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := db.Findings(ctx, "2026-10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstID := map[string]int64{}
+	for _, f := range first {
+		firstID[f.Fingerprint] = f.ID
+	}
+	byFP := map[string]Finding{}
+	for _, f := range stored {
+		byFP[f.Fingerprint] = f
+	}
+	if len(stored) != len(second) {
+		t.Fatalf("%d findings stored after the rerun, want %d", len(stored), len(second))
+	}
+	for _, f := range second {
+		got, ok := byFP[f.Fingerprint]
+		var ev []int64
+		for _, e := range got.Evidence {
+			ev = append(ev, e.LineItemID)
+		}
+		want := "[3]"
+		if old, seen := firstID[f.Fingerprint]; !seen {
+			want = "[4 5]"
+			if got.ID <= first[n-1].ID {
+				t.Errorf("%s is new but got id %d, not after the first run's", f.Fingerprint, got.ID)
+			}
+		} else if got.ID != old || f.ID != old {
+			t.Errorf("%s: id %d (set %d), want the first run's %d", f.Fingerprint, got.ID, f.ID, old)
+		}
+		wantState := "open"
+		if f.Fingerprint == "fp005" {
+			wantState = "acknowledged"
+		}
+		if !ok || fmt.Sprint(ev) != want || got.State != wantState || f.State != wantState {
+			t.Errorf("%s: stored %v, evidence %v, state %q (set %q); want evidence %s, state %s", f.Fingerprint, ok, ev, got.State, f.State, want, wantState)
+		}
+	}
+	var orphans int
+	db.SQL().QueryRow(`SELECT count(*) FROM finding_evidence WHERE finding_id NOT IN (SELECT id FROM findings)`).Scan(&orphans)
+	if orphans != 0 {
+		t.Errorf("%d evidence rows of pruned findings left", orphans)
 	}
 }
 

@@ -1,0 +1,77 @@
+package ingest
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestTextMemo: the memo returns what its function returns, calls it once
+// per distinct triple while it has room, and past memoMax entries still
+// answers right (calling the function again) without growing.
+func TestTextMemo(t *testing.T) {
+	calls := map[[3]string]int{}
+	m := newTextMemo(func(a, b, c string) string {
+		calls[[3]string{a, b, c}]++
+		return a + "|" + b + "|" + c
+	})
+	for round := range 2 {
+		for i := range memoMax + 10 {
+			a, b := fmt.Sprint(i%7), fmt.Sprint(i)
+			if got := m.get(a, b, ""); got != a+"|"+b+"|" {
+				t.Fatalf("round %d, %d: got %q", round, i, got)
+			}
+			// The parts of a key are not confused with each other.
+			if got := m.get(b, a, ""); got != b+"|"+a+"|" {
+				t.Fatalf("round %d, %d swapped: got %q", round, i, got)
+			}
+		}
+	}
+	if len(m.m) != memoMax {
+		t.Errorf("memo holds %d entries, want at most memoMax = %d", len(m.m), memoMax)
+	}
+	for k := range m.m {
+		if calls[k] != 1 {
+			t.Errorf("%v was computed %d times while held", k, calls[k])
+		}
+	}
+}
+
+// TestAliyunDerivedEqualsDirect: the cached derivations of the 阿里云 and
+// 火山引擎 mappers give what the functions give, on a sample bill's texts.
+func TestAliyunDerivedEqualsDirect(t *testing.T) {
+	d := newAliyunDerived()
+	for _, tc := range [][3]string{
+		{"", "实例规格 instance_type", "云服务器 ECS ecs 云服务器ECS-按量付费"},
+		{"", "系统盘 system_disk", "云服务器 ECS ecs"},
+		{"", "公网流量 internet_traffic", "云服务器 ECS ecs"},
+		{"调账", "实例规格", "云服务器 ECS"},
+		{"", "快照 snapshot", "块存储"},
+	} {
+		for range 2 {
+			if got, want := d.kind.get(tc[0], tc[1], tc[2]), aliyunKind(tc[0], tc[1], tc[2]); got != want {
+				t.Errorf("kind of %q: %q, want %q", tc, got, want)
+			}
+			if got, want := d.pricing.get(tc[1], tc[2], ""), aliyunPricing(tc[1], tc[2]); got != want {
+				t.Errorf("pricing of %q: %q, want %q", tc, got, want)
+			}
+		}
+	}
+	for _, s := range []string{"2026-10", "202610", "2026年10月", "2026/10/03", "10月"} {
+		want, ok := aliyunParseMonth(s)
+		for range 2 {
+			if got := d.month.get(s, "", ""); got != (billMonth{want, ok}) {
+				t.Errorf("month of %q: %+v, want %q %v", s, got, want, ok)
+			}
+		}
+	}
+	for _, s := range []string{"", "k1:v1;k2:v2", "key:team value:ml; key:env value:prod", "garbage"} {
+		if got, want := d.tags.get(s, "", ""), aliyunTags(s); got != want {
+			t.Errorf("tags of %q: %q, want %q", s, got, want)
+		}
+	}
+	for _, tc := range [][2]string{{"ecs.gn7i-c8g1.2xlarge", "GPU:NVIDIA A10*1"}, {"ecs.g7.large", ""}, {"", "NVIDIA V100"}} {
+		if got, want := d.gpuModel.get(tc[0], tc[1], ""), aliyunGPUModel(tc[0], tc[1]); got != want {
+			t.Errorf("GPU model of %q: %q, want %q", tc, got, want)
+		}
+	}
+}
