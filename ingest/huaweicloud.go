@@ -122,6 +122,7 @@ func huaweiLines(b *binding, env *mapEnv) (lineMapper, error) {
 		b.idx("debt"), b.idx("writeoff"), b.idx("spot"), b.idx("currency"),
 	}
 	currencies := newMemo(normCurrency)
+	derived := newCloudDerived(func(mode, spot, _ string) string { return huaweiPricing(mode, spot) }, huaweiTags)
 	return func(c *rowCtx, li *ledger.LineItem) (bool, error) {
 		if isTotalRow(c.rec) {
 			return true, nil
@@ -197,8 +198,8 @@ func huaweiLines(b *binding, env *mapEnv) (lineMapper, error) {
 		}
 
 		// Classification.
-		li.Kind = cloudKind(usageType, li.ResourceType, text(ix.resourceTypeCode), li.ServiceName, text(ix.serviceTypeCode))
-		li.PricingModel = huaweiPricing(text(ix.mode), text(ix.spot))
+		li.Kind = derived.kind(usageType, li.ResourceType, text(ix.resourceTypeCode), li.ServiceName, text(ix.serviceTypeCode))
+		li.PricingModel = derived.pricing.get(text(ix.mode), text(ix.spot), "")
 		li.ChargeCategory = cloudCategory(li.Kind, li.PricingModel)
 		switch {
 		case strings.HasPrefix(billType, "退款"):
@@ -210,9 +211,9 @@ func huaweiLines(b *binding, env *mapEnv) (lineMapper, error) {
 			li.Kind, li.ChargeCategory = ledger.KindAdjustment, ledger.CategoryAdjustment
 		}
 		if li.Kind == ledger.KindCompute {
-			li.GPUModel = cloudGPUModel(li.SKU)
+			li.GPUModel = derived.gpuModel.get(li.SKU, "", "")
 		}
-		li.Tags = huaweiTags(text(ix.tag))
+		li.Tags = derived.tags.get(text(ix.tag), "", "")
 		li.Raw = c.raw()
 		return false, nil
 	}, nil

@@ -75,3 +75,37 @@ func TestAliyunDerivedEqualsDirect(t *testing.T) {
 		}
 	}
 }
+
+// TestCloudDerivedEqualsDirect: the cached derivations of the 腾讯云 and 华为云
+// mappers give what the functions give.
+func TestCloudDerivedEqualsDirect(t *testing.T) {
+	d := newCloudDerived(tencentPricing, huaweiTags)
+	for _, texts := range [][]string{
+		{"CPU GPU计算型GN7-CPU", "云服务器CVM-GPU计算型GN7", "云服务器CVM", ""},
+		{"", "", "云硬盘 CBS", ""},
+		{"流量 公网带宽", "cvm"},
+		{"", "  ", ""},
+		{"duration", "hws.resource.type.volume", "云硬盘"},
+	} {
+		for range 2 {
+			if got, want := d.kind(texts...), cloudKind(texts...); got != want {
+				t.Errorf("kind of %q: %q, want %q", texts, got, want)
+			}
+		}
+	}
+	for _, s := range []string{"GPU加速型|pi2.2xlarge.4|8vCPUs", "GN10Xp.2XLARGE40", "S5.LARGE8", "RTX 4090"} {
+		if got, want := d.gpuModel.get(s, "", ""), cloudGPUModel(s); got != want {
+			t.Errorf("GPU model of %q: %q, want %q", s, got, want)
+		}
+	}
+	for _, tc := range [][3]string{{"按量计费", "-", "按量计费小时结"}, {"包年包月", "", "包年包月新购"}, {"按量计费", "竞价实例", "竞价"}} {
+		if got, want := d.pricing.get(tc[0], tc[1], tc[2]), tencentPricing(tc[0], tc[1], tc[2]); got != want {
+			t.Errorf("pricing of %q: %q, want %q", tc, got, want)
+		}
+	}
+	for _, s := range []string{"team=ml;env=prod", "", "a|b"} {
+		if got, want := d.tags.get(s, "", ""), huaweiTags(s); got != want {
+			t.Errorf("tags of %q: %q, want %q", s, got, want)
+		}
+	}
+}

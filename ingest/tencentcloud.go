@@ -177,6 +177,7 @@ func tencentLines(b *binding, env *mapEnv) (lineMapper, error) {
 	}
 	tags := tencentTagColumns(b.header)
 	currencies := newMemo(normCurrency)
+	derived := newCloudDerived(tencentPricing, func(string) string { return "" })
 	return func(c *rowCtx, li *ledger.LineItem) (bool, error) {
 		if isTotalRow(c.rec) {
 			return true, nil
@@ -281,8 +282,8 @@ func tencentLines(b *binding, env *mapEnv) (lineMapper, error) {
 		}
 
 		// Classification.
-		li.Kind = cloudKind(componentType+" "+componentName, li.ResourceType, li.ServiceName, text(ix.config))
-		li.PricingModel = tencentPricing(text(ix.mode), text(ix.instanceType), txType)
+		li.Kind = derived.kind(componentType+" "+componentName, li.ResourceType, li.ServiceName, text(ix.config))
+		li.PricingModel = derived.pricing.get(text(ix.mode), text(ix.instanceType), txType)
 		li.ChargeCategory = cloudCategory(li.Kind, li.PricingModel)
 		if tencentRefund(txType) {
 			li.ChargeCategory = ledger.CategoryCredit
@@ -291,7 +292,7 @@ func tencentLines(b *binding, env *mapEnv) (lineMapper, error) {
 			li.Kind, li.ChargeCategory = ledger.KindAdjustment, ledger.CategoryAdjustment
 		}
 		if li.Kind == ledger.KindCompute {
-			li.GPUModel = cloudGPUModel(li.SKU + " " + li.ResourceType + " " + text(ix.config))
+			li.GPUModel = derived.gpuModel.get(li.SKU+" "+li.ResourceType+" "+text(ix.config), "", "")
 		}
 		if len(tags) > 0 {
 			m := map[string]string{}
@@ -489,16 +490,51 @@ var cloudKindRules = []struct {
 // names a kind decides; anything unrecognised is other.
 func cloudKind(texts ...string) string {
 	for _, s := range texts {
-		t := strings.ToLower(s)
-		if strings.TrimSpace(t) == "" {
-			continue
+		if k := cloudKindOf(s); k != "" {
+			return k
 		}
-		for _, r := range cloudKindRules {
-			for _, w := range r.words {
-				if containsWord(t, w) {
-					return r.kind
-				}
+	}
+	return ledger.KindOther
+}
+
+// cloudKindOf is the kind one text names, or "".
+func cloudKindOf(s string) string {
+	t := strings.ToLower(s)
+	if strings.TrimSpace(t) == "" {
+		return ""
+	}
+	for _, r := range cloudKindRules {
+		for _, w := range r.words {
+			if containsWord(t, w) {
+				return r.kind
 			}
+		}
+	}
+	return ""
+}
+
+// cloudDerived caches what the 腾讯云 and 华为云 mappers derive from texts
+// that repeat row after row (textMemo): the kind each text names, the GPU
+// model of an instance spec, the pricing model and the tags. Without it
+// these took a third of a 华为云 import's parsing.
+type cloudDerived struct {
+	kindOf, gpuModel, pricing, tags *textMemo[string]
+}
+
+func newCloudDerived(pricing func(a, b, c string) string, tags func(string) string) cloudDerived {
+	return cloudDerived{
+		kindOf:   newTextMemo(func(s, _, _ string) string { return cloudKindOf(s) }),
+		gpuModel: newTextMemo(func(s, _, _ string) string { return cloudGPUModel(s) }),
+		pricing:  newTextMemo(pricing),
+		tags:     newTextMemo(func(s, _, _ string) string { return tags(s) }),
+	}
+}
+
+// kind is cloudKind through the cache.
+func (d cloudDerived) kind(texts ...string) string {
+	for _, s := range texts {
+		if k := d.kindOf.get(s, "", ""); k != "" {
+			return k
 		}
 	}
 	return ledger.KindOther
