@@ -48,6 +48,9 @@ func (db *DB) eachRaw(ctx context.Context, f Filter, where, order string, args [
 	var buf []byte
 	var end [41]int // end of each column's text in buf
 	return db.Scan(ctx, eachSelect(f.NoRaw)+where+order, args, func(r Row) error {
+		if f.KeepID != nil && !f.KeepID(r.Int64(0)) {
+			return nil
+		}
 		buf = buf[:0]
 		for i := 1; i < 39; i++ {
 			if i != 17 && i != 36 && i != 37 { // integers, read as such
@@ -136,7 +139,7 @@ func (db *DB) eachPart(ctx context.Context, f Filter, where func() (string, []an
 	if err != nil {
 		return err
 	}
-	return db.eachLoaded(ctx, newLoader(paths), w+order, args, fn)
+	return db.eachLoaded(ctx, newLoader(paths), f.KeepID, w+order, args, fn)
 }
 
 // eachBatch is how many items a reader of eachParallel hands over at once.

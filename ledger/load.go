@@ -316,7 +316,7 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*LineItem, error) {
 	where, args := f.rangeWhere()
 	items := make([]*LineItem, 0, hint)
-	err := db.eachLoaded(ctx, newLoader(paths), where, args, func(li *LineItem) error {
+	err := db.eachLoaded(ctx, newLoader(paths), f.KeepID, where, args, func(li *LineItem) error {
 		items = append(items, li)
 		return nil
 	})
@@ -324,9 +324,12 @@ func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hi
 }
 
 // eachLoaded reads the line items of "WHERE … ORDER BY …" (rest) with l and
-// calls fn for each.
-func (db *DB) eachLoaded(ctx context.Context, l *loader, rest string, args []any, fn func(*LineItem) error) error {
+// calls fn for each that keep (if set) accepts.
+func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, rest string, args []any, fn func(*LineItem) error) error {
 	return db.Scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+rest, args, func(r Row) error {
+		if keep != nil && !keep(r.Int64(lcID)) {
+			return nil
+		}
 		li, err := l.item(r)
 		if err != nil {
 			return err

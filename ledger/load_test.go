@@ -111,7 +111,8 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 // TestEachLineItemInParallel: an EachLineItem read by several
 // readers hands every item once, to one call of fn at a time (unordered), or
 // in exactly the order of one sorted read (ordered: the readers' ranges
-// merged), and an error from fn stops it with that error.
+// merged), only those KeepID accepts when it is set, and an error from fn
+// stops it with that error.
 func TestEachLineItemInParallel(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
@@ -173,6 +174,33 @@ func TestEachLineItemInParallel(t *testing.T) {
 	for i := range want {
 		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Fatalf("item %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	// KeepID: exactly the items it accepts, whichever way they are read.
+	keep := func(id int64) bool { return id%7 == 3 }
+	for _, f := range []Filter{{Month: "2026-10", NoRaw: true}, {Month: "2026-10", NoRaw: true, Unordered: true},
+		{Month: "2026-10", Analysis: true, Unordered: true}, {Month: "2026-10", IDMin: 100, IDMax: 900}} {
+		for _, min := range []int64{1 << 40, 300} {
+			loadPartMin = min
+			f.KeepID = keep
+			var kept []int64
+			if err := db.EachLineItem(ctx, f, func(li *LineItem) error {
+				kept = append(kept, li.ID)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			var wantIDs []int64
+			for _, li := range want {
+				if keep(li.ID) && (f.IDMin == 0 || li.ID >= f.IDMin && li.ID <= f.IDMax) {
+					wantIDs = append(wantIDs, li.ID)
+				}
+			}
+			slices.Sort(kept)
+			slices.Sort(wantIDs)
+			if len(wantIDs) < 50 || !slices.Equal(kept, wantIDs) {
+				t.Errorf("KeepID, %+v, readers for %d: %d items, want the %d it accepts", f, min, len(kept), len(wantIDs))
+			}
 		}
 	}
 	stop := errors.New("enough")

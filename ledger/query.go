@@ -25,6 +25,11 @@ type Filter struct {
 	// may share strings and amounts (read-only): fewer columns read and
 	// fewer allocations. Implies NoRaw.
 	Analysis bool
+	// KeepID, when set, skips every row whose id it refuses before the row
+	// becomes an item: a second pass that wants a few items it knows by id
+	// reads the month without building the others. It is called from the
+	// readers' goroutines, side by side, so it must only read.
+	KeepID func(id int64) bool
 
 	dense bool // an id range of a selection that fills it (selection.parts)
 }
