@@ -106,6 +106,9 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 				currency=excluded.currency, basis=excluded.basis, reason_zh=excluded.reason_zh, reason_en=excluded.reason_en,
 				advice_zh=excluded.advice_zh, advice_en=excluded.advice_en
 			RETURNING fingerprint, id, state, first_run_id`
+	if len(findings) == 0 {
+		return nil
+	}
 	w.args = w.args[:0]
 	at := make(map[string]*Finding, len(findings))
 	for i := range findings {
@@ -133,7 +136,7 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 	}); err != nil {
 		return fmt.Errorf("ledger: save findings: %w", err)
 	}
-	if len(at) > 0 || len(findings) == 0 {
+	if len(at) > 0 {
 		return fmt.Errorf("ledger: save findings: %d of %d not stored (repeated fingerprints?)", len(at), len(findings))
 	}
 	if len(stored) > 0 {

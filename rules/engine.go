@@ -411,8 +411,9 @@ func AuditAndSave(ctx context.Context, db *ledger.DB, month, tz string, cfg Conf
 	}
 	// The loaded items stay live to the end, and every collection marks
 	// them all: at the default pace a million-item month was collected
-	// once more during the rules, a mark of 0.9 s (first audit 8.6/8.3 s →
-	// 7.5/7.0 s, peak RSS unchanged within the noise).
+	// once more during the rules, a mark of 0.9 s (with the loader's text
+	// change, alternating first audits 8.17/8.36/8.73 s → 7.92/8.09/7.81 s;
+	// peak RSS the same within the noise).
 	defer ledger.KeepingAllocations()()
 	in, err := load(ctx, db, month, cfg)
 	if err != nil {
