@@ -1,13 +1,14 @@
 package ingest
 
 import (
-	"bufio"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -17,28 +18,10 @@ import (
 //
 //	go test ./ingest -run '^$' -bench ImportTemplateCSV -benchtime 1x
 func BenchmarkImportTemplateCSV(b *testing.B) {
-	rows := 1_000_000
-	if s := os.Getenv("GPUBILL_BENCH_ROWS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			b.Fatalf("GPUBILL_BENCH_ROWS=%q is not a positive row count", s)
-		}
-		rows = n
-	}
+	rows := testkit.BenchRows(b)
 	dir := b.TempDir()
 	path := filepath.Join(dir, "bill.csv")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := WriteSampleTemplateCSV(w, rows, 1); err != nil {
-		b.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
+	testkit.WriteFile(b, path, func(w io.Writer) error { return WriteSampleTemplateCSV(w, rows, 1) })
 	if st, err := os.Stat(path); err == nil {
 		b.SetBytes(st.Size())
 	}

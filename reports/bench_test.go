@@ -1,14 +1,13 @@
 package reports
 
 import (
-	"bufio"
 	"context"
-	"os"
+	"io"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/gpubill/gpubill/ingest"
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/rules"
 )
@@ -23,29 +22,11 @@ import (
 //
 //	go test ./reports -run '^$' -bench Reports/gpuhour -benchtime 3x -cpuprofile /tmp/cpu.prof
 func BenchmarkReports(b *testing.B) {
-	rows := 1_000_000
-	if s := os.Getenv("GPUBILL_BENCH_ROWS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			b.Fatalf("GPUBILL_BENCH_ROWS=%q is not a positive row count", s)
-		}
-		rows = n
-	}
+	rows := testkit.BenchRows(b)
 	ctx := context.Background()
 	dir := b.TempDir()
 	path := filepath.Join(dir, "bill.csv")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := ingest.WriteSampleTemplateCSV(w, rows, 1); err != nil {
-		b.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
+	testkit.WriteFile(b, path, func(w io.Writer) error { return ingest.WriteSampleTemplateCSV(w, rows, 1) })
 	db, err := ledger.Open(ctx, filepath.Join(dir, "ledger.db"))
 	if err != nil {
 		b.Fatal(err)

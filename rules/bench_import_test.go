@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpubill/gpubill/ingest"
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -43,7 +44,7 @@ func BenchmarkAuditVsImport(b *testing.B) {
 }
 
 func benchAuditVsImport(b *testing.B, from, to time.Time) {
-	rows := benchRows(b)
+	rows := testkit.BenchRows(b)
 	dir := b.TempDir()
 	path := filepath.Join(dir, "bench-bill.csv")
 	months, err := writeBenchTemplate(path, rows, from, to)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -26,7 +26,7 @@ import (
 //
 //	go test ./rules -run '^$' -bench BenchmarkAudit -benchtime 3x
 func BenchmarkAudit(b *testing.B) {
-	rows := benchRows(b)
+	rows := testkit.BenchRows(b)
 	ctx := context.Background()
 	db, err := ledger.Open(ctx, filepath.Join(b.TempDir(), "ledger.db"))
 	if err != nil {
@@ -57,20 +57,6 @@ func BenchmarkAudit(b *testing.B) {
 }
 
 const benchMonth = "2026-10"
-
-// benchRows is the number of generated line items of the audit benchmarks:
-// GPUBILL_BENCH_ROWS, default 1,000,000.
-func benchRows(b *testing.B) int {
-	s := os.Getenv("GPUBILL_BENCH_ROWS")
-	if s == "" {
-		return 1_000_000
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 {
-		b.Fatalf("GPUBILL_BENCH_ROWS=%q is not a positive row count", s)
-	}
-	return n
-}
 
 // buildBenchLedger writes n generated line items (deterministic) into db in
 // one import, and returns how many of them are of benchMonth.
