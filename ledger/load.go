@@ -239,22 +239,64 @@ func readParts(parts []Filter, read func(i int, f Filter) error) (wait func() er
 	}
 }
 
-// selection is the extent of what a filter selects: its count and id range,
-// as the month index tells them (the other conditions are left to the
-// readers: counting them would read every row of the month).
+// selection is the extent of what a filter selects: its id range, as the
+// month index tells it, and its size, n (the other conditions are left to
+// the readers: counting them would read every row of the month). n is
+// exact for a range of up to selectionExact ids, and estimated beyond
+// from selectionSamples windows of the range: counting a month's entries
+// of the index took 60 ms at 300k items, a tenth of a report. n only
+// decides how the range is read (parts, dense) and sizes buffers.
 type selection struct {
 	f      Filter
 	lo, hi int64
 	n      int64
 }
 
+// Variables so that tests can make small ledgers take the estimate.
+var (
+	selectionExact   int64 = 1 << 14
+	selectionSamples int64 = 8
+	selectionWindow  int64 = 1 << 10
+)
+
 func (db *DB) selection(ctx context.Context, f Filter) (selection, error) {
 	where, args := Filter{Month: f.Month, IDMin: f.IDMin, IDMax: f.IDMax}.where()
 	sel := selection{f: f}
-	err := db.sql.QueryRowContext(ctx, "SELECT ifnull(min(li.id), 0), ifnull(max(li.id), 0), count(*) FROM line_items li"+where, args...).Scan(&sel.lo, &sel.hi, &sel.n)
+	// min and max as subqueries: each is one seek of the month index.
+	err := db.sql.QueryRowContext(ctx, "SELECT ifnull((SELECT min(li.id) FROM line_items li"+where+"), 0), "+
+		"ifnull((SELECT max(li.id) FROM line_items li"+where+"), 0)", append(append([]any{}, args...), args...)...).Scan(&sel.lo, &sel.hi)
 	if err != nil {
 		return sel, fmt.Errorf("ledger: line items: %w", err)
 	}
+	if sel.hi == 0 {
+		return sel, nil // nothing selected
+	}
+	// Rows of the month in an id window, read as a range of the table.
+	count := func(from, to int64) (int64, error) {
+		w, a := Filter{Month: f.Month, IDMin: from, IDMax: to, dense: true}.rangeWhere()
+		var n int64
+		err := db.sql.QueryRowContext(ctx, "SELECT count(*) FROM line_items li"+w, a...).Scan(&n)
+		return n, err
+	}
+	span := sel.hi - sel.lo + 1
+	if span <= selectionExact {
+		if sel.n, err = count(sel.lo, sel.hi); err != nil {
+			return sel, fmt.Errorf("ledger: line items: %w", err)
+		}
+		return sel, nil
+	}
+	var found, sampled int64
+	step := span / selectionSamples
+	for i := range selectionSamples {
+		from := sel.lo + i*step
+		to := min(from+selectionWindow-1, sel.hi)
+		n, err := count(from, to)
+		if err != nil {
+			return sel, fmt.Errorf("ledger: line items: %w", err)
+		}
+		found, sampled = found+n, sampled+to-from+1
+	}
+	sel.n = max(2, found*span/sampled) // at least the two ends, which exist
 	return sel, nil
 }
 

@@ -50,12 +50,17 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 	}
 	importItems(t, db, items)
 	defer func(old int64) { loadPartMin = old }(loadPartMin)
+	defer func(exact, window int64) { selectionExact, selectionWindow = exact, window }(selectionExact, selectionWindow)
 	analysis := map[string]bool{}
 	for _, f := range AnalysisFields {
 		analysis[f] = true
 	}
-	for _, min := range []int64{1 << 30, 500} { // one reader; several
+	for _, min := range []int64{1 << 30, 500} { // one reader, counted; several, estimated from samples
 		loadPartMin = min
+		selectionExact, selectionWindow = 1<<30, 1024
+		if min == 500 {
+			selectionExact, selectionWindow = 100, 40
+		}
 		for _, f := range []Filter{{}, {Month: "2026-10"}, {Month: "2026-11"}, {Month: "2026-11", Kinds: []string{KindCompute}},
 			{Providers: []string{"autodl"}}, {Month: "2026-12"}, {Month: "2026-10", Unordered: true},
 			{Month: "2026-11", IDMin: 1700, IDMax: 2600}} {
@@ -245,5 +250,43 @@ func TestKeepingAllocations(t *testing.T) {
 	restore()
 	if got := gc(); got != 50 {
 		t.Errorf("with GOGC=50: GC percent %d after a load, want 50", got)
+	}
+}
+
+// TestSelectionEstimate: past selectionExact ids the size of a selection is
+// estimated from samples of its range, close to the count for a month that
+// fills its range and for one interleaved with another; its ends are exact,
+// and an empty month is empty.
+func TestSelectionEstimate(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	var items []LineItem
+	for i := range 4000 {
+		li := item(fmt.Sprintf("k%d", i), "1")
+		switch {
+		case i < 2000:
+			li.BillingPeriod = "2026-09" // a month alone in its range
+		case i%3 == 0:
+			li.BillingPeriod = "2026-10" // interleaved: a third of ids 2001–4000, from 2002
+		default:
+			li.BillingPeriod = "2026-11"
+		}
+		items = append(items, li)
+	}
+	importItems(t, db, items)
+	defer func(exact, window int64) { selectionExact, selectionWindow = exact, window }(selectionExact, selectionWindow)
+	selectionExact, selectionWindow = 100, 64
+	for _, tc := range []struct {
+		month  string
+		lo, hi int64
+		n      int64
+	}{{"2026-09", 1, 2000, 2000}, {"2026-10", 2002, 4000, 667}, {"2026-11", 2001, 3999, 1333}, {"2027-01", 0, 0, 0}} {
+		sel, err := db.selection(ctx, Filter{Month: tc.month})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sel.lo != tc.lo || sel.hi != tc.hi || sel.n < tc.n*3/4 || sel.n > tc.n*5/4 {
+			t.Errorf("%s: ids %d–%d, about %d items; want %d–%d, %d within a quarter", tc.month, sel.lo, sel.hi, sel.n, tc.lo, tc.hi, tc.n)
+		}
 	}
 }
