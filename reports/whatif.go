@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,6 +108,94 @@ func ParseWhatIfDuration(s string) (time.Duration, error) {
 
 type wiKey struct{ scenario, provider, currency string }
 
+// wiRows are the rows of the scenarios by key.
+type wiRows map[wiKey]*WhatIfRow
+
+// row is the row of scenario for li's provider and currency.
+func (rows wiRows) row(scenario string, li *ledger.LineItem) *WhatIfRow {
+	k := wiKey{scenario, li.Provider, li.Currency}
+	r := rows[k]
+	if r == nil {
+		r = &WhatIfRow{Scenario: scenario, Provider: li.Provider, Currency: li.Currency}
+		rows[k] = r
+	}
+	return r
+}
+
+// account adds li to r with its cost under the scenario.
+func account(r *WhatIfRow, li *ledger.LineItem, scenarioCost decimal.Decimal) {
+	r.Items++
+	r.ActualCost = r.ActualCost.Add(li.BilledCost)
+	r.ScenarioCost = r.ScenarioCost.Add(scenarioCost)
+	if !scenarioCost.Equal(li.BilledCost) {
+		r.Changed++
+		r.LineItemIDs = append(r.LineItemIDs, li.ID)
+	}
+}
+
+// perSecondRows is the per_second scenario.
+func perSecondRows(in *rules.Input) wiRows {
+	rows := wiRows{}
+	for _, li := range in.Items {
+		if !rules.IsRunning(li) || rules.IsPrepaid(li) {
+			continue
+		}
+		r := rows.row(WhatIfPerSecond, li)
+		cost, ok := perSecondCost(li)
+		if !ok {
+			r.Unknown++
+		}
+		account(r, li, cost)
+	}
+	return rows
+}
+
+// autoShutdownRows is the auto_shutdown scenario: the sessions cut after
+// shutdownAfter.
+func autoShutdownRows(in *rules.Input, shutdownAfter time.Duration) wiRows {
+	rows := wiRows{}
+	for _, s := range in.Sessions() {
+		cutoff := s.Start.Add(shutdownAfter)
+		long := s.End.Sub(s.Start) > shutdownAfter
+		for _, li := range s.Items {
+			if !in.InMonth(li) {
+				continue
+			}
+			cost := li.BilledCost
+			if long {
+				beyond, _ := rules.CostBeyond([]*ledger.LineItem{li}, cutoff)
+				cost = cost.Sub(beyond)
+			}
+			account(rows.row(WhatIfAutoShutdown, li), li, cost)
+		}
+	}
+	return rows
+}
+
+// releaseIdleRows is the release_idle_storage scenario.
+func releaseIdleRows(in *rules.Input, idle *idleIndex, releaseAfter time.Duration) wiRows {
+	rows := wiRows{}
+	for _, li := range in.Items {
+		switch li.Kind {
+		case ledger.KindStorage, ledger.KindImage, ledger.KindSnapshot:
+		default:
+			continue
+		}
+		if li.ChargeCategory == ledger.CategoryCredit || li.BilledCost.IsNegative() {
+			continue
+		}
+		r := rows.row(WhatIfReleaseIdle, li)
+		how, id := in.ServedBy(li)
+		if how == rules.ServedAccount || id == "" {
+			r.Unknown++
+			account(r, li, li.BilledCost)
+			continue
+		}
+		account(r, li, li.BilledCost.Sub(idle.releasable(li, id, releaseAfter)))
+	}
+	return rows
+}
+
 // WhatIf computes the scenarios of opts.Month.
 func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfReport, error) {
 	if opts.Month == "" {
@@ -129,85 +218,19 @@ func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfRepo
 	if err != nil {
 		return nil, fmt.Errorf("reports: what-if: %w", err)
 	}
-	// The sessions and the idle index (through the coverage of ServedBy)
-	// are independent: built side by side, as the audit builds its caches.
-	var idle *idleIndex
-	var caches sync.WaitGroup
-	caches.Go(func() { in.Sessions() })
-	idle = newIdleIndex(in)
-	caches.Wait()
+	// The three scenarios are independent, and so are the caches two of
+	// them build (the sessions; the idle index, through the coverage of
+	// ServedBy): they run side by side, each into rows of its own (their
+	// keys differ by scenario), as the audit builds its caches.
+	var shutdown, release wiRows
+	var side sync.WaitGroup
+	side.Go(func() { shutdown = autoShutdownRows(in, opts.ShutdownAfter) })
+	side.Go(func() { release = releaseIdleRows(in, newIdleIndex(in), opts.ReleaseAfter) })
+	rows := perSecondRows(in)
+	side.Wait()
+	maps.Copy(rows, shutdown)
+	maps.Copy(rows, release)
 	rep := &WhatIfReport{Month: opts.Month, ShutdownAfter: opts.ShutdownAfter, ReleaseAfter: opts.ReleaseAfter}
-	rows := map[wiKey]*WhatIfRow{}
-	row := func(scenario string, li *ledger.LineItem) *WhatIfRow {
-		k := wiKey{scenario, li.Provider, li.Currency}
-		r := rows[k]
-		if r == nil {
-			r = &WhatIfRow{Scenario: scenario, Provider: li.Provider, Currency: li.Currency}
-			rows[k] = r
-		}
-		return r
-	}
-	// account adds li to r with its cost under the scenario.
-	account := func(r *WhatIfRow, li *ledger.LineItem, scenarioCost decimal.Decimal) {
-		r.Items++
-		r.ActualCost = r.ActualCost.Add(li.BilledCost)
-		r.ScenarioCost = r.ScenarioCost.Add(scenarioCost)
-		if !scenarioCost.Equal(li.BilledCost) {
-			r.Changed++
-			r.LineItemIDs = append(r.LineItemIDs, li.ID)
-		}
-	}
-
-	// per_second
-	for _, li := range in.Items {
-		if !rules.IsRunning(li) || rules.IsPrepaid(li) {
-			continue
-		}
-		r := row(WhatIfPerSecond, li)
-		cost, ok := perSecondCost(li)
-		if !ok {
-			r.Unknown++
-		}
-		account(r, li, cost)
-	}
-
-	// auto_shutdown
-	for _, s := range in.Sessions() {
-		cutoff := s.Start.Add(opts.ShutdownAfter)
-		long := s.End.Sub(s.Start) > opts.ShutdownAfter
-		for _, li := range s.Items {
-			if !in.InMonth(li) {
-				continue
-			}
-			cost := li.BilledCost
-			if long {
-				beyond, _ := rules.CostBeyond([]*ledger.LineItem{li}, cutoff)
-				cost = cost.Sub(beyond)
-			}
-			account(row(WhatIfAutoShutdown, li), li, cost)
-		}
-	}
-
-	// release_idle_storage
-	for _, li := range in.Items {
-		switch li.Kind {
-		case ledger.KindStorage, ledger.KindImage, ledger.KindSnapshot:
-		default:
-			continue
-		}
-		if li.ChargeCategory == ledger.CategoryCredit || li.BilledCost.IsNegative() {
-			continue
-		}
-		r := row(WhatIfReleaseIdle, li)
-		how, id := in.ServedBy(li)
-		if how == rules.ServedAccount || id == "" {
-			r.Unknown++
-			account(r, li, li.BilledCost)
-			continue
-		}
-		account(r, li, li.BilledCost.Sub(idle.releasable(li, id, opts.ReleaseAfter)))
-	}
-
 	for _, r := range rows {
 		r.Saving = r.ActualCost.Sub(r.ScenarioCost)
 		sort.Slice(r.LineItemIDs, func(i, j int) bool { return r.LineItemIDs[i] < r.LineItemIDs[j] })
