@@ -177,7 +177,7 @@ func tencentLines(b *binding, env *mapEnv) (lineMapper, error) {
 	}
 	tags := tencentTagColumns(b.header)
 	currencies := newMemo(normCurrency)
-	derived := newCloudDerived(tencentPricing, func(string) string { return "" })
+	derived := newCloudDerived(tencentPricing, nil)
 	return func(c *rowCtx, li *ledger.LineItem) (bool, error) {
 		if isTotalRow(c.rec) {
 			return true, nil
@@ -488,9 +488,13 @@ var cloudKindRules = []struct {
 // cloudKind classifies a charge by its texts in order of specificity (组件 or
 // 使用量类型, then sub-product, product, configuration): the first text that
 // names a kind decides; anything unrecognised is other.
-func cloudKind(texts ...string) string {
+func cloudKind(texts ...string) string { return firstKind(cloudKindOf, texts) }
+
+// firstKind is the kind of the first text that kindOf names one for, else
+// other.
+func firstKind(kindOf func(string) string, texts []string) string {
 	for _, s := range texts {
-		if k := cloudKindOf(s); k != "" {
+		if k := kindOf(s); k != "" {
 			return k
 		}
 	}
@@ -515,29 +519,28 @@ func cloudKindOf(s string) string {
 
 // cloudDerived caches what the 腾讯云 and 华为云 mappers derive from texts
 // that repeat row after row (textMemo): the kind each text names, the GPU
-// model of an instance spec, the pricing model and the tags. Without it
+// model of an instance spec, the pricing model and the tags (华为云 only:
+// 腾讯云's tags are columns of their own, and tags is nil). Without it
 // these took a third of a 华为云 import's parsing.
 type cloudDerived struct {
 	kindOf, gpuModel, pricing, tags *textMemo[string]
 }
 
 func newCloudDerived(pricing func(a, b, c string) string, tags func(string) string) cloudDerived {
-	return cloudDerived{
+	d := cloudDerived{
 		kindOf:   newTextMemo(func(s, _, _ string) string { return cloudKindOf(s) }),
 		gpuModel: newTextMemo(func(s, _, _ string) string { return cloudGPUModel(s) }),
 		pricing:  newTextMemo(pricing),
-		tags:     newTextMemo(func(s, _, _ string) string { return tags(s) }),
 	}
+	if tags != nil {
+		d.tags = newTextMemo(func(s, _, _ string) string { return tags(s) })
+	}
+	return d
 }
 
 // kind is cloudKind through the cache.
 func (d cloudDerived) kind(texts ...string) string {
-	for _, s := range texts {
-		if k := d.kindOf.get(s, "", ""); k != "" {
-			return k
-		}
-	}
-	return ledger.KindOther
+	return firstKind(func(s string) string { return d.kindOf.get(s, "", "") }, texts)
 }
 
 // containsWord reports whether t contains w; an ASCII word must not be part
