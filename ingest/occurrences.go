@@ -35,42 +35,37 @@ func (o *occurrences) next(h uint64, limit int) (n uint32, ok bool) {
 	if h == 0 {
 		h = 1
 	}
-	if len(o.slots) > 0 {
-		mask := uint64(len(o.slots) - 1)
-		for i := h & mask; ; i = (i + 1) & mask {
-			switch o.slots[i] {
-			case h:
-				if o.more == nil {
-					o.more = map[uint64]uint32{}
-				}
-				n = o.more[h]
-				if n == 0 {
-					n = 1
-				}
-				n++
-				o.more[h] = n
-				return n, true
-			case 0:
-				if o.n >= limit {
-					return 0, false
-				}
-				if (o.n+1)*4 <= len(o.slots)*3 {
-					o.slots[i] = h
-					o.n++
-					return 1, true
-				}
-			default:
-				continue
-			}
-			break // full enough: grow, then add
+	if o.holds(h) {
+		if o.more == nil {
+			o.more = map[uint64]uint32{}
 		}
-	} else if limit <= 0 {
+		n = max(o.more[h], 1) + 1
+		o.more[h] = n
+		return n, true
+	}
+	if o.n >= limit {
 		return 0, false
 	}
-	o.grow()
+	if (o.n+1)*4 > len(o.slots)*3 { // past three quarters full (or no table yet)
+		o.grow()
+	}
 	o.put(h)
 	o.n++
 	return 1, true
+}
+
+// holds reports whether h is in the table.
+func (o *occurrences) holds(h uint64) bool {
+	if len(o.slots) == 0 {
+		return false
+	}
+	mask := uint64(len(o.slots) - 1)
+	for i := h & mask; o.slots[i] != 0; i = (i + 1) & mask {
+		if o.slots[i] == h {
+			return true
+		}
+	}
+	return false
 }
 
 // grow doubles the table (or makes the first one) and puts the held hashes
