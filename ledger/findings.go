@@ -80,6 +80,7 @@ func (db *DB) BeginAudit(ctx context.Context, month, tz string) (*AuditWriter, e
 // RunID, Month and State (kept from the stored finding of the same
 // fingerprint).
 func (w *AuditWriter) Add(ctx context.Context, findings []Finding) error {
+	all := findings
 	for len(findings) > 0 {
 		n := min(len(findings), findingBatch)
 		if err := w.upsert(ctx, findings[:n]); err != nil {
@@ -87,16 +88,16 @@ func (w *AuditWriter) Add(ctx context.Context, findings []Finding) error {
 		}
 		findings = findings[n:]
 	}
-	return nil
+	return insertEvidence(ctx, w.c, all)
 }
 
 // findingBatch is how many findings one INSERT writes (17 values each).
 const findingBatch = 64
 
-// upsert stores one batch of findings with their evidence in a multi-row
-// INSERT … ON CONFLICT (one statement a finding cost 0.8 s for 41k
-// findings). New findings get their ids in the batch's order; a finding
-// of an earlier run is updated in place and its evidence written anew.
+// upsert stores one batch of findings in a multi-row INSERT … ON CONFLICT
+// (one statement a finding cost 0.8 s for 41k findings). New findings get
+// their ids in the batch's order; a finding of an earlier run is updated in
+// place and its evidence deleted, to be written anew by Add.
 func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 	const cols = `INSERT INTO findings(fingerprint, run_id, first_run_id, month, rule_id, severity, provider,
 			resource_id, period_start, period_end, amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en)
@@ -144,7 +145,7 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 			return fmt.Errorf("ledger: save evidence: %w", err)
 		}
 	}
-	return insertEvidence(ctx, w.c, findings)
+	return nil
 }
 
 // Commit records params as the run's parameters (JSON), removes the open
