@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -172,24 +173,25 @@ func (w *AuditWriter) Commit(ctx context.Context, params string) (runID int64, e
 // writer's connection.
 func (w *AuditWriter) Rollback() { w.c.close() }
 
-// evidenceBatch is how many evidence rows one INSERT writes (4 values each,
-// well below SQLite's limit on bound values).
+// evidenceBatch is how many evidence lists one INSERT writes (3 values
+// each, well below SQLite's limit on bound values).
 const evidenceBatch = 200
 
-// insertEvidence writes the evidence rows of findings (their IDs set) in
-// multi-row INSERT statements.
+// insertEvidence writes the evidence of findings (their IDs set): one row
+// per finding and file, listing its line items as JSON [[id, row], …]
+// ordered by row, then id (migration 0008). A line item cited twice by one
+// finding is listed once.
 func insertEvidence(ctx context.Context, c *rawConn, findings []Finding) error {
 	queries := map[int]string{}
-	args := make([]any, 0, evidenceBatch*4)
+	args := make([]any, 0, evidenceBatch*3)
 	flush := func() error {
-		n := len(args) / 4
+		n := len(args) / 3
 		if n == 0 {
 			return nil
 		}
 		q, ok := queries[n]
 		if !ok {
-			q = `INSERT OR IGNORE INTO finding_evidence(finding_id, line_item_id, file, row) VALUES (?,?,?,?)` +
-				strings.Repeat(`,(?,?,?,?)`, n-1)
+			q = `INSERT INTO finding_evidence(finding_id, file, items) VALUES (?,?,?)` + strings.Repeat(`,(?,?,?)`, n-1)
 			queries[n] = q
 		}
 		if _, err := c.exec(ctx, q, args...); err != nil {
@@ -198,10 +200,39 @@ func insertEvidence(ctx context.Context, c *rawConn, findings []Finding) error {
 		args = args[:0]
 		return nil
 	}
+	var list []byte
+	var sorted []Evidence
 	for i := range findings {
-		for _, e := range findings[i].Evidence {
-			args = append(args, findings[i].ID, e.LineItemID, e.File, e.Row)
-			if len(args) == evidenceBatch*4 {
+		ev := findings[i].Evidence
+		if !slices.IsSortedFunc(ev, compareEvidence) {
+			sorted = append(sorted[:0], ev...)
+			slices.SortFunc(sorted, compareEvidence)
+			ev = sorted
+		}
+		for len(ev) > 0 {
+			file := ev[0].File
+			list = append(list[:0], '[')
+			var last int64
+			n := 0
+			for ; n < len(ev) && ev[n].File == file; n++ {
+				e := &ev[n]
+				if n > 0 && e.LineItemID == last {
+					continue // the same line item again (same file and row)
+				}
+				if n > 0 {
+					list = append(list, ',')
+				}
+				list = append(list, '[')
+				list = strconv.AppendInt(list, e.LineItemID, 10)
+				list = append(list, ',')
+				list = strconv.AppendInt(list, int64(e.Row), 10)
+				list = append(list, ']')
+				last = e.LineItemID
+			}
+			list = append(list, ']')
+			args = append(args, findings[i].ID, file, string(list))
+			ev = ev[n:]
+			if len(args) == evidenceBatch*3 {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -209,6 +240,17 @@ func insertEvidence(ctx context.Context, c *rawConn, findings []Finding) error {
 		}
 	}
 	return flush()
+}
+
+// compareEvidence orders evidence by file, row and line item.
+func compareEvidence(a, b Evidence) int {
+	if c := strings.Compare(a.File, b.File); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Row, b.Row); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.LineItemID, b.LineItemID)
 }
 
 // canonicalNullDec stores a computed amount (money at risk) without the
@@ -259,53 +301,6 @@ func (db *DB) Findings(ctx context.Context, month string) ([]Finding, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-// attachEvidence reads the evidence of the findings of month (all months
-// when "") in one query and hands each finding its rows, ordered by file,
-// row and line item.
-func (db *DB) attachEvidence(ctx context.Context, month string, fs []Finding) error {
-	idx := make(map[int64]int, len(fs))
-	for i := range fs {
-		idx[fs[i].ID] = i
-	}
-	q := `SELECT e.finding_id, e.line_item_id, e.file, e.row, li.billed_cost FROM finding_evidence e
-		LEFT JOIN line_items li ON li.id = e.line_item_id`
-	var args []any
-	if month != "" {
-		q += ` JOIN findings f ON f.id = e.finding_id WHERE f.month = ?`
-		args = append(args, month)
-	}
-	// Files and amounts repeat from row to row: shared (see loader).
-	l := loader{strs: map[string]string{}, decs: map[string]decimal.Decimal{}}
-	err := db.Scan(ctx, q, args, func(r Row) error {
-		i, ok := idx[r.Int64(0)]
-		if !ok {
-			return nil
-		}
-		e := Evidence{LineItemID: r.Int64(1), File: l.text(r, 2), Row: int(r.Int64(3))}
-		var err error
-		if e.BilledCost, err = l.amount(r, 4); err != nil {
-			return fmt.Errorf("line item %d: %w", e.LineItemID, err)
-		}
-		fs[i].Evidence = append(fs[i].Evidence, e)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("ledger: evidence: %w", err)
-	}
-	for i := range fs {
-		slices.SortFunc(fs[i].Evidence, func(a, b Evidence) int {
-			if c := strings.Compare(a.File, b.File); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(a.Row, b.Row); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.LineItemID, b.LineItemID)
-		})
-	}
-	return nil
 }
 
 // SetFindingState marks a finding acknowledged, resolved or open again.

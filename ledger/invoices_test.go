@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -161,28 +160,7 @@ func TestInvoiceMonths(t *testing.T) {
 func TestMigrationKeepsOldInvoices(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms {
-		if m.version > 2 {
-			break
-		}
-		if _, err := raw.Exec(m.sql); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := raw.Exec(`INSERT INTO schema_migrations VALUES (?, ?, 'x')`, m.version, m.name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	raw := ledgerAtVersion(t, path, 2)
 	if _, err := raw.Exec(`INSERT INTO invoices(provider, number, date, amount, currency, title, period)
 		VALUES ('autodl', '77', '2026-11-02', '8.80', 'CNY', 't', '2026-10')`); err != nil {
 		t.Fatal(err)

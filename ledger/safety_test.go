@@ -304,7 +304,7 @@ func dump(t *testing.T, db *sql.DB) map[string]tableRows {
 	t.Helper()
 	out := map[string]tableRows{}
 	for _, table := range v2Tables {
-		rows, err := db.Query(`SELECT * FROM ` + table + ` ORDER BY rowid`)
+		rows, err := db.Query(`SELECT * FROM ` + table + ` ORDER BY 1, 2`)
 		if err != nil {
 			t.Fatal(err)
 		}
