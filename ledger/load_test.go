@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -287,6 +288,30 @@ func TestSelectionEstimate(t *testing.T) {
 		}
 		if sel.lo != tc.lo || sel.hi != tc.hi || sel.n < tc.n*3/4 || sel.n > tc.n*5/4 {
 			t.Errorf("%s: ids %d–%d, about %d items; want %d–%d, %d within a quarter", tc.month, sel.lo, sel.hi, sel.n, tc.lo, tc.hi, tc.n)
+		}
+	}
+}
+
+// sortLineItems orders as CompareLineItems does, whatever order the items
+// come in: resources seen in any order, shared by providers, equal starts.
+func TestSortLineItemsByRank(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	base := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	for _, n := range []int{0, 1, 2, 50, 3000} {
+		items := make([]*LineItem, n)
+		for i := range items {
+			items[i] = &LineItem{ID: int64(rng.IntN(n + 1)), Provider: []string{"autodl", "aliyun", "a"}[rng.IntN(3)],
+				ResourceID:        []string{"", "i-1", "i-10", "i-2", "i-1 ", "实例"}[rng.IntN(6)],
+				ChargePeriodStart: base.Add(time.Duration(rng.IntN(5))*time.Hour + time.Duration(rng.IntN(3))*time.Nanosecond)}
+		}
+		want := slices.Clone(items)
+		slices.SortStableFunc(want, CompareLineItems)
+		got := slices.Clone(items)
+		sortLineItems(got)
+		for i := range got {
+			if CompareLineItems(got[i], want[i]) != 0 {
+				t.Fatalf("n=%d: item %d is %+v, want %+v", n, i, *got[i], *want[i])
+			}
 		}
 	}
 }

@@ -125,19 +125,42 @@ func (r egress) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
 // egressComputeServed sums, per served instance and per account (and
 // currency), the running compute billed in the month: the month's items
 // whole, the context items by the part of their active span inside the
-// month.
+// month. Items come sorted by resource, so each run of one resource's items
+// is summed on its own (ledger.DecimalSum, no allocation a term) and added
+// to the two sums once: adding every item to both through the map was 0.6 s
+// of CPU on a million-item month.
 func (in *Input) egressComputeServed() map[egressComputeKey]decimal.Decimal {
-	m := map[egressComputeKey]decimal.Decimal{}
+	sums := map[egressComputeKey]*ledger.DecimalSum{}
+	addTo := func(k egressComputeKey, s *ledger.DecimalSum) {
+		if sums[k] == nil {
+			sums[k] = &ledger.DecimalSum{}
+		}
+		sums[k].AddSum(s)
+	}
+	var run ledger.DecimalSum
+	var first *ledger.LineItem // of the run summed in run
+	flush := func() {
+		if first == nil {
+			return
+		}
+		if first.ResourceID != "" {
+			addTo(egressComputeKey{first.Provider, servedSame, first.ResourceID, first.Currency}, &run)
+		}
+		addTo(egressComputeKey{first.Provider, servedAccount, first.BillingAccountID, first.Currency}, &run)
+		run, first = ledger.DecimalSum{}, nil
+	}
 	add := func(li *ledger.LineItem, cost decimal.Decimal) {
 		if cost.IsZero() {
 			return
 		}
-		if li.ResourceID != "" {
-			k := egressComputeKey{li.Provider, servedSame, li.ResourceID, li.Currency}
-			m[k] = m[k].Add(cost)
+		if first != nil && (li.ResourceID != first.ResourceID || li.Provider != first.Provider ||
+			li.BillingAccountID != first.BillingAccountID || li.Currency != first.Currency) {
+			flush()
 		}
-		a := egressComputeKey{li.Provider, servedAccount, li.BillingAccountID, li.Currency}
-		m[a] = m[a].Add(cost)
+		if first == nil {
+			first = li
+		}
+		run.Add(cost)
 	}
 	for _, li := range in.Items {
 		if isRunning(li) {
@@ -160,6 +183,11 @@ func (in *Input) egressComputeServed() map[egressComputeKey]decimal.Decimal {
 			continue
 		}
 		add(li, proRata(li.BilledCost, int64(pe.Sub(ps)/time.Second), int64(e.Sub(s)/time.Second)))
+	}
+	flush()
+	m := make(map[egressComputeKey]decimal.Decimal, len(sums))
+	for k, s := range sums {
+		m[k] = s.Decimal()
 	}
 	return m
 }

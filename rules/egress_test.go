@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/shopspring/decimal"
 )
 
 // egressRunTZ runs cases like runRuleCases, with the audit's time zone set
@@ -199,5 +200,81 @@ func TestEgressPercent(t *testing.T) {
 				t.Errorf("egressPercent(%s, %s): got %s, want %s", tc.part, tc.whole, got, tc.want)
 			}
 		})
+	}
+}
+
+// egressComputeServed sums runs of one resource before adding them up: the
+// same sums as adding every item to both of its keys, on generated months
+// whose items (and context items, pro rata) switch account, currency and
+// resource, with zero and negative costs among them.
+func TestEgressComputeServedEqualsPerItem(t *testing.T) {
+	ctx := context.Background()
+	loc := mustLoc("Asia/Shanghai")
+	var items []ledger.LineItem
+	generateBenchItemsIn(6000, time.Date(2026, 9, 25, 0, 0, 0, 0, loc), time.Date(2026, 11, 5, 0, 0, 0, 0, loc), func(li *ledger.LineItem) bool {
+		switch li.SourceRow % 97 {
+		case 1:
+			li.BillingAccountID = "acct-moved"
+		case 2:
+			li.Currency = "USD"
+		case 3:
+			li.BilledCost = decimal.Zero
+		case 4:
+			li.BilledCost = li.BilledCost.Neg()
+		case 5:
+			li.ResourceID = ""
+		}
+		items = append(items, *li)
+		return true
+	})
+	db := newLedger(t, items)
+	in, err := load(ctx, db, benchMonth, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Context) == 0 {
+		t.Fatal("no context items: the test needs some")
+	}
+	want := map[egressComputeKey]decimal.Decimal{}
+	add := func(li *ledger.LineItem, cost decimal.Decimal) {
+		if cost.IsZero() {
+			return
+		}
+		if li.ResourceID != "" {
+			k := egressComputeKey{li.Provider, servedSame, li.ResourceID, li.Currency}
+			want[k] = want[k].Add(cost)
+		}
+		a := egressComputeKey{li.Provider, servedAccount, li.BillingAccountID, li.Currency}
+		want[a] = want[a].Add(cost)
+	}
+	for _, li := range in.Items {
+		if isRunning(li) {
+			add(li, li.BilledCost)
+		}
+	}
+	for _, li := range in.Context {
+		if !isRunning(li) || in.InMonth(li) {
+			continue
+		}
+		s, e := activeSpan(li)
+		if !e.After(s) {
+			if !s.Before(in.MonthStart) && s.Before(in.MonthEnd) {
+				add(li, li.BilledCost)
+			}
+			continue
+		}
+		ps, pe := maxTime(s, in.MonthStart), minTime(e, in.MonthEnd)
+		if pe.After(ps) {
+			add(li, proRata(li.BilledCost, int64(pe.Sub(ps)/time.Second), int64(e.Sub(s)/time.Second)))
+		}
+	}
+	got := in.egressComputeServed()
+	if len(got) != len(want) || len(want) < 20 {
+		t.Errorf("got %d sums, want %d (and at least 20)", len(got), len(want))
+	}
+	for k, w := range want {
+		if g, ok := got[k]; !ok || !g.Equal(w) || g.Exponent() != w.Exponent() {
+			t.Errorf("%v: got %s (present %v), want %s", k, g, ok, w)
+		}
 	}
 }

@@ -678,14 +678,16 @@ func Fingerprint(f *ledger.Finding, rowKeys map[int64]string) string {
 		}
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
-	h := sha256.New()
-	for _, s := range append([]string{f.RuleID, f.Provider, f.ResourceID,
-		ledger.FormatTime(f.PeriodStart), ledger.FormatTime(f.PeriodEnd)}, keys...) {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
+	slices.Sort(keys)
+	var b []byte // what is hashed, built whole: no conversion of each text
+	for _, s := range [...]string{f.RuleID, f.Provider, f.ResourceID, ledger.FormatTime(f.PeriodStart), ledger.FormatTime(f.PeriodEnd)} {
+		b = append(append(b, s...), 0)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	for _, k := range keys {
+		b = append(append(b, k...), 0)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // SortFindings orders findings deterministically: most severe first, then

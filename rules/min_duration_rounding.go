@@ -79,23 +79,32 @@ func (r minDurationRounding) Run(ctx context.Context, in *Input) ([]ledger.Findi
 		return nil, err
 	}
 	groups := map[roundingKey][]roundingTerm{}
+	// Most items share their unit and provider with the item before
+	// (items come by resource): both are looked up once a run.
+	var unitText string
+	var u timeUnit
+	var unitOK bool
+	var minimum minimumOf
 	for _, li := range in.Items {
 		if !isUsage(li) || isPrepaid(li) || !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
 			continue
 		}
-		u, ok := parseTimeUnit(li.PricingUnit)
-		if !ok {
+		if li.PricingUnit != unitText || unitText == "" {
+			unitText = li.PricingUnit
+			u, unitOK = parseTimeUnit(unitText)
+		}
+		if !unitOK {
 			continue
 		}
-		t := roundingTerm{li: li, unit: u, billedSecs: u.seconds(li.PricingQuantity.Decimal)}
 		actual, fromConsumed, known := actualSeconds(li, u)
 		if !known {
-			if in.atPolicyMinimum(li, t.billedSecs) {
+			if in.atPolicyMinimum(li, u, minimum.of(in, li.Provider)) {
 				k := roundingKey{li.Provider, li.ResourceID, li.Currency, true}
-				groups[k] = append(groups[k], t)
+				groups[k] = append(groups[k], roundingTerm{li: li, unit: u, billedSecs: u.seconds(li.PricingQuantity.Decimal)})
 			}
 			continue
 		}
+		t := roundingTerm{li: li, unit: u, billedSecs: u.seconds(li.PricingQuantity.Decimal)}
 		t.actualSecs, t.fromConsumed = actual, fromConsumed
 		excess := t.billedSecs.Sub(actual)
 		if !excess.IsPositive() {
@@ -156,14 +165,32 @@ func actualSeconds(li *ledger.LineItem, pricing timeUnit) (secs decimal.Decimal,
 	return decimal.Zero, false, false
 }
 
-// atPolicyMinimum reports whether li, with no actual times, is a lone
-// on-demand compute charge billed exactly its platform's minimum duration.
-func (in *Input) atPolicyMinimum(li *ledger.LineItem, billedSecs decimal.Decimal) bool {
-	p, ok := in.Policy(li.Provider)
-	if !ok || p.MinimumBilled < time.Minute || !isSessionItem(li) {
+// minimumOf caches the policy's minimum billed duration of the last
+// provider asked.
+type minimumOf struct {
+	provider string
+	asked    bool
+	minimum  time.Duration // 0 = none known
+}
+
+func (m *minimumOf) of(in *Input, provider string) time.Duration {
+	if !m.asked || provider != m.provider {
+		m.provider, m.asked, m.minimum = provider, true, 0
+		if p, ok := in.Policy(provider); ok {
+			m.minimum = p.MinimumBilled
+		}
+	}
+	return m.minimum
+}
+
+// atPolicyMinimum reports whether li, billed in unit u with no actual times,
+// is a lone on-demand compute charge billed exactly its platform's minimum
+// duration (minimum, 0 when the policy has none).
+func (in *Input) atPolicyMinimum(li *ledger.LineItem, u timeUnit, minimum time.Duration) bool {
+	if minimum < time.Minute || !isSessionItem(li) {
 		return false
 	}
-	if !billedSecs.Equal(decimal.NewFromInt(int64(p.MinimumBilled / time.Second))) {
+	if !u.seconds(li.PricingQuantity.Decimal).Equal(decimal.NewFromInt(int64(minimum / time.Second))) {
 		return false
 	}
 	s, ok := in.sessionOf(li)
