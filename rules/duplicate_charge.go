@@ -125,8 +125,14 @@ func (r duplicateCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding, 
 // copies of one charge are adjacent and the one billed earliest comes first.
 // Month items and context items are disjoint (different billing periods).
 // Grouping by resource first keeps the hashing cheap on a million items.
-// overlapping_charge uses it too.
+// overlapping_charge uses it too: built once (caches), read by both.
 func duplicateCandidates(in *Input) [][]*ledger.LineItem {
+	c := in.cache()
+	c.dup.once.Do(func() { c.dup.groups = buildDuplicateCandidates(in) })
+	return c.dup.groups
+}
+
+func buildDuplicateCandidates(in *Input) [][]*ledger.LineItem {
 	idx := map[instKey]int{}
 	var groups [][]*ledger.LineItem
 	cur := -1

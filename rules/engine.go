@@ -322,11 +322,40 @@ type Input struct {
 	// ledger: a session ending there is still running as far as we know.
 	DataEnd map[string]time.Time
 
-	cfg      Config
-	ruleID   string
-	sessions []Session
-	sessIdx  map[int64]int
-	cover    *coverage
+	cfg    Config
+	ruleID string
+	shared *caches
+}
+
+// caches are what several rules derive from the same items, each built once,
+// by the first rule that asks for it, while the others that ask wait. Rules
+// run side by side on copies of the Input, which share this.
+type caches struct {
+	sessions struct {
+		once sync.Once
+		list []Session
+	}
+	lone struct { // ids of the items that are a session on their own
+		once sync.Once
+		ids  map[int64]bool
+	}
+	cover struct {
+		once sync.Once
+		c    *coverage
+	}
+	dup struct {
+		once   sync.Once
+		groups [][]*ledger.LineItem
+	}
+}
+
+// cache returns the input's caches (an Input built by hand, as tests do,
+// gets its own on first use; load shares one among the rules).
+func (in *Input) cache() *caches {
+	if in.shared == nil {
+		in.shared = &caches{}
+	}
+	return in.shared
 }
 
 // Param returns the value in effect of the running rule's parameter name.
@@ -440,7 +469,7 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	if err != nil {
 		return nil, err
 	}
-	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg}
+	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, shared: &caches{}}
 	// Rules read only ledger.AnalysisFields (measured: the load is most of
 	// an audit's time).
 	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month}); err != nil {
@@ -476,19 +505,14 @@ type ruleResult struct {
 	done     chan struct{}
 }
 
-// runBuiltins builds the caches the rules share (sessions, compute
-// coverage), then starts the enabled built-in rules side by side, as many at
-// once as Go has processors, and returns at once: each result is complete
+// runBuiltins starts the enabled built-in rules side by side, as many at
+// once as Go has processors, and returns at once (the caches they share are
+// built by the first rule that needs each): each result is complete
 // (complete) when its done is closed, and the caller takes them in registry
 // order, so the outcome does not depend on which rule finished first. Rules
 // only read their Input; each gets a copy that knows its own id (for Param).
 // A disabled rule's result is nil.
 func runBuiltins(ctx context.Context, in *Input) []*ruleResult {
-	// The two shared caches are independent: built side by side.
-	var caches sync.WaitGroup
-	caches.Go(func() { in.Sessions() })
-	in.coverage()
-	caches.Wait()
 	results := make([]*ruleResult, len(registry))
 	var first, rest []int
 	for i, r := range registry {

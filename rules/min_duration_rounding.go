@@ -193,8 +193,7 @@ func (in *Input) atPolicyMinimum(li *ledger.LineItem, u timeUnit, minimum time.D
 	if !u.seconds(li.PricingQuantity.Decimal).Equal(decimal.NewFromInt(int64(minimum / time.Second))) {
 		return false
 	}
-	s, ok := in.sessionOf(li)
-	return ok && len(s.Items) == 1
+	return in.isLoneSession(li)
 }
 
 func roundingPeriod(terms []roundingTerm) (start, end time.Time) {

@@ -83,26 +83,26 @@ func isSessionItem(li *ledger.LineItem) bool {
 // items and their context, ordered by provider, resource, currency, start.
 // A session may include context items of the neighbouring months.
 func (in *Input) Sessions() []Session {
-	if in.sessIdx == nil {
-		in.sessions = buildSessions(append(append([]*ledger.LineItem(nil), in.Items...), in.Context...), in.cfg)
-		in.sessIdx = make(map[int64]int, len(in.Items))
-		for i, s := range in.sessions {
-			for _, li := range s.Items {
-				in.sessIdx[li.ID] = i
-			}
-		}
-	}
-	return in.sessions
+	c := in.cache()
+	c.sessions.once.Do(func() {
+		c.sessions.list = buildSessions(append(append([]*ledger.LineItem(nil), in.Items...), in.Context...), in.cfg)
+	})
+	return c.sessions.list
 }
 
-// sessionOf returns the session li belongs to.
-func (in *Input) sessionOf(li *ledger.LineItem) (Session, bool) {
-	in.Sessions()
-	i, ok := in.sessIdx[li.ID]
-	if !ok {
-		return Session{}, false
-	}
-	return in.sessions[i], true
+// isLoneSession reports whether li is a session on its own (the one item of
+// its session).
+func (in *Input) isLoneSession(li *ledger.LineItem) bool {
+	c := in.cache()
+	c.lone.once.Do(func() {
+		c.lone.ids = map[int64]bool{}
+		for _, s := range in.Sessions() {
+			if len(s.Items) == 1 {
+				c.lone.ids[s.Items[0].ID] = true
+			}
+		}
+	})
+	return c.lone.ids[li.ID]
 }
 
 type sessionKey struct{ provider, resource, currency string }
@@ -246,9 +246,12 @@ type coverage struct {
 // coverage builds (once) the compute coverage from the month's items and
 // their context. Every running compute item counts, prepaid ones included.
 func (in *Input) coverage() *coverage {
-	if in.cover != nil {
-		return in.cover
-	}
+	shared := in.cache()
+	shared.cover.once.Do(func() { shared.cover.c = in.buildCoverage() })
+	return shared.cover.c
+}
+
+func (in *Input) buildCoverage() *coverage {
 	c := &coverage{byInstance: map[instKey][]interval{}, byAccount: map[acctKey][]interval{}}
 	// The items of one resource come together, in order of start: each
 	// list is kept at hand while its key lasts (keyedIntervals).
@@ -281,7 +284,6 @@ func (in *Input) coverage() *coverage {
 	for k, ivs := range c.byAccount {
 		c.byAccount[k] = mergeIntervals(ivs)
 	}
-	in.cover = c
 	return c
 }
 
