@@ -470,7 +470,7 @@ func (l *loader) amount(r Row, i int) (decimal.NullDecimal, error) {
 	if d, ok := l.decs[string(b)]; ok {
 		return decimal.NullDecimal{Decimal: d, Valid: true}, nil
 	}
-	d, err := r.Decimal(i)
+	d, err := r.decimalOf(i, b)
 	if d.Valid && len(l.decs) < loadShareMax {
 		l.decs[string(b)] = d.Decimal
 	}

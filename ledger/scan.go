@@ -44,12 +44,16 @@ func (r Row) Text(i int) string { return r.r.Text(i) }
 func (r Row) Bytes(i int) []byte { return r.r.bytes(i) }
 
 // Decimal parses column i as a stored amount (not Valid for NULL).
-func (r Row) Decimal(i int) (decimal.NullDecimal, error) {
-	if r.Null(i) {
-		return decimal.NullDecimal{}, nil
-	}
-	b := r.Bytes(i)
+func (r Row) Decimal(i int) (decimal.NullDecimal, error) { return r.decimalOf(i, r.Bytes(i)) }
+
+// decimalOf parses b, the text of column i (Bytes), as a stored amount.
+// Only an empty b asks whether the column is NULL: reading a column costs
+// a call into SQLite, and most are not NULL.
+func (r Row) decimalOf(i int, b []byte) (decimal.NullDecimal, error) {
 	if len(b) == 0 {
+		if r.Null(i) {
+			return decimal.NullDecimal{}, nil
+		}
 		return decimal.NullDecimal{}, fmt.Errorf("ledger: stored amount is empty")
 	}
 	d, err := decimal.NewFromString(unsafe.String(&b[0], len(b)))
@@ -61,11 +65,11 @@ func (r Row) Decimal(i int) (decimal.NullDecimal, error) {
 
 // Time parses column i as a stored time (zero for NULL).
 func (r Row) Time(i int) (time.Time, error) {
-	if r.Null(i) {
-		return time.Time{}, nil
-	}
 	b := r.Bytes(i)
 	if len(b) == 0 {
+		if r.Null(i) {
+			return time.Time{}, nil
+		}
 		return time.Time{}, fmt.Errorf("ledger: stored time is empty")
 	}
 	t, err := ParseTime(unsafe.String(&b[0], len(b)))

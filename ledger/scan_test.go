@@ -51,3 +51,56 @@ func TestScanReadsColumns(t *testing.T) {
 		t.Error("dsum is not defined on a Scan's connection, yet the query ran")
 	}
 }
+
+// A NULL amount or time reads as unknown; an empty or malformed text is an
+// error (a damaged ledger), also through the loader's shared amounts.
+func TestScanNullEmptyAndBadValues(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	for _, tt := range []struct {
+		value       string // SQL literal
+		wantDecimal string // "null", "error" or the amount
+		wantTime    string // "zero", "error" or RFC 3339
+	}{
+		{"NULL", "null", "zero"},
+		{"''", "error", "error"},
+		{"'x'", "error", "error"},
+		{"'1.50'", "1.50", "error"},
+		{"'2026-10-03T06:00:00Z'", "error", "2026-10-03T06:00:00Z"},
+	} {
+		var gotDec, gotTime, gotLoader string
+		l := newLoader(nil)
+		err := db.Scan(ctx, "SELECT "+tt.value, nil, func(r Row) error {
+			if d, err := r.Decimal(0); err != nil {
+				gotDec = "error"
+			} else if !d.Valid {
+				gotDec = "null"
+			} else {
+				gotDec = DecimalString(d.Decimal)
+			}
+			if ts, err := r.Time(0); err != nil {
+				gotTime = "error"
+			} else if ts.IsZero() {
+				gotTime = "zero"
+			} else {
+				gotTime = ts.Format(time.RFC3339)
+			}
+			for range 2 { // the second read is the shared one
+				if d, err := l.amount(r, 0); err != nil {
+					gotLoader = "error"
+				} else if !d.Valid {
+					gotLoader = "null"
+				} else {
+					gotLoader = DecimalString(d.Decimal)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gotDec != tt.wantDecimal || gotLoader != tt.wantDecimal || gotTime != tt.wantTime {
+			t.Errorf("%s: Decimal %s, loader %s, Time %s; want %s, %s", tt.value, gotDec, gotLoader, gotTime, tt.wantDecimal, tt.wantTime)
+		}
+	}
+}
