@@ -156,11 +156,15 @@ func (w *AuditWriter) Commit(ctx context.Context, params string) (runID int64, e
 	if _, err := w.c.exec(ctx, `UPDATE audit_runs SET params = ? WHERE id = ?`, params, w.runID); err != nil {
 		return 0, fmt.Errorf("ledger: save audit: %w", err)
 	}
-	if _, err := w.c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id IN
-		(SELECT id FROM findings WHERE month = ? AND run_id <> ? AND state = 'open')`, w.month, w.runID); err != nil {
+	// "run_id <> ?" written as two ranges: SQLite then reads them on the
+	// index findings_month (month, run_id), skipping the findings just
+	// written instead of reading each.
+	const otherRuns = `month = ?1 AND (run_id < ?2 OR run_id > ?2) AND state = 'open'`
+	if _, err := w.c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id IN (SELECT id FROM findings WHERE `+otherRuns+`)`,
+		w.month, w.runID); err != nil {
 		return 0, fmt.Errorf("ledger: prune findings: %w", err)
 	}
-	if _, err := w.c.exec(ctx, `DELETE FROM findings WHERE month = ? AND run_id <> ? AND state = 'open'`, w.month, w.runID); err != nil {
+	if _, err := w.c.exec(ctx, `DELETE FROM findings WHERE `+otherRuns, w.month, w.runID); err != nil {
 		return 0, fmt.Errorf("ledger: prune findings: %w", err)
 	}
 	if _, err := w.c.exec(ctx, "COMMIT"); err != nil {
