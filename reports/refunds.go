@@ -55,6 +55,12 @@ const RuleChargedAfterRelease = "charged_after_release"
 // refundRules are the rules whose findings are disputable, in display order.
 var refundRules = []string{"duplicate_charge", "overlapping_charge", "min_duration_rounding", "price_deviation", RuleChargedAfterRelease}
 
+// claimable reports whether a refund can be claimed on f: a disputable rule,
+// not resolved.
+func claimable(f *ledger.Finding) bool {
+	return f.State != "resolved" && slices.Contains(refundRules, f.RuleID)
+}
+
 // RefundsOptions selects the month and the reference data of the refund
 // checklist.
 type RefundsOptions struct {
@@ -146,12 +152,17 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	if err != nil {
 		return nil, fmt.Errorf("reports: refunds: %w", err)
 	}
-	// The line items the claims need: the evidence of the findings, and every
-	// item of the instances charged past their release date (afterRelease).
+	// The line items the claims need: the evidence of the findings that can
+	// be claimed, and every item of the instances charged past their release
+	// date (afterRelease). Only those: on a million-item month the evidence
+	// of all findings (forgotten instances cite every item of a session)
+	// was 890k of its items, read whole (11 s, 1.4 GB).
 	evidence := map[int64]bool{}
 	for i := range fs {
-		for _, ev := range fs[i].Evidence {
-			evidence[ev.LineItemID] = true
+		if claimable(&fs[i]) {
+			for _, ev := range fs[i].Evidence {
+				evidence[ev.LineItemID] = true
+			}
 		}
 	}
 	if err := s.collect(ctx, db, evidence, func(in *instance) bool {
@@ -162,7 +173,7 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	var claims []RefundClaim
 	for i := range fs {
 		f := &fs[i]
-		if f.State == "resolved" || !slices.Contains(refundRules, f.RuleID) {
+		if !claimable(f) {
 			continue
 		}
 		c := RefundClaim{RuleID: f.RuleID, Fingerprint: f.Fingerprint, State: f.State, Severity: f.Severity,
