@@ -162,13 +162,33 @@ func CompareLineItems(a, b *LineItem) int { return keyOf(a).compare(keyOf(b)) }
 // lineItemKey is what CompareLineItems orders line items by.
 type lineItemKey struct {
 	provider, resource string
-	sec                int64 // charge period start
-	nsec               int
-	id                 int64
+	at                 startAndID
+}
+
+// startAndID orders line items of one resource: by charge period start,
+// then id.
+type startAndID struct {
+	sec  int64
+	nsec int32
+	id   int64
+}
+
+func startAndIDOf(li *LineItem) startAndID {
+	return startAndID{li.ChargePeriodStart.Unix(), int32(li.ChargePeriodStart.Nanosecond()), li.ID}
+}
+
+func (a startAndID) compare(b startAndID) int {
+	if c := cmp.Compare(a.sec, b.sec); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.id, b.id)
 }
 
 func keyOf(li *LineItem) lineItemKey {
-	return lineItemKey{li.Provider, li.ResourceID, li.ChargePeriodStart.Unix(), li.ChargePeriodStart.Nanosecond(), li.ID}
+	return lineItemKey{li.Provider, li.ResourceID, startAndIDOf(li)}
 }
 
 func (a lineItemKey) compare(b lineItemKey) int {
@@ -178,13 +198,7 @@ func (a lineItemKey) compare(b lineItemKey) int {
 	if c := strings.Compare(a.resource, b.resource); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.sec, b.sec); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.id, b.id)
+	return a.at.compare(b.at)
 }
 
 // sortLineItems sorts items by CompareLineItems through an array of their
@@ -197,9 +211,7 @@ func sortLineItems(items []*LineItem) {
 	type resource struct{ provider, id string }
 	type keyed struct {
 		rank int32 // of the resource, then first seen order until ranked
-		nsec int32
-		sec  int64
-		id   int64
+		at   startAndID
 		li   *LineItem
 	}
 	keys := make([]keyed, len(items))
@@ -218,7 +230,7 @@ func sortLineItems(items []*LineItem) {
 			}
 			last, lastAt = r, at
 		}
-		keys[i] = keyed{lastAt, int32(li.ChargePeriodStart.Nanosecond()), li.ChargePeriodStart.Unix(), li.ID, li}
+		keys[i] = keyed{lastAt, startAndIDOf(li), li}
 	}
 	byName := make([]int32, len(order))
 	for i := range byName {
@@ -241,13 +253,7 @@ func sortLineItems(items []*LineItem) {
 		if c := cmp.Compare(a.rank, b.rank); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.sec, b.sec); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
+		return a.at.compare(b.at)
 	})
 	for i := range keys {
 		items[i] = keys[i].li
