@@ -81,10 +81,10 @@ func (db *DB) eachRaw(ctx context.Context, f Filter, where, order string, args [
 			dst *decimal.NullDecimal
 		}{{20, &li.ConsumedQuantity}, {22, &li.PricingQuantity}, {24, &li.ListUnitPrice}, {25, &li.ListCost},
 			{27, &li.VoucherPaid}, {28, &li.CashPaid}, {29, &li.OtherPaid}, {30, &li.Unpaid}} {
-			if r.Null(d.i) {
+			v := col(d.i)
+			if v == "" && r.Null(d.i) { // asked only of an empty text: most are not NULL
 				continue
 			}
-			v := col(d.i)
 			if *d.dst, err = ScanDec(&v); err != nil {
 				return err
 			}
@@ -100,10 +100,11 @@ func (db *DB) eachRaw(ctx context.Context, f Filter, where, order string, args [
 			i   int
 			dst *time.Time
 		}{{32, &li.UsageStart}, {33, &li.UsageEnd}} {
-			if r.Null(t.i) {
+			v := col(t.i)
+			if v == "" && r.Null(t.i) {
 				continue
 			}
-			if *t.dst, err = ParseTime(col(t.i)); err != nil {
+			if *t.dst, err = ParseTime(v); err != nil {
 				return fmt.Errorf("ledger: line item %d: %w", li.ID, err)
 			}
 		}
