@@ -405,7 +405,7 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 	}
 	return len(parts), readParts(parts, func(i int, pf Filter) error {
 		where, args := pf.rangeWhere()
-		return db.Scan(ctx, "SELECT "+cols+" FROM line_items li"+where, args, fns[i])
+		return db.scanItems(ctx, "SELECT "+cols+" FROM line_items li"+where, args, fns[i])
 	})()
 }
 
@@ -423,7 +423,7 @@ func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hi
 // eachLoaded reads the line items of "WHERE … ORDER BY …" (rest) with l and
 // calls fn for each that keep (if set) accepts.
 func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, rest string, args []any, fn func(*LineItem) error) error {
-	return db.Scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+rest, args, func(r Row) error {
+	return db.scanItems(ctx, "SELECT "+loadColumns+" FROM line_items li"+rest, args, func(r Row) error {
 		if keep != nil && !keep(r.Int64(lcID)) {
 			return nil
 		}
