@@ -47,7 +47,7 @@ func (db *DB) eachRaw(ctx context.Context, f Filter, where, order string, args [
 	}
 	var buf []byte
 	var end [41]int // end of each column's text in buf
-	return db.scanItems(ctx, eachSelect(f.NoRaw)+where+order, args, func(r Row) error {
+	return db.Scan(ctx, eachSelect(f.NoRaw)+where+order, args, func(r Row) error {
 		if f.KeepID != nil && !f.KeepID(r.Int64(0)) {
 			return nil
 		}
@@ -140,7 +140,7 @@ func (db *DB) eachPart(ctx context.Context, f Filter, where func() (string, []an
 	if err != nil {
 		return err
 	}
-	return db.eachLoaded(ctx, newLoader(paths), f.KeepID, w+order, args, fn)
+	return db.eachLoaded(ctx, newLoader(paths), f.KeepID, false, w+order, args, fn)
 }
 
 // eachBatch is how many items a reader of eachParallel hands over at once.

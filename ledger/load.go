@@ -405,7 +405,7 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 	}
 	return len(parts), readParts(parts, func(i int, pf Filter) error {
 		where, args := pf.rangeWhere()
-		return db.scanItems(ctx, "SELECT "+cols+" FROM line_items li"+where, args, fns[i])
+		return db.Scan(ctx, "SELECT "+cols+" FROM line_items li"+where, args, fns[i])
 	})()
 }
 
@@ -413,7 +413,7 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*LineItem, error) {
 	where, args := f.rangeWhere()
 	items := make([]*LineItem, 0, hint)
-	err := db.eachLoaded(ctx, newLoader(paths), f.KeepID, where, args, func(li *LineItem) error {
+	err := db.eachLoaded(ctx, newLoader(paths), f.KeepID, true, where, args, func(li *LineItem) error {
 		items = append(items, li)
 		return nil
 	})
@@ -421,9 +421,10 @@ func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hi
 }
 
 // eachLoaded reads the line items of "WHERE … ORDER BY …" (rest) with l and
-// calls fn for each that keep (if set) accepts.
-func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, rest string, args []any, fn func(*LineItem) error) error {
-	return db.scanItems(ctx, "SELECT "+loadColumns+" FROM line_items li"+rest, args, func(r Row) error {
+// calls fn for each that keep (if set) accepts; mapped reads the ledger
+// through a memory map (scan).
+func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, mapped bool, rest string, args []any, fn func(*LineItem) error) error {
+	return db.scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+rest, args, func(r Row) error {
 		if keep != nil && !keep(r.Int64(lcID)) {
 			return nil
 		}
@@ -432,7 +433,7 @@ func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, 
 			return err
 		}
 		return fn(li)
-	})
+	}, mapped)
 }
 
 func newLoader(paths map[int64]string) *loader {

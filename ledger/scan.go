@@ -20,22 +20,18 @@ func (db *DB) Scan(ctx context.Context, q string, args []any, fn func(Row) error
 	return db.scan(ctx, q, args, fn, false)
 }
 
-// scanItems is Scan for the queries that walk many line items: the ledger
-// is read through a memory map (PRAGMA mmap_size), so that SQLite takes
-// each page from the page cache without a pread and a copy. Measured on a
-// million-item month, LoadLineItems alternately without and with it: 1.72–
-// 2.29 s → 1.54–1.83 s, 3.31–3.91 s → 2.95–3.19 s of CPU. The mapped pages
-// count in the process's resident size while mapped (the kernel's page
-// cache, not the Go heap), so imports, whose memory is a target, do not use
-// it.
-func (db *DB) scanItems(ctx context.Context, q string, args []any, fn func(Row) error) error {
-	return db.scan(ctx, q, args, fn, true)
-}
-
 // mappedBytes is the most of the ledger a line item scan maps (SQLite maps
 // no more than the file, and caps it at its compile-time limit).
 const mappedBytes = 8 << 30
 
+// scan is Scan, through a memory map of the ledger when mapped (PRAGMA
+// mmap_size): SQLite then takes each page from the page cache without a
+// pread and a copy. LoadLineItems reads so: a million-item month,
+// alternately without and with it, 1.72–2.29 s → 1.54–1.83 s and 3.31–3.91
+// → 2.95–3.19 s of CPU. The mapped pages count in the process's resident
+// size while mapped (the kernel's page cache, not the Go heap), so the
+// scans of reports, which keep little, do without (report spend of a
+// 300k-item month: 97 → 163 MB with it, for no measurable speed).
 func (db *DB) scan(ctx context.Context, q string, args []any, fn func(Row) error, mapped bool) error {
 	c, err := openRawReadOnly(db.path)
 	if err != nil {
