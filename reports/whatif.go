@@ -285,41 +285,15 @@ func perSecondCost(li *ledger.LineItem) (cost decimal.Decimal, ok bool) {
 	return c, true
 }
 
-// idleIndex knows when each instance ran compute (month and context).
+// idleIndex knows when each instance ran compute (month and context:
+// rules.Input.ComputeSpans) and when the month's charges serving it began.
 type idleIndex struct {
-	runs  map[[2]string][][2]time.Time // provider, instance → merged spans, sorted
-	first map[[2]string]time.Time      // provider, instance → first charge start of the month's items serving it
+	in    *rules.Input
+	first map[[2]string]time.Time // provider, instance → first charge start of the month's items serving it
 }
 
 func newIdleIndex(in *rules.Input) *idleIndex {
-	x := &idleIndex{runs: map[[2]string][][2]time.Time{}, first: map[[2]string]time.Time{}}
-	for _, list := range [][]*ledger.LineItem{in.Items, in.Context} {
-		for _, li := range list {
-			if !rules.IsRunning(li) || li.ResourceID == "" {
-				continue
-			}
-			s, e := rules.ActiveSpan(li)
-			if !e.After(s) {
-				e = s.Add(time.Second)
-			}
-			k := [2]string{li.Provider, li.ResourceID}
-			x.runs[k] = append(x.runs[k], [2]time.Time{s, e})
-		}
-	}
-	for k, spans := range x.runs {
-		sort.Slice(spans, func(i, j int) bool { return spans[i][0].Before(spans[j][0]) })
-		var merged [][2]time.Time
-		for _, sp := range spans {
-			if n := len(merged); n > 0 && !sp[0].After(merged[n-1][1]) {
-				if sp[1].After(merged[n-1][1]) {
-					merged[n-1][1] = sp[1]
-				}
-				continue
-			}
-			merged = append(merged, sp)
-		}
-		x.runs[k] = merged
-	}
+	x := &idleIndex{in: in, first: map[[2]string]time.Time{}}
 	for _, li := range in.Items {
 		how, id := in.ServedBy(li)
 		if how == rules.ServedAccount || li.Kind == ledger.KindCompute {
@@ -343,14 +317,19 @@ func (x *idleIndex) releasable(li *ledger.LineItem, instance string, after time.
 	if !e.After(s) {
 		return decimal.Zero
 	}
-	since, found := time.Time{}, false
-	for _, sp := range x.runs[k] {
-		if sp[0].Before(e) && sp[1].After(s) {
-			return decimal.Zero // ran during the charge period
+	since, found, ran := time.Time{}, false, false
+	x.in.ComputeSpans(li.Provider, instance, func(start, end time.Time) bool {
+		if start.Before(e) && end.After(s) {
+			ran = true // during the charge period
+			return false
 		}
-		if !sp[1].After(s) {
-			since, found = sp[1], true
+		if !end.After(s) {
+			since, found = end, true
 		}
+		return true
+	})
+	if ran {
+		return decimal.Zero
 	}
 	if !found {
 		f, ok := x.first[k]

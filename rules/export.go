@@ -91,3 +91,16 @@ func UsageSeconds(li *ledger.LineItem) (secs decimal.Decimal, basis string, know
 	}
 	return secs, UsageFromTimes, true
 }
+
+// ComputeSpans calls fn, in order, with each span during which the instance
+// (provider, resource id) ran compute in the month or its context, until fn
+// returns false: the running compute items' active spans (a point in time
+// counting as a second), merged where they touch or overlap. It is the
+// coverage stopped_storage judges idle days by, built once per Input.
+func (in *Input) ComputeSpans(provider, resource string, fn func(start, end time.Time) bool) {
+	for _, iv := range in.coverage().byInstance[instKey{provider, resource}] {
+		if !fn(iv.start, iv.end) {
+			return
+		}
+	}
+}
