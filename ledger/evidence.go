@@ -36,7 +36,6 @@ func (db *DB) attachEvidence(ctx context.Context, month string, fs []Finding) er
 		args = append(args, month)
 	}
 	files := map[string]string{} // one string per file
-	var ids []int64
 	err := db.Scan(ctx, q, args, func(r Row) error {
 		i, ok := idx[r.Int64(0)]
 		if !ok {
@@ -57,6 +56,7 @@ func (db *DB) attachEvidence(ctx context.Context, month string, fs []Finding) er
 	if err != nil {
 		return fmt.Errorf("ledger: evidence: %w", err)
 	}
+	var ids []int64
 	for i := range fs {
 		for _, e := range fs[i].Evidence {
 			ids = append(ids, e.LineItemID)
