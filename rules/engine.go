@@ -703,8 +703,16 @@ func Fingerprint(f *ledger.Finding, rowKeys map[int64]string) string {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	var b []byte // what is hashed, built whole: no conversion of each text
-	for _, s := range [...]string{f.RuleID, f.Provider, f.ResourceID, ledger.FormatTime(f.PeriodStart), ledger.FormatTime(f.PeriodEnd)} {
+	head := [...]string{f.RuleID, f.Provider, f.ResourceID, ledger.FormatTime(f.PeriodStart), ledger.FormatTime(f.PeriodEnd)}
+	size := 0
+	for _, s := range head {
+		size += len(s) + 1
+	}
+	for _, k := range keys {
+		size += len(k) + 1
+	}
+	b := make([]byte, 0, size) // what is hashed, built whole: no conversion of each text
+	for _, s := range head {
 		b = append(append(b, s...), 0)
 	}
 	for _, k := range keys {

@@ -125,7 +125,11 @@ func (r overlappingCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding
 				}
 			}
 			if n == len(subs) {
-				subs = append(subs, overlapSub{key: k})
+				var reuse []overlapItem // an earlier resource's list: nothing keeps it past its findings
+				if n < cap(subs) {
+					reuse = subs[:n+1][n].items[:0]
+				}
+				subs = append(subs, overlapSub{key: k, items: reuse})
 				if subIdx != nil {
 					subIdx[k] = n
 				} else if len(subs) > 16 {
