@@ -30,6 +30,9 @@ type Filter struct {
 	// reads the month without building the others. It is called from the
 	// readers' goroutines, side by side, so it must only read.
 	KeepID func(id int64) bool
+	// StartsBefore, when set, keeps only the items whose charge period or
+	// usage starts before it.
+	StartsBefore time.Time
 
 	dense bool // an id range of a selection that fills it (selection.parts)
 }
@@ -65,6 +68,11 @@ func (f Filter) where() (string, []any) {
 	if f.IDMax != 0 {
 		conds = append(conds, "li.id <= ?")
 		args = append(args, f.IDMax)
+	}
+	if !f.StartsBefore.IsZero() {
+		t := FormatTime(f.StartsBefore) // stored times compare as text
+		conds = append(conds, "(li.charge_period_start < ? OR ifnull(li.usage_start < ?, 0))")
+		args = append(args, t, t)
 	}
 	if len(conds) == 0 {
 		return "", nil

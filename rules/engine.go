@@ -325,6 +325,7 @@ type Input struct {
 	cfg    Config
 	ruleID string
 	shared *caches
+	later  laterCompute // who ran compute in the next month past Context (context.go)
 }
 
 // caches are what several rules derive from the same items, each built once,
@@ -475,12 +476,8 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month}); err != nil {
 		return nil, fmt.Errorf("rules: load %s: %w", month, err)
 	}
-	for _, m := range []string{start.AddDate(0, -1, 0).Format("2006-01"), end.Format("2006-01")} {
-		items, err := db.LoadLineItems(ctx, ledger.Filter{Month: m, Kinds: []string{ledger.KindCompute}})
-		if err != nil {
-			return nil, fmt.Errorf("rules: load context %s: %w", m, err)
-		}
-		in.Context = append(in.Context, items...)
+	if err := loadContext(ctx, db, in); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(in.Context, ledger.CompareLineItems) // two sorted months
 	if in.DataEnd, err = db.DataEnds(ctx); err != nil {

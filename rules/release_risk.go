@@ -118,7 +118,7 @@ func (r releaseRisk) Run(ctx context.Context, in *Input) ([]ledger.Finding, erro
 		if !ok {
 			continue
 		}
-		if ri.last.BillingPeriod > in.Month {
+		if ri.last.BillingPeriod > in.Month || in.later.inst[k] {
 			continue // it ran again later: that month judges it
 		}
 		releaseAt := ri.lastEnd.In(in.TZ).AddDate(0, 0, p.ReleaseDays)

@@ -355,7 +355,8 @@ func (in *Input) servedBy(li *ledger.LineItem) served {
 		return served{servedParent, li.Provider, li.ParentResourceID}
 	}
 	if li.ResourceID != "" {
-		if _, ok := in.coverage().byInstance[instKey{li.Provider, li.ResourceID}]; ok {
+		k := instKey{li.Provider, li.ResourceID}
+		if _, ok := in.coverage().byInstance[k]; ok || in.later.inst[k] {
 			return served{servedSame, li.Provider, li.ResourceID}
 		}
 	}

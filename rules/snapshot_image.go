@@ -150,6 +150,10 @@ func (in *Input) snapshotImageIdleAt(sv served, end, dataStart time.Time, goneAf
 		idle.since, idle.lastRun = minTime(ivs[i].end, end), true
 		return idle
 	}
+	if in.ranLater(sv) { // later still, past the loaded context
+		idle.since, idle.lastRun = end, true
+		return idle
+	}
 	if len(ivs) > 0 {
 		idle.since, idle.lastRun = ivs[len(ivs)-1].end, true
 	}

@@ -1,0 +1,94 @@
+package rules
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// An audit with the next month's compute cut at its edge (context.go)
+// finds exactly what it found with the whole next month: on three months of
+// generated bills, and on instances planted to meet the edge — one that
+// stops in September and runs again late in October (release_risk, the
+// image it keeps), one whose only compute is late in October (its
+// September disk is its own, not its account's), one whose September
+// session runs on into October (forgotten there, not here), and a weekly
+// package crossing into October (its overlap is found by October).
+func TestNextMonthEdgeChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	loc := mustLoc("Asia/Shanghai")
+	var items []ledger.LineItem
+	generateBenchItemsIn(30000, time.Date(2026, 8, 25, 0, 0, 0, 0, loc), time.Date(2026, 10, 31, 0, 0, 0, 0, loc), func(li *ledger.LineItem) bool {
+		items = append(items, *li)
+		return true
+	})
+	n := len(items)
+	items = append(items, hourly(t, "autodl", "edge-back", "2026-09-02 08:00", 5, "1.90")...)
+	items = append(items, hourly(t, "autodl", "edge-back", "2026-10-20 09:00", 3, "1.90")...)
+	items = append(items, item(t, "autodl", ledger.KindImage, "edge-back-img", "2026-09-20 00:00", "2026-09-21 00:00", "0.80", parent("edge-back")))
+	items = append(items, item(t, "autodl", ledger.KindStorage, "edge-late", "2026-09-29 00:00", "2026-09-30 00:00", "0.66"))
+	items = append(items, hourly(t, "autodl", "edge-late", "2026-10-25 10:00", 2, "1.90")...)
+	items = append(items, hourly(t, "gpushare", "edge-cross", "2026-09-30 12:00", 60, "2.58")...)
+	items = append(items, item(t, "matpool", ledger.KindCompute, "edge-week", "2026-09-28 00:00", "2026-10-05 00:00", "120.00",
+		pricing(ledger.PricingPackage), qty("1", "week")))
+	items = append(items, hourly(t, "matpool", "edge-week", "2026-10-03 00:00", 5, "2.10")...)
+	for i := n; i < len(items); i++ {
+		items[i].RowKey = fmt.Sprintf("edge-%03d", i)
+	}
+	db := newLedger(t, items)
+	cfg := DefaultConfig()
+	for _, month := range []string{"2026-08", "2026-09", "2026-10"} {
+		t.Run(month, func(t *testing.T) {
+			wholeNextMonth = true
+			whole, err := load(ctx, db, month, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := Run(ctx, db, month, cfg)
+			wholeNextMonth = false
+			if err != nil {
+				t.Fatal(err)
+			}
+			cut, err := load(ctx, db, month, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Run(ctx, db, month, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if month != "2026-10" && (len(cut.Context) >= len(whole.Context) || len(cut.later.inst) == 0) {
+				t.Errorf("context of %d items (whole next month: %d), %d instances ran later: the edge cut nothing",
+					len(cut.Context), len(whole.Context), len(cut.later.inst))
+			}
+			if a, b := renderFindings(t, got), renderFindings(t, want); !bytes.Equal(a, b) {
+				t.Errorf("findings differ from those with the whole next month (%d vs %d):\n%s", len(got), len(want), firstDiff(a, b))
+			}
+			if month == "2026-09" {
+				byRule := map[string]int{}
+				for _, f := range got {
+					if f.Provider != "gpushare" || f.ResourceID != "edge-cross" {
+						byRule[f.RuleID]++
+					}
+				}
+				if byRule["release_risk"] == 0 && byRule["snapshot_image"] == 0 {
+					t.Errorf("the planted instances gave no release_risk and no snapshot_image finding: %v", byRule)
+				}
+			}
+		})
+	}
+}
+
+// firstDiff shows where two renderings part.
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-300)
+	return fmt.Sprintf("got …%s…\nwant …%s…", a[from:min(len(a), i+300)], b[from:min(len(b), i+300)])
+}
