@@ -314,9 +314,10 @@ type Input struct {
 	// Items are the line items whose billing period is Month. Raw cells are
 	// not loaded.
 	Items []*ledger.LineItem
-	// Context are compute line items of the previous and next billing
-	// periods: they complete sessions and idle days at the month's edges.
-	// Rules never report them on their own.
+	// Context are compute line items of the previous billing period, and
+	// of the next one up to where they can meet the month's items
+	// (context.go): they complete sessions and idle days at the month's
+	// edges. Rules never report them on their own.
 	Context []*ledger.LineItem
 	// DataEnd is, per provider, the latest charge period end in the whole
 	// ledger: a session ending there is still running as far as we know.

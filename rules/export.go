@@ -15,7 +15,8 @@ import (
 
 // LoadInput loads month as an audit does: the month's line items (without
 // their source cells), the compute items of the neighbouring months as
-// context, and the end of the data per provider. Its Sessions are those of
+// context (of the next month, those that can meet the month's items:
+// context.go), and the end of the data per provider. Its Sessions are those of
 // forgotten_instance.
 func LoadInput(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input, error) {
 	return load(ctx, db, month, cfg)
