@@ -168,21 +168,9 @@ func (in *Input) egressComputeServed() map[egressComputeKey]decimal.Decimal {
 		}
 	}
 	for _, li := range in.Context {
-		if !isRunning(li) || in.InMonth(li) {
-			continue
+		if cost, ok := in.monthShare(li); ok {
+			add(li, cost)
 		}
-		s, e := activeSpan(li)
-		if !e.After(s) {
-			if !s.Before(in.MonthStart) && s.Before(in.MonthEnd) {
-				add(li, li.BilledCost)
-			}
-			continue
-		}
-		ps, pe := maxTime(s, in.MonthStart), minTime(e, in.MonthEnd)
-		if !pe.After(ps) {
-			continue
-		}
-		add(li, proRata(li.BilledCost, int64(pe.Sub(ps)/time.Second), int64(e.Sub(s)/time.Second)))
 	}
 	flush()
 	m := make(map[egressComputeKey]decimal.Decimal, len(sums))
@@ -190,6 +178,24 @@ func (in *Input) egressComputeServed() map[egressComputeKey]decimal.Decimal {
 		m[k] = s.Decimal()
 	}
 	return m
+}
+
+// monthShare is the part of the running context item li's cost inside the
+// month: whole for a point in time within it, pro rata by its active span
+// otherwise; ok is false when li is not running compute or has none.
+func (in *Input) monthShare(li *ledger.LineItem) (cost decimal.Decimal, ok bool) {
+	if !isRunning(li) || in.InMonth(li) {
+		return decimal.Decimal{}, false
+	}
+	s, e := activeSpan(li)
+	if !e.After(s) {
+		return li.BilledCost, !s.Before(in.MonthStart) && s.Before(in.MonthEnd)
+	}
+	ps, pe := maxTime(s, in.MonthStart), minTime(e, in.MonthEnd)
+	if !pe.After(ps) {
+		return decimal.Decimal{}, false
+	}
+	return proRata(li.BilledCost, int64(pe.Sub(ps)/time.Second), int64(e.Sub(s)/time.Second)), true
 }
 
 // egressPercent renders part/whole as a percentage with at most one

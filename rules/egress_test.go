@@ -253,19 +253,8 @@ func TestEgressComputeServedEqualsPerItem(t *testing.T) {
 		}
 	}
 	for _, li := range in.Context {
-		if !isRunning(li) || in.InMonth(li) {
-			continue
-		}
-		s, e := activeSpan(li)
-		if !e.After(s) {
-			if !s.Before(in.MonthStart) && s.Before(in.MonthEnd) {
-				add(li, li.BilledCost)
-			}
-			continue
-		}
-		ps, pe := maxTime(s, in.MonthStart), minTime(e, in.MonthEnd)
-		if pe.After(ps) {
-			add(li, proRata(li.BilledCost, int64(pe.Sub(ps)/time.Second), int64(e.Sub(s)/time.Second)))
+		if cost, ok := in.monthShare(li); ok {
+			add(li, cost)
 		}
 	}
 	got := in.egressComputeServed()
