@@ -20,8 +20,9 @@ func (db *DB) Scan(ctx context.Context, q string, args []any, fn func(Row) error
 	return db.scan(ctx, q, args, fn, false)
 }
 
-// mappedBytes is the most of the ledger a line item scan maps (SQLite maps
-// no more than the file, and caps it at its compile-time limit).
+// mappedBytes is the most of the ledger a mapped scan (LoadLineItems) maps
+// (SQLite maps no more than the file, and caps it at its compile-time
+// limit).
 const mappedBytes = 8 << 30
 
 // scan is Scan, through a memory map of the ledger when mapped (PRAGMA

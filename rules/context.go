@@ -96,10 +96,10 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 			if cost.Decimal.IsNegative() {
 				return nil
 			}
-			key := [3]string{string(r.Bytes(0)), string(r.Bytes(1)), string(r.Bytes(2))}
-			if key == last {
-				return nil // consecutive rows are often of one resource
+			if string(r.Bytes(0)) == last[0] && string(r.Bytes(1)) == last[1] && string(r.Bytes(2)) == last[2] {
+				return nil // consecutive rows are often of one resource: no copy of their texts
 			}
+			key := [3]string{r.Text(0), r.Text(1), r.Text(2)}
 			last = key
 			if key[1] != "" {
 				in.later.inst[instKey{key[0], key[1]}] = true
