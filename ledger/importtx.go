@@ -17,8 +17,8 @@ import (
 // Commit or Rollback: one of them must be called.
 type ImportTx struct {
 	c        *rawConn
-	inserts  map[int]string // multi-row INSERTs by row count
-	deferred []string       // CREATE INDEX statements to run again before commit
+	inserts  map[insertShape]string // multi-row INSERTs by row count and omitted columns
+	deferred []string               // CREATE INDEX statements to run again before commit
 	// rollbackJournal: the ledger left WAL for this import (ImportOptions.Bulk).
 	rollbackJournal bool
 	// ends is the latest charge period end per provider of the rows written
@@ -51,7 +51,7 @@ func (db *DB) BeginImportWith(ctx context.Context, opts ImportOptions) (*ImportT
 	if err != nil {
 		return nil, err
 	}
-	t := &ImportTx{c: c, inserts: map[int]string{}}
+	t := &ImportTx{c: c, inserts: map[insertShape]string{}}
 	if opts.Bulk {
 		t.rollbackJournal = db.leaveWAL(ctx, c)
 	}
@@ -245,27 +245,53 @@ func (t *ImportTx) rollback() error {
 // and 840 rows a statement tried: 32 was the fastest).
 const lineItemsPerInsert = 32
 
-// lineItemInsert returns the INSERT of n line items.
-func (t *ImportTx) lineItemInsert(n int) string {
-	if q, ok := t.inserts[n]; ok {
+// insertShape is what an INSERT of line items depends on: its number of
+// rows and the columns it leaves to their defaults (omittedColumns).
+type insertShape struct {
+	n    int
+	omit uint64
+}
+
+// lineItemColumns are the columns of line_items an INSERT writes, in the
+// order of lineItemRow.text.
+var lineItemColumns = [LineItemArgs]string{"provider", "billing_account_id", "sub_account", "billing_period",
+	"charge_period_start", "charge_period_end", "charge_category", "kind", "pricing_model", "service_name",
+	"resource_id", "resource_name", "resource_type", "sku", "parent_resource_id", "gpu_model", "gpu_count", "region", "zone",
+	"consumed_quantity", "consumed_unit", "pricing_quantity", "pricing_unit", "list_unit_price", "list_cost", "billed_cost",
+	"voucher_paid", "cash_paid", "other_paid", "unpaid", "currency", "usage_start", "usage_end", "tags", "description", "raw",
+	"import_id", "source_row", "row_key"}
+
+// lineItemInsert returns the INSERT of n line items that leaves the columns
+// of omit to their defaults.
+func (t *ImportTx) lineItemInsert(n int, omit uint64) string {
+	shape := insertShape{n, omit}
+	if q, ok := t.inserts[shape]; ok {
 		return q
 	}
 	var b strings.Builder
-	b.WriteString(`INSERT OR IGNORE INTO line_items(provider, billing_account_id, sub_account, billing_period,
-		charge_period_start, charge_period_end, charge_category, kind, pricing_model, service_name,
-		resource_id, resource_name, resource_type, sku, parent_resource_id, gpu_model, gpu_count, region, zone,
-		consumed_quantity, consumed_unit, pricing_quantity, pricing_unit, list_unit_price, list_cost, billed_cost,
-		voucher_paid, cash_paid, other_paid, unpaid, currency, usage_start, usage_end, tags, description, raw,
-		import_id, source_row, row_key) VALUES `)
-	row := "(" + strings.TrimSuffix(strings.Repeat("?,", LineItemArgs), ",") + ")"
+	b.WriteString("INSERT OR IGNORE INTO line_items(")
+	row := []byte{'('}
+	for col, name := range lineItemColumns {
+		if omit&(1<<col) != 0 {
+			continue
+		}
+		if len(row) > 1 {
+			b.WriteByte(',')
+			row = append(row, ',')
+		}
+		b.WriteString(name)
+		row = append(row, '?')
+	}
+	row = append(row, ')')
+	b.WriteString(") VALUES ")
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(row)
+		b.Write(row)
 	}
-	t.inserts[n] = b.String()
-	return t.inserts[n]
+	t.inserts[shape] = b.String()
+	return t.inserts[shape]
 }
 
 // InsertLineItems writes a batch of line items (each with its ImportID set),
@@ -287,7 +313,8 @@ func (t *ImportTx) InsertLineItemRows(ctx context.Context, batch *LineItemRows) 
 	t.noteEnds(rows)
 	for len(rows) > 0 {
 		n := min(len(rows), lineItemsPerInsert)
-		k, err := t.c.insertRows(ctx, t.lineItemInsert(n), rows[:n])
+		omit := omittedColumns(rows[:n])
+		k, err := t.c.insertRows(ctx, t.lineItemInsert(n, omit), rows[:n], omit)
 		if err != nil {
 			return added, fmt.Errorf("ledger: insert line items: %w", err)
 		}

@@ -234,8 +234,9 @@ func (c *rawConn) statement(ctx context.Context, q string) (uintptr, error) {
 }
 
 // insertRows runs the INSERT q, whose parameters are the columns of rows
-// one after the other, and returns the number of rows it added.
-func (c *rawConn) insertRows(ctx context.Context, q string, rows []lineItemRow) (int64, error) {
+// but those of omit, one after the other, and returns the number of rows it
+// added.
+func (c *rawConn) insertRows(ctx context.Context, q string, rows []lineItemRow, omit uint64) (int64, error) {
 	st, err := c.statement(ctx, q)
 	if err != nil {
 		return 0, err
@@ -255,6 +256,9 @@ func (c *rawConn) insertRows(ctx context.Context, q string, rows []lineItemRow) 
 	for i := range rows {
 		row := &rows[i]
 		for col, text := range row.text {
+			if omit&(1<<col) != 0 {
+				continue
+			}
 			n++
 			var rc int32
 			switch {

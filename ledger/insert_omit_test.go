@@ -1,0 +1,170 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+// An INSERT leaves out the columns every row of it holds at their default
+// (omittedColumns); what is stored must be exactly what binding every
+// column stores: ” stays ”, NULL stays NULL, "{}" stays "{}".
+func TestInsertLeavesOutDefaultColumns(t *testing.T) {
+	full := item("full", "2.5")
+	full.BillingAccountID, full.SubAccount, full.ServiceName = "acct", "P1", "GPU"
+	full.ResourceID, full.ResourceName, full.ResourceType, full.SKU = "i-1", "train", "instance", "4090 x1"
+	full.ParentResourceID, full.GPUModel, full.GPUCount, full.Region, full.Zone = "p-1", "RTX 4090", 2, "cn", "cn-a"
+	full.ConsumedQuantity = decimal.NewNullDecimal(decimal.RequireFromString("0.5"))
+	full.ConsumedUnit, full.PricingUnit = "hour", "hour"
+	full.PricingQuantity = decimal.NewNullDecimal(decimal.RequireFromString("1"))
+	full.ListUnitPrice = decimal.NewNullDecimal(decimal.RequireFromString("2.5"))
+	full.ListCost = decimal.NewNullDecimal(decimal.RequireFromString("2.5"))
+	for _, p := range []*decimal.NullDecimal{&full.VoucherPaid, &full.CashPaid, &full.OtherPaid, &full.Unpaid} {
+		*p = decimal.NewNullDecimal(decimal.Zero)
+	}
+	full.UsageStart, full.UsageEnd = full.ChargePeriodStart, full.ChargePeriodEnd
+	full.Tags, full.Description = `{"team":"a"}`, "note"
+	bare := func(key string) LineItem { return item(key, "1") }
+	// A zero amount and an empty (not NULL) text where a column could be
+	// left out: these must not be confused with the defaults.
+	zeroes := bare("zeroes")
+	zeroes.CashPaid = decimal.NewNullDecimal(decimal.Zero)
+	zeroes.Tags = "{}"
+	batches := [][]LineItem{
+		{bare("a"), bare("b"), bare("c")},
+		{bare("d"), full, bare("e")},
+		{zeroes, bare("f")},
+	}
+	var rows LineItemRows
+	for _, li := range batches[0] {
+		rows.Append(&li)
+	}
+	omit := omittedColumns(rows.rows)
+	for _, col := range []string{"sub_account", "gpu_count", "consumed_quantity", "usage_start", "tags", "description"} {
+		if i := slices.Index(lineItemColumns[:], col); omit&(1<<i) == 0 {
+			t.Errorf("bare rows: %s not left out (omit %b)", col, omit)
+		}
+	}
+	for _, col := range []string{"provider", "billed_cost", "pricing_model", "raw", "row_key"} {
+		if i := slices.Index(lineItemColumns[:], col); omit&(1<<i) != 0 {
+			t.Errorf("bare rows: %s left out", col)
+		}
+	}
+	rows.Reset()
+	rows.Append(&full)
+	if omit := omittedColumns(rows.rows); omit != 0 {
+		t.Errorf("a row with every column set: omit %b, want 0", omit)
+	}
+
+	// The same batches stored through the INSERT that binds every column.
+	want, got := openTest(t), openTest(t)
+	for _, b := range batches {
+		importItems(t, got, slices.Clone(b))
+		insertAll(t, want, slices.Clone(b))
+	}
+	if g, w := quotedRows(t, got), quotedRows(t, want); g != w {
+		t.Errorf("stored rows differ:\n got %s\nwant %s", g, w)
+	}
+}
+
+// insertAll writes items as one file through an INSERT that binds every
+// column.
+func insertAll(t *testing.T, db *DB, items []LineItem) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.BeginImport(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := &Import{Path: "x.csv", SHA256: "00", Format: "test"}
+	if err := tx.AddImport(ctx, imp); err != nil {
+		t.Fatal(err)
+	}
+	var rows LineItemRows
+	for i := range items {
+		items[i].ImportID = imp.ID
+		rows.Append(&items[i])
+	}
+	if _, err := tx.c.insertRows(ctx, tx.lineItemInsert(len(items), 0), rows.rows, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.FinishImport(ctx, imp); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// quotedRows is every line item column, quoted (NULL and ” differ), row by
+// row in row key order.
+func quotedRows(t *testing.T, db *DB) string {
+	t.Helper()
+	cols := make([]string, len(lineItemColumns))
+	for i, c := range lineItemColumns {
+		cols[i] = "quote(" + c + ")"
+	}
+	rows, err := db.sql.Query("SELECT " + strings.Join(cols, "||'|'||") + " FROM line_items ORDER BY row_key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(&b, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// The columns an INSERT may leave out must have the defaults
+// omittedColumns assumes, in the schema as migrated.
+func TestOmissibleColumnsMatchSchema(t *testing.T) {
+	db := openTest(t)
+	rows, err := db.sql.Query("SELECT name, \"notnull\", ifnull(dflt_value, 'NULL') FROM pragma_table_info('line_items')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	defaults := map[string]string{}
+	for rows.Next() {
+		var name, dflt string
+		var notNull bool
+		if err := rows.Scan(&name, &notNull, &dflt); err != nil {
+			t.Fatal(err)
+		}
+		if !notNull && dflt == "NULL" {
+			dflt = "nullable"
+		}
+		defaults[name] = dflt
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for col, name := range lineItemColumns {
+		want := ""
+		switch {
+		case defaultEmpty&(1<<col) != 0:
+			want = "''"
+		case nullable&(1<<col) != 0:
+			want = "nullable"
+		case col == colTags:
+			want = "'{}'"
+		default:
+			continue
+		}
+		if got := defaults[name]; got != want {
+			t.Errorf("column %s: default %s, omittedColumns assumes %s", name, got, want)
+		}
+	}
+}
