@@ -53,7 +53,8 @@ func (k *rowKeyer) str(s string) {
 }
 
 func (k *rowKeyer) dec(d decimal.Decimal) {
-	k.str(ledger.CanonicalDecimal(d))
+	k.buf = ledger.AppendCanonicalDecimal(k.buf, d)
+	k.buf = append(k.buf, 0x1f)
 }
 
 func (k *rowKeyer) ndec(d decimal.NullDecimal) {

@@ -456,6 +456,9 @@ func FuzzDecimalString(f *testing.F) {
 		if got, want := CanonicalDecimal(d), d.String(); got != want {
 			t.Fatalf("CanonicalDecimal(%s) = %q, want %q", s, got, want)
 		}
+		if got, want := string(AppendCanonicalDecimal([]byte("-0."), d)), "-0."+d.String(); got != want {
+			t.Fatalf("AppendCanonicalDecimal(-0., %s) = %q, want %q", s, got, want)
+		}
 	})
 }
 

@@ -1,10 +1,10 @@
 package ledger
 
 import (
+	"bytes"
 	"database/sql/driver"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 	_ "time/tzdata" // DefaultTZ must load on systems without zoneinfo
 
@@ -93,15 +93,24 @@ func DecimalString(d decimal.Decimal) string {
 // same text as decimal.Decimal.String ("1.50" and "1.5" both give "1.5"),
 // without math/big on the usual path. Dedupe keys hash it.
 func CanonicalDecimal(d decimal.Decimal) string {
-	s := DecimalString(d)
-	if d.Exponent() >= 0 || !strings.Contains(s, ".") {
-		return s
+	return string(AppendCanonicalDecimal(nil, d))
+}
+
+// AppendCanonicalDecimal appends d as CanonicalDecimal renders it.
+func AppendCanonicalDecimal(b []byte, d decimal.Decimal) []byte {
+	start := len(b)
+	b = AppendDecimal(b, d)
+	if d.Exponent() >= 0 || bytes.IndexByte(b[start:], '.') < 0 {
+		return b
 	}
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	if s == "-0" {
-		return "0"
+	b = bytes.TrimRight(b, "0") // stops at the '.'
+	if b[len(b)-1] == '.' {
+		b = b[:len(b)-1]
 	}
-	return s
+	if string(b[start:]) == "-0" {
+		b = append(b[:start], '0')
+	}
+	return b
 }
 
 // appendScaled appends c × 10^-scale with exactly scale decimals.
