@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 )
@@ -58,7 +59,23 @@ func trimCell(s string) string {
 	if n := len(s); n == 0 || (s[0] > ' ' && s[0] < 0x80 && s[n-1] > ' ' && s[n-1] < 0x80) {
 		return s
 	}
-	return strings.Trim(s, " \t\r\n\u00a0\u3000\ufeff")
+	// Chinese cells (恒源云, 按量, 小时) start or end with a non-ASCII
+	// character: look at the two end runes before trimming.
+	first, _ := utf8.DecodeRuneInString(s)
+	last, _ := utf8.DecodeLastRuneInString(s)
+	if !isCellSpace(first) && !isCellSpace(last) {
+		return s
+	}
+	return strings.TrimFunc(s, isCellSpace)
+}
+
+// isCellSpace reports whether trimCell removes r.
+func isCellSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\r', '\n', '\u00a0', '\u3000', '\ufeff':
+		return true
+	}
+	return false
 }
 
 // isUnknownText reports whether an (already trimmed) cell means "no value".

@@ -98,11 +98,28 @@ func TestParseAmount(t *testing.T) {
 	}
 }
 
+// cellSpace is what trimCell removes, as a cutset for strings.Trim.
+const cellSpace = " \t\r\n\u00a0\u3000\ufeff"
+
+func TestTrimCellIsStringsTrim(t *testing.T) {
+	for _, s := range []string{"", " ", "1.5", " 1.5\t", "恒源云", "\u3000恒源云\u3000", "按量 ", "\ufeff平台", "小时\r\n",
+		"\u00a0", "a\u00a0", "\xff", "\xff ", " \xe3\x80", "\xe3\x80\x80x", "x\xe3\x80\x80", "GPU计算", "\u3000\u3000"} {
+		if got, want := trimCell(s), strings.Trim(s, cellSpace); got != want {
+			t.Errorf("trimCell(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
 func FuzzParseAmount(f *testing.F) {
 	for _, tc := range amountCases {
 		f.Add(tc.in)
 	}
+	f.Add("\u3000恒源云 ")
+	f.Add("\xff\u00a0")
 	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := trimCell(s), strings.Trim(s, cellSpace); got != want {
+			t.Fatalf("trimCell(%q) = %q, want %q", s, got, want)
+		}
 		got, err := ParseAmount(s)
 		if err != nil {
 			if got.Valid {
