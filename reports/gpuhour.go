@@ -55,7 +55,17 @@ const (
 )
 
 // hoursBases lists the bases in order of preference.
-var hoursBases = []string{HoursUsage, HoursConsumed, HoursBilled, HoursPeriod}
+var hoursBases = [...]string{HoursUsage, HoursConsumed, HoursBilled, HoursPeriod}
+
+// basisIndex is the place of basis b (one of hoursBases) in hoursBases.
+func basisIndex(b string) int {
+	for i, x := range hoursBases {
+		if x == b {
+			return i
+		}
+	}
+	return len(hoursBases) - 1 // not reached: computeSeconds gives one of them
+}
 
 // Sticker price bases.
 const (
@@ -148,12 +158,128 @@ type ghServed struct {
 	cost  ledger.DecimalSum
 }
 
-// ghSums are a group's running sums during the pass: ledger.DecimalSum
+// ghTally is what the pass over the month gathers: only sums, counts and
+// sets, so that parts of the month tallied apart (side by side,
+// scanGPUHours) merge into exactly what one pass gathers. ledger.DecimalSum
 // adds without an allocation per item (decimal.Decimal.Add was a third of
 // the pass).
-type ghSums struct {
+type ghTally struct {
+	groups   map[ghKey]*ghGroup
+	instCost map[ghInst]map[ghKey]*ledger.DecimalSum // GPU instances: compute cost per group
+	cpuInst  map[ghInst]bool                         // compute without a GPU model
+	hidden   map[ghInst]*ghServed                    // charges that served an instance
+}
+
+// ghGroup is the tally of one group's compute line items.
+type ghGroup struct {
+	items            int
+	bases            [len(hoursBases)]int // compute line items per hours basis, in hoursBases order
 	compute, seconds ledger.DecimalSum
-	pricing          map[string]*ledger.DecimalSum
+	pricing          map[string]*ledger.DecimalSum // compute cost per pricing model
+	spellings        map[string]int                // how often each spelling of the model is seen
+	// quotes are the per-GPU-hour quotes (perGPUHourQuote) of the running
+	// items, each value with how often it was seen: the median needs no
+	// more, and the month holds few distinct values. The keys only have to
+	// tell the entries of one tally apart (equal values may have several
+	// entries) and to match between the parts of a month (merge).
+	quotes map[string]*ghQuote
+}
+
+// ghQuote is a quote and how many items gave it.
+type ghQuote struct {
+	value decimal.Decimal
+	n     int
+	none  bool // inputs that give no quote (ghScan.quote): n stays 0
+}
+
+func newGHTally() *ghTally {
+	return &ghTally{groups: map[ghKey]*ghGroup{}, instCost: map[ghInst]map[ghKey]*ledger.DecimalSum{},
+		cpuInst: map[ghInst]bool{}, hidden: map[ghInst]*ghServed{}}
+}
+
+// group returns the group of k, new if need be.
+func (t *ghTally) group(k ghKey) *ghGroup {
+	g := t.groups[k]
+	if g == nil {
+		g = &ghGroup{pricing: map[string]*ledger.DecimalSum{}, spellings: map[string]int{}, quotes: map[string]*ghQuote{}}
+		t.groups[k] = g
+	}
+	return g
+}
+
+// addInstCost adds cost to the compute cost of inst in group k.
+func (t *ghTally) addInstCost(inst ghInst, k ghKey, cost *ledger.DecimalSum) {
+	ic := t.instCost[inst]
+	if ic == nil {
+		ic = map[ghKey]*ledger.DecimalSum{}
+		t.instCost[inst] = ic
+	}
+	if ic[k] == nil {
+		ic[k] = &ledger.DecimalSum{}
+	}
+	ic[k].AddSum(cost)
+}
+
+// addServed adds items charges of cost that served inst.
+func (t *ghTally) addServed(inst ghInst, items int, cost *ledger.DecimalSum) {
+	h := t.hidden[inst]
+	if h == nil {
+		h = &ghServed{}
+		t.hidden[inst] = h
+	}
+	h.items += items
+	h.cost.AddSum(cost)
+}
+
+// merge adds what o gathered to t. Every figure is exact or a count, so
+// the result does not depend on how the month was split.
+func (t *ghTally) merge(o *ghTally) {
+	for k, og := range o.groups {
+		g := t.groups[k]
+		if g == nil {
+			t.groups[k] = og
+			continue
+		}
+		g.merge(og)
+	}
+	for inst, costs := range o.instCost {
+		for k, c := range costs {
+			t.addInstCost(inst, k, c)
+		}
+	}
+	for inst := range o.cpuInst {
+		t.cpuInst[inst] = true
+	}
+	for inst, h := range o.hidden {
+		t.addServed(inst, h.items, &h.cost)
+	}
+}
+
+// merge adds the tally o of the same group to g.
+func (g *ghGroup) merge(o *ghGroup) {
+	g.items += o.items
+	for i, n := range o.bases {
+		g.bases[i] += n
+	}
+	g.compute.AddSum(&o.compute)
+	g.seconds.AddSum(&o.seconds)
+	for pm, c := range o.pricing {
+		if s := g.pricing[pm]; s != nil {
+			s.AddSum(c)
+		} else {
+			g.pricing[pm] = c
+		}
+	}
+	for sp, n := range o.spellings {
+		g.spellings[sp] += n
+	}
+	for k, q := range o.quotes {
+		if s := g.quotes[k]; s != nil {
+			s.n += q.n
+		} else {
+			g.quotes[k] = q
+		}
+	}
 }
 
 // GPUHours computes the report of opts.Month from the ledger.
@@ -168,118 +294,35 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 	if prices == nil {
 		prices = rules.DefaultPrices()
 	}
-	// One streaming pass over the month, so that memory holds the groups and
-	// instances, not the month's line items: compute is gathered into its
-	// groups, and the charges that served it are summed per instance (where
-	// they go depends on their instance alone, known once every compute item
-	// has been read). It reads in storage order: everything it gathers is a
-	// sum, a count or sorted afterwards (SQLite's sort of a million rows cost
-	// a tenth of the report).
-	rep := &GPUHourReport{Month: opts.Month}
-	groups := map[ghKey]*GPUHourRow{}
-	sums := map[ghKey]*ghSums{}
-	quotes := map[ghKey][]decimal.Decimal{}
-	instCost := map[ghInst]map[ghKey]*ledger.DecimalSum{} // GPU instances: compute cost per group
-	cpuInst := map[ghInst]bool{}                          // compute without a GPU model
-	hidden := map[ghInst]*ghServed{}                      // charges that served an instance
-	modelKeys := map[string]string{}
-	spellings := map[ghKey]map[string]int{} // how often each spelling of the model is seen
-	compute := func(li *ledger.LineItem) {
-		mk, ok := modelKeys[li.GPUModel]
-		if !ok {
-			mk = rules.NormalizeGPUModel(li.GPUModel)
-			modelKeys[li.GPUModel] = mk
-		}
-		inst := ghInst{li.Provider, li.ResourceID, li.Currency}
-		if mk == "" {
-			if li.ResourceID != "" {
-				cpuInst[inst] = true
-			}
-			return
-		}
-		k := ghKey{li.Provider, mk, li.Currency}
-		g := groups[k]
-		if g == nil {
-			g = &GPUHourRow{Provider: li.Provider, GPUModel: li.GPUModel, ModelKey: mk, Currency: li.Currency, Bases: map[string]int{}}
-			groups[k] = g
-			sums[k] = &ghSums{pricing: map[string]*ledger.DecimalSum{}}
-		}
-		if spellings[k] == nil {
-			spellings[k] = map[string]int{}
-		}
-		if _, seen := spellings[k][li.GPUModel]; !seen {
-			spellings[k][strings.Clone(li.GPUModel)] = 0 // not a piece of the item's row text, which it would keep alive
-		}
-		spellings[k][li.GPUModel]++
-		g.ComputeItems++
-		sum := sums[k]
-		sum.compute.Add(li.BilledCost)
-		pm := sum.pricing[li.PricingModel]
-		if pm == nil {
-			pm = &ledger.DecimalSum{}
-			sum.pricing[li.PricingModel] = pm
-		}
-		pm.Add(li.BilledCost)
-		if li.ResourceID != "" {
-			ic := instCost[inst]
-			if ic == nil {
-				ic = map[ghKey]*ledger.DecimalSum{}
-				instCost[inst] = ic
-			}
-			if ic[k] == nil {
-				ic[k] = &ledger.DecimalSum{}
-			}
-			ic[k].Add(li.BilledCost)
-		}
-		if !rules.IsRunning(li) {
-			return
-		}
-		secs, basis := computeSeconds(li)
-		g.Bases[basis]++
-		if n := gpuCount(li); n == 1 {
-			sum.seconds.Add(secs)
-		} else {
-			sum.seconds.Add(secs.Mul(decimal.NewFromInt(int64(n))))
-		}
-		if q, ok := perGPUHourQuote(li); ok {
-			quotes[k] = append(quotes[k], q)
-		}
-	}
-	err := db.EachLineItem(ctx, ledger.Filter{Month: opts.Month, Analysis: true, Unordered: true}, func(li *ledger.LineItem) error {
-		switch {
-		case li.Kind == ledger.KindCompute:
-			compute(li)
-		case gpuHourHidden[li.Kind]:
-			id := li.ParentResourceID
-			if id == "" {
-				id = li.ResourceID
-			}
-			inst := ghInst{li.Provider, id, li.Currency}
-			h := hidden[inst]
-			if h == nil {
-				h = &ghServed{}
-				hidden[inst] = h
-			}
-			h.items++
-			h.cost.Add(li.BilledCost)
-		}
-		return nil
-	})
+	t, err := scanGPUHours(ctx, db, opts.Month)
 	if err != nil {
 		return nil, fmt.Errorf("reports: gpu hours: %w", err)
 	}
-	// Each GPU instance belongs to the group where its compute cost most.
-	instGroup := map[ghInst]ghKey{}
-	pricingCost := make(map[ghKey]map[string]decimal.Decimal, len(sums))
-	for k, sum := range sums {
-		g := groups[k]
-		g.ComputeCost, g.GPUSeconds = sum.compute.Decimal(), sum.seconds.Decimal()
+	return t.report(opts.Month, prices), nil
+}
+
+// report turns the tally of month into the report.
+func (t *ghTally) report(month string, prices *rules.PriceCatalog) *GPUHourReport {
+	rep := &GPUHourReport{Month: month}
+	groups := make(map[ghKey]*GPUHourRow, len(t.groups))
+	pricingCost := make(map[ghKey]map[string]decimal.Decimal, len(t.groups))
+	for k, sum := range t.groups {
+		g := &GPUHourRow{Provider: k.provider, ModelKey: k.model, Currency: k.currency, ComputeItems: sum.items,
+			Bases: map[string]int{}, ComputeCost: sum.compute.Decimal(), GPUSeconds: sum.seconds.Decimal()}
+		for i, n := range sum.bases {
+			if n > 0 {
+				g.Bases[hoursBases[i]] = n
+			}
+		}
+		groups[k] = g
 		pricingCost[k] = make(map[string]decimal.Decimal, len(sum.pricing))
 		for pm, c := range sum.pricing {
 			pricingCost[k][pm] = c.Decimal()
 		}
 	}
-	for inst, costs := range instCost {
+	// Each GPU instance belongs to the group where its compute cost most.
+	instGroup := map[ghInst]ghKey{}
+	for inst, costs := range t.instCost {
 		var best ghKey
 		var bestCost decimal.Decimal
 		first := true
@@ -296,14 +339,14 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 	pools := map[ghPool]decimal.Decimal{}
 	poolItems := map[ghPool]int{}
 	leftOut := map[[3]string]*GPUHourLeftOut{}
-	for inst, h := range hidden {
+	for inst, h := range t.hidden {
 		if k, ok := instGroup[inst]; ok && inst.resource != "" {
 			g := groups[k]
 			g.AttributedCost = g.AttributedCost.Add(h.cost.Decimal())
 			g.AttributedItems += h.items
 			continue
 		}
-		if cpuInst[inst] && inst.resource != "" {
+		if t.cpuInst[inst] && inst.resource != "" {
 			k := [3]string{inst.provider, inst.currency, "cpu_instance"}
 			lo := leftOut[k]
 			if lo == nil {
@@ -353,7 +396,7 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 
 	// Prices.
 	for k, g := range groups {
-		g.GPUModel = commonSpelling(spellings[k])
+		g.GPUModel = commonSpelling(t.groups[k].spellings)
 		g.AllInCost = g.ComputeCost.Add(g.AttributedCost).Add(g.SpreadCost)
 		g.PricingModel = mainPricingModel(pricingCost[k])
 		if g.GPUSeconds.IsPositive() {
@@ -362,7 +405,7 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 		}
 		if p, ok := prices.Lookup(g.Provider, g.ModelKey, g.PricingModel, g.Currency); ok {
 			g.Sticker, g.StickerBasis, g.StickerSource = known(p.PerHour), StickerCatalog, p.Source
-		} else if m, ok := median(quotes[k]); ok {
+		} else if m, ok := countedMedian(t.groups[k].quotes); ok {
 			g.Sticker, g.StickerBasis = known(m), StickerMedian
 		}
 		if g.Sticker.Valid && g.Sticker.Decimal.IsPositive() {
@@ -447,7 +490,7 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 		}
 		return a.Reason < b.Reason
 	})
-	return rep, nil
+	return rep
 }
 
 // commonSpelling is the spelling of a model written most often, given how
@@ -535,18 +578,36 @@ func perGPUHourQuote(li *ledger.LineItem) (decimal.Decimal, bool) {
 	return li.BilledCost.Mul(decimal.NewFromInt(3600)).DivRound(secs.Mul(n), 8), true
 }
 
-// median of ds (the mean of the two middle values for an even count).
-func median(ds []decimal.Decimal) (decimal.Decimal, bool) {
-	if len(ds) == 0 {
+// countedMedian is the median of the quotes, each value taken as often as
+// it was seen (the mean of the two middle values for an even count, 8
+// decimals): what sorting every quote in a list and taking its middle
+// gives.
+func countedMedian(quotes map[string]*ghQuote) (decimal.Decimal, bool) {
+	qs := make([]*ghQuote, 0, len(quotes))
+	n := 0
+	for _, q := range quotes {
+		if q.n > 0 {
+			qs = append(qs, q)
+			n += q.n
+		}
+	}
+	if n == 0 {
 		return decimal.Decimal{}, false
 	}
-	s := append([]decimal.Decimal(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i].LessThan(s[j]) })
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2], true
+	sort.Slice(qs, func(i, j int) bool { return qs[i].value.LessThan(qs[j].value) })
+	// at is the i-th quote (from 0, below n) of the sorted list.
+	at := func(i int) decimal.Decimal {
+		k := 0
+		for i >= qs[k].n {
+			i -= qs[k].n
+			k++
+		}
+		return qs[k].value
 	}
-	return s[n/2-1].Add(s[n/2]).DivRound(decimal.NewFromInt(2), 8), true
+	if n%2 == 1 {
+		return at(n / 2), true
+	}
+	return at(n/2-1).Add(at(n/2)).DivRound(decimal.NewFromInt(2), 8), true
 }
 
 // mainPricingModel is the pricing model with the most cost (ties: the order
