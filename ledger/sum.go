@@ -40,6 +40,18 @@ func (s *DecimalSum) Add(d decimal.Decimal) {
 	*s.big = s.big.Add(d)
 }
 
+// AddMul adds d × m, exactly as Add(d.Mul(decimal.NewFromInt(m))) does,
+// without math/big while the product fits an int64 (a quantity times the
+// seconds of its unit, for a million line items).
+func (s *DecimalSum) AddMul(d decimal.Decimal, m int64) {
+	if s.big == nil && m > 0 && d.Exponent() <= 0 && d.Exponent() >= -18 && d.NumDigits() <= 18 {
+		if c := d.CoefficientInt64(); mulFits(c, m) && s.addSmall(c*m, d.Exponent()) {
+			return
+		}
+	}
+	s.Add(d.Mul(decimal.NewFromInt(m)))
+}
+
 // AddText adds a stored amount (DecimalString's text), parsing it in place.
 func (s *DecimalSum) AddText(b []byte) error {
 	if c, e, ok := parseSmall(b); ok && s.big == nil && s.addSmall(c, e) {

@@ -506,22 +506,23 @@ func commonSpelling(n map[string]int) string {
 	return best
 }
 
-// computeSeconds is the actual run time of a compute line item and the
-// basis it was read from (see the file comment).
-func computeSeconds(li *ledger.LineItem) (decimal.Decimal, string) {
+// computeSeconds is the actual run time of a compute line item, q × unit
+// seconds, and the basis it was read from (see the file comment). The
+// caller multiplies: ledger.DecimalSum.AddMul does without math/big.
+func computeSeconds(li *ledger.LineItem) (q decimal.Decimal, unit int64, basis string) {
 	if secs, basis, ok := actualUse(li); ok {
-		return secs, basis
+		return secs, 1, basis
 	}
 	if li.PricingQuantity.Valid && !li.PricingQuantity.Decimal.IsNegative() {
 		if u, ok := rules.TimeUnitSeconds(li.PricingUnit); ok {
-			return li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(u)), HoursBilled
+			return li.PricingQuantity.Decimal, u, HoursBilled
 		}
 	}
 	d := li.ChargePeriodEnd.Sub(li.ChargePeriodStart)
 	if d < 0 {
 		d = 0
 	}
-	return decimal.NewFromInt(int64(d / time.Second)), HoursPeriod
+	return decimal.NewFromInt(int64(d / time.Second)), 1, HoursPeriod
 }
 
 // actualUse is what a line item says about its actual run time: the part
@@ -544,6 +545,12 @@ func actualUse(li *ledger.LineItem) (secs decimal.Decimal, basis string, ok bool
 		if e.After(s) || li.UsageEnd.Equal(li.UsageStart) {
 			return decimal.NewFromInt(int64(max(e.Sub(s), 0) / time.Second)), HoursUsage, true
 		}
+	}
+	// Without the usage times, rules.UsageSeconds reads only a consumed
+	// quantity that is not negative: with none, the copy of the item (728
+	// bytes, for most compute rows) is not worth making.
+	if !li.ConsumedQuantity.Valid || li.ConsumedQuantity.Decimal.IsNegative() {
+		return decimal.Zero, "", false
 	}
 	c := *li
 	c.UsageStart, c.UsageEnd = time.Time{}, time.Time{}

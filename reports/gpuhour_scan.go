@@ -3,7 +3,7 @@ package reports
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
+	"math"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -172,32 +172,36 @@ func (s *ghScan) compute(r ledger.Row) error {
 	if sp.g == nil {
 		return nil // no GPU: only its instance is told (ghScan.tally)
 	}
-	li, err := s.item(r)
+	var billed ledger.DecimalSum // the term, parsed once
+	if err := billed.AddText(r.Bytes(gcBilled)); err != nil {
+		return err
+	}
+	li, err := s.item(r, &billed)
 	if err != nil {
 		return err
 	}
 	g := sp.g
 	sp.n++
 	g.items++
-	g.compute.Add(li.BilledCost)
+	g.compute.AddSum(&billed)
 	pm := g.pricing[li.PricingModel]
 	if pm == nil {
 		pm = &ledger.DecimalSum{}
 		g.pricing[li.PricingModel] = pm
 	}
-	pm.Add(li.BilledCost)
+	pm.AddSum(&billed)
 	if in != nil {
-		in.cost.Add(li.BilledCost)
+		in.cost.AddSum(&billed)
 	}
 	if !rules.IsRunning(li) {
 		return nil
 	}
-	secs, basis := computeSeconds(li)
+	q, unit, basis := computeSeconds(li)
 	g.bases[basisIndex(basis)]++
-	if n := gpuCount(li); n == 1 {
-		g.seconds.Add(secs)
+	if n := int64(gpuCount(li)); unit > 0 && n <= math.MaxInt64/unit {
+		g.seconds.AddMul(q, unit*n)
 	} else {
-		g.seconds.Add(secs.Mul(decimal.NewFromInt(int64(n))))
+		g.seconds.Add(q.Mul(decimal.NewFromInt(unit)).Mul(decimal.NewFromInt(n)))
 	}
 	s.quote(g, r, li)
 	return nil
@@ -215,22 +219,19 @@ func (s *ghScan) newSpelling(r ledger.Row) *ghSpelling {
 	return sp
 }
 
-// item fills s.li with the compute row r: every field that rules.IsRunning,
-// computeSeconds, gpuCount and perGPUHourQuote read, and the pricing model.
-func (s *ghScan) item(r ledger.Row) (*ledger.LineItem, error) {
+// item fills s.li with the compute row r, whose billed cost is parsed:
+// every field that rules.IsRunning, computeSeconds, gpuCount and
+// perGPUHourQuote read, and the pricing model. The billed cost is the
+// parsed term's value (not a shared amount: it repeats far less than the
+// others, and a table of them cost more than it saved).
+func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.LineItem, error) {
 	sh := s.share
 	li := &s.li
 	*li = ledger.LineItem{Kind: ledger.KindCompute, ChargeCategory: sh.text(r, gcCategory),
 		PricingModel: sh.text(r, gcPricingModel), GPUCount: int(r.Int64(gcGPUCount)), // NULL reads as 0 = unknown
-		PricingUnit: sh.text(r, gcPricingUnit), ConsumedUnit: sh.text(r, gcConsumedUnit)}
-	billed, err := sh.amount(r, gcBilled)
-	if err != nil {
-		return nil, err
-	}
-	if !billed.Valid {
-		return nil, fmt.Errorf("a compute line item has no billed cost")
-	}
-	li.BilledCost = billed.Decimal
+		PricingUnit: sh.text(r, gcPricingUnit), ConsumedUnit: sh.text(r, gcConsumedUnit),
+		BilledCost: billed.Decimal()}
+	var err error
 	for _, d := range [...]struct {
 		i   int
 		dst *decimal.NullDecimal

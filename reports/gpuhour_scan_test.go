@@ -52,7 +52,8 @@ func gpuHourRefTally(t *testing.T, db *ledger.DB, month string) (*ghTally, map[g
 		if !rules.IsRunning(li) {
 			return
 		}
-		secs, basis := computeSeconds(li)
+		q, unit, basis := computeSeconds(li)
+		secs := q.Mul(decimal.NewFromInt(unit))
 		g.bases[basisIndex(basis)]++
 		if n := gpuCount(li); n == 1 {
 			g.seconds.Add(secs)
@@ -324,5 +325,39 @@ func TestGPUHourScanKeys(t *testing.T) {
 	sort.Strings(got)
 	if want := "a bc=2,ab c=1"; strings.Join(got, ",") != want {
 		t.Errorf("got %v want %s", got, want)
+	}
+}
+
+// TestActualUseReadsConsumedOnly: actualUse skips rules.UsageSeconds when
+// there is no consumed quantity to read, and answers as when it always
+// asked it (on a copy of the item without its usage times).
+func TestActualUseReadsConsumedOnly(t *testing.T) {
+	db := gpuHourEdgeLedger(t, 2000)
+	asked := func(li *ledger.LineItem) (decimal.Decimal, string, bool) {
+		if secs, basis, ok := actualUse(li); ok && basis == HoursUsage {
+			return secs, basis, ok
+		}
+		c := *li
+		c.UsageStart, c.UsageEnd = time.Time{}, time.Time{}
+		if secs, basis, ok := rules.UsageSeconds(&c); ok && basis == rules.UsageFromConsumed {
+			return secs, HoursConsumed, true
+		}
+		return decimal.Zero, "", false
+	}
+	bases := map[string]int{}
+	err := db.EachLineItem(context.Background(), ledger.Filter{Month: "2026-10"}, func(li *ledger.LineItem) error {
+		secs, basis, ok := actualUse(li)
+		wsecs, wbasis, wok := asked(li)
+		if ok != wok || basis != wbasis || ledger.DecimalString(secs) != ledger.DecimalString(wsecs) {
+			t.Errorf("line item %d: got %s %s %v want %s %s %v", li.ID, secs, basis, ok, wsecs, wbasis, wok)
+		}
+		bases[basis]++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bases[HoursUsage] == 0 || bases[HoursConsumed] == 0 || bases[""] == 0 {
+		t.Errorf("the fixture gave the bases %v, want usage, consumed and none", bases)
 	}
 }
