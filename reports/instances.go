@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -142,7 +143,8 @@ type instance struct {
 	key          instKey
 	items        []*ledger.LineItem // of the month, once collect has read them
 	sums         []instSum          // of the month, per currency in order of appearance
-	lastCompute  *ledger.LineItem
+	ran          bool               // it has a last compute (lastEnd, lastID)
+	lastID       int64              // of its last compute
 	lastEnd      time.Time
 	firstStart   time.Time
 	lastCharge   time.Time // latest end of a positive usage charge of the month
@@ -155,43 +157,64 @@ type instance struct {
 	releaseDays  int
 	releaseGuess bool
 	dataEnd      time.Time
+	into         *instance // the instance of another id range this one was merged into (scanInstances)
 }
 
 // instSum is the money of an instance's line items of one currency.
 type instSum struct {
 	currency              string
 	items                 int
-	compute, other, total decimal.Decimal
+	compute, other, total ledger.DecimalSum
 }
 
-// add counts li in the sums of in.
-func (in *instance) add(li *ledger.LineItem) {
-	i := slices.IndexFunc(in.sums, func(s instSum) bool { return s.currency == li.Currency })
-	if i < 0 {
-		in.sums = append(in.sums, instSum{currency: li.Currency})
-		i = len(in.sums) - 1
+// sum is the instSum of currency, new if need be.
+func (in *instance) sum(currency string) *instSum {
+	for i := range in.sums {
+		if in.sums[i].currency == currency {
+			return &in.sums[i]
+		}
 	}
-	s := &in.sums[i]
+	in.sums = append(in.sums, instSum{currency: currency})
+	return &in.sums[len(in.sums)-1]
+}
+
+// add counts a line item of kind and billed cost in s.
+func (s *instSum) add(kind string, billed *ledger.DecimalSum) {
 	s.items++
-	if li.Kind == ledger.KindCompute {
-		s.compute = s.compute.Add(li.BilledCost)
+	if kind == ledger.KindCompute {
+		s.compute.AddSum(billed)
 	} else {
-		s.other = s.other.Add(li.BilledCost)
+		s.other.AddSum(billed)
 	}
-	s.total = s.total.Add(li.BilledCost)
+	s.total.AddSum(billed)
 }
 
 // instanceSet is the month's instances, shared by the instances and refunds
-// reports. loadInstances keeps no line item but each instance's last
-// compute: the month is read again by collect for the items a report needs.
+// reports. loadInstances keeps no line item: the month is read again by
+// collect for the items a report needs.
 type instanceSet struct {
 	month   string
 	byKey   map[instKey]*instance
 	order   []*instance
 	items   map[int64]*ledger.LineItem // the line items collect read, by id
-	owner   map[int64]*instance        // line item id → the instance it belongs to
+	owner   []instOwner                // the instance of each line item that has one, by id
 	comp    map[instKey]instKey        // a component's own id → its instance
 	dataEnd map[string]time.Time       // per provider, in the month
+}
+
+// instOwner is the instance a line item belongs to.
+type instOwner struct {
+	id int64
+	in *instance
+}
+
+// ownerOf is the instance line item id belongs to (nil for none).
+func (s *instanceSet) ownerOf(id int64) *instance {
+	i, ok := slices.BinarySearchFunc(s.owner, id, func(o instOwner, id int64) int { return cmp.Compare(o.id, id) })
+	if !ok {
+		return nil
+	}
+	return s.owner[i].in
 }
 
 // instanceID is the instance a line item belongs to ("" = none).
@@ -225,59 +248,19 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 	if loc == nil {
 		loc = ledger.DefaultTZ()
 	}
-	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
-		owner: map[int64]*instance{}, comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}}
-	get := func(k instKey) *instance {
-		in := s.byKey[k]
-		if in == nil {
-			in = &instance{key: k, pricing: map[string]bool{}}
-			s.byKey[k] = in
-			s.order = append(s.order, in)
-		}
-		return in
-	}
-	// Read in no particular order (side by side: ledger.EachLineItem): what
-	// is kept does not depend on it (sums, latest and earliest items by time
-	// and id), and the instances are put in key order afterwards.
-	compAt := map[instKey]rank{} // the charge of each component that named its instance
-	err := db.EachLineItem(ctx, ledger.Filter{Month: month, NoRaw: true, Unordered: true}, func(li *ledger.LineItem) error {
-		if li.ChargePeriodEnd.After(s.dataEnd[li.Provider]) {
-			s.dataEnd[li.Provider] = li.ChargePeriodEnd
-		}
-		id := instOwnerID(li)
-		if id == "" {
-			return nil
-		}
-		k := instKey{li.Provider, id}
-		in := get(k)
-		in.add(li)
-		s.owner[li.ID] = in
-		if li.ResourceID != "" && li.ResourceID != id {
-			// A component belongs to the instance its latest charge names.
-			ck := instKey{li.Provider, li.ResourceID}
-			if at, ok := compAt[ck]; !ok || at.before(li.ChargePeriodStart, li.ID) {
-				s.comp[ck] = k
-				compAt[ck] = rank{li.ChargePeriodStart, li.ID}
-			}
-		}
-		if instPositiveUsage(li) && li.ChargePeriodEnd.After(in.lastCharge) {
-			in.lastCharge = li.ChargePeriodEnd
-		}
-		if rules.IsRunning(li) {
-			start, end := rules.ActiveSpan(li)
-			if in.firstStart.IsZero() || start.Before(in.firstStart) {
-				in.firstStart = start
-			}
-			in.seeCompute(li, end)
-			in.pricing[li.PricingModel] = true
-		} else if li.ResourceName != "" && li.ResourceID == id {
-			in.otherName.keep(li.ResourceName, li.ChargePeriodStart, li.ID, false)
-		}
-		return nil
-	})
+	s, err := scanInstances(ctx, db, month)
 	if err != nil {
 		return nil, fmt.Errorf("reports: instances: %w", err)
 	}
+	if err := s.finish(ctx, db, loc, policy); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// finish puts the instances gathered in key order, finds the last compute
+// of those that did not run in the month, names them and judges them.
+func (s *instanceSet) finish(ctx context.Context, db *ledger.DB, loc *time.Location, policy PolicyLookup) error {
 	slices.SortFunc(s.order, func(a, b *instance) int {
 		if c := strings.Compare(a.key.provider, b.key.provider); c != 0 {
 			return c
@@ -285,13 +268,13 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 		return strings.Compare(a.key.id, b.key.id)
 	})
 	if err := s.lookBack(ctx, db); err != nil {
-		return nil, err
+		return err
 	}
 	for _, in := range s.order {
 		in.chooseName()
 		in.judge(s.dataEnd[in.key.provider], loc, policy)
 	}
-	return s, nil
+	return nil
 }
 
 // collect reads the month's line items again and keeps those with an id in
@@ -302,11 +285,11 @@ func (s *instanceSet) collect(ctx context.Context, db *ledger.DB, ids map[int64]
 	// the others before building them (a refunds report of a 297k-item
 	// month wants about a fifth).
 	keep := func(id int64) bool {
-		in := s.owner[id]
+		in := s.ownerOf(id)
 		return ids[id] || in != nil && all(in)
 	}
 	err := db.EachLineItem(ctx, ledger.Filter{Month: s.month, NoRaw: true, Unordered: true, KeepID: keep}, func(li *ledger.LineItem) error {
-		in := s.owner[li.ID]
+		in := s.ownerOf(li.ID)
 		whole := in != nil && all(in)
 		s.items[li.ID] = li
 		if whole {
@@ -323,15 +306,16 @@ func (s *instanceSet) collect(ctx context.Context, db *ledger.DB, ids map[int64]
 	return nil
 }
 
-// seeCompute keeps li as the instance's last compute if it ends last, and
-// its name if it is the named compute that ends last.
-func (in *instance) seeCompute(li *ledger.LineItem, end time.Time) {
-	if in.lastCompute == nil || end.After(in.lastEnd) || (end.Equal(in.lastEnd) && li.ID > in.lastCompute.ID) {
-		in.lastCompute, in.lastEnd = li, end
-		in.gpu = li.GPUModel
+// seeCompute keeps the compute line item id (of GPU model gpu and resource
+// name) as the instance's last compute if it ends last, and its name if it
+// is the named compute that ends last.
+func (in *instance) seeCompute(id int64, gpu, name string, end time.Time) {
+	if !in.ran || end.After(in.lastEnd) || (end.Equal(in.lastEnd) && id > in.lastID) {
+		in.ran, in.lastID, in.lastEnd = true, id, end
+		in.gpu = gpu
 	}
-	if li.ResourceName != "" {
-		in.runName.keep(li.ResourceName, end, li.ID, true)
+	if name != "" {
+		in.runName.keep(name, end, id, true)
 	}
 }
 
@@ -380,7 +364,7 @@ func (in *instance) chooseName() {
 func (s *instanceSet) lookBack(ctx context.Context, db *ledger.DB) error {
 	missing := map[instKey]*instance{}
 	for _, in := range s.order {
-		if in.lastCompute == nil {
+		if !in.ran {
 			missing[in.key] = in
 		}
 	}
@@ -402,9 +386,8 @@ func (s *instanceSet) lookBack(ctx context.Context, db *ledger.DB) error {
 			if in == nil || !rules.IsRunning(li) {
 				return nil
 			}
-			c := *li
-			_, end := rules.ActiveSpan(&c)
-			in.seeCompute(&c, end)
+			_, end := rules.ActiveSpan(li)
+			in.seeCompute(li.ID, strings.Clone(li.GPUModel), strings.Clone(li.ResourceName), end)
 			found[in.key] = true
 			return nil
 		})
@@ -426,13 +409,13 @@ func (in *instance) judge(dataEnd time.Time, loc *time.Location, policy PolicyLo
 	if hasPolicy && p.BillingStep > tolerance {
 		tolerance = p.BillingStep
 	}
-	if hasPolicy && p.ReleaseDays > 0 && in.lastCompute != nil {
+	if hasPolicy && p.ReleaseDays > 0 && in.ran {
 		in.releaseDays = p.ReleaseDays
 		in.releaseGuess = p.IsGuess("release_days")
 		in.releaseAt = in.lastEnd.In(loc).AddDate(0, 0, p.ReleaseDays)
 	}
 	switch {
-	case in.lastCompute != nil && !in.lastEnd.Before(dataEnd.Add(-tolerance)):
+	case in.ran && !in.lastEnd.Before(dataEnd.Add(-tolerance)):
 		in.state = StateRunning
 		in.releaseAt = time.Time{}
 	case !in.lastCharge.IsZero() && !in.lastCharge.Before(dataEnd.Add(-24*time.Hour)):
@@ -451,6 +434,11 @@ func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*Inst
 	if err != nil {
 		return nil, err
 	}
+	return s.report(ctx, db, opts)
+}
+
+// report is the instances report of the instances of s.
+func (s *instanceSet) report(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*InstancesReport, error) {
 	rep := &InstancesReport{Month: opts.Month}
 	rowIdx := map[instKey]map[string]int{} // instance → currency → row
 	for _, in := range s.order {
@@ -458,7 +446,7 @@ func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*Inst
 		for _, sum := range in.sums {
 			rowIdx[in.key][sum.currency] = len(rep.Instances)
 			r := in.row(sum.currency)
-			r.Items, r.ComputeCost, r.OtherCost, r.TotalCost = sum.items, sum.compute, sum.other, sum.total
+			r.Items, r.ComputeCost, r.OtherCost, r.TotalCost = sum.items, sum.compute.Decimal(), sum.other.Decimal(), sum.total.Decimal()
 			rep.Instances = append(rep.Instances, r)
 		}
 	}
@@ -545,7 +533,7 @@ func (in *instance) row(currency string) InstanceRow {
 	r := InstanceRow{Provider: in.key.provider, ResourceID: in.key.id, ResourceName: in.name, GPUModel: in.gpu,
 		State: in.state, FirstCompute: in.firstStart, DataEnd: in.dataEnd, ReleaseDays: in.releaseDays,
 		DeleteAt: in.releaseAt, DeleteGuess: in.releaseGuess, Currency: currency}
-	if in.lastCompute != nil {
+	if in.ran {
 		r.LastCompute = in.lastEnd
 	}
 	for _, pm := range ledger.PricingModels {
@@ -571,7 +559,7 @@ func (s *instanceSet) instanceOf(f *ledger.Finding) *instance {
 	count := map[*instance]int{}
 	var best *instance
 	for _, ev := range f.Evidence {
-		in := s.owner[ev.LineItemID]
+		in := s.ownerOf(ev.LineItemID)
 		if in == nil {
 			continue
 		}

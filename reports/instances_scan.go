@@ -1,0 +1,238 @@
+package reports
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/rules"
+)
+
+// The pass of loadInstances over its month. It reads only the columns it
+// needs (ledger.ScanLineItems), in id ranges side by side, each range
+// gathered on its own goroutine and the ranges merged at the end: every
+// figure is a sum, a count, a set, or the latest or earliest item by time
+// and id, so the result does not depend on how the month was split or the
+// order rows came in. Building a whole ledger.LineItem (40 columns) for
+// every row and handing it to one goroutine was four fifths of the report.
+// A row that belongs to an instance fills one line item per range, reused,
+// with the fields rules.IsRunning, rules.ActiveSpan and instPositiveUsage
+// read, so that the judgement stays theirs.
+
+// instCols are the columns the pass reads, in the order of the ic constants.
+const instCols = `li.id, li.provider, li.kind, li.resource_id, li.parent_resource_id, li.currency, li.billed_cost,
+	li.charge_category, li.charge_period_start, li.charge_period_end, li.resource_name, li.gpu_model, li.pricing_model,
+	li.usage_start, li.usage_end, li.pricing_quantity, li.pricing_unit`
+
+const (
+	icID = iota
+	icProvider
+	icKind
+	icResource
+	icParent
+	icCurrency
+	icBilled
+	icCategory
+	icStart
+	icEnd
+	icResourceName
+	icGPUModel
+	icPricingModel
+	icUsageStart
+	icUsageEnd
+	icPricingQty
+	icPricingUnit
+	icCount // columns
+)
+
+// scanInstances gathers the instances of month, not yet sorted, looked
+// back or judged.
+func scanInstances(ctx context.Context, db *ledger.DB, month string) (*instanceSet, error) {
+	var parts []*instScan
+	n, err := db.ScanLineItems(ctx, ledger.Filter{Month: month}, instCols, func(int) func(ledger.Row) error {
+		p := newInstScan()
+		parts = append(parts, p)
+		return p.add
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
+		comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}}
+	compAt := map[instKey]rank{}
+	for _, p := range parts[:n] {
+		s.merge(p, compAt)
+	}
+	slices.SortFunc(s.owner, func(a, b instOwner) int { return cmp.Compare(a.id, b.id) })
+	return s, nil
+}
+
+// merge adds what the range p gathered to s (compAt: the rank of the
+// charge of each component that named its instance).
+func (s *instanceSet) merge(p *instScan, compAt map[instKey]rank) {
+	for prov, end := range p.dataEnd {
+		if end.After(s.dataEnd[prov]) {
+			s.dataEnd[prov] = end
+		}
+	}
+	for _, pin := range p.order {
+		in := s.byKey[pin.key]
+		if in == nil {
+			s.byKey[pin.key] = pin
+			s.order = append(s.order, pin)
+			continue
+		}
+		in.merge(pin)
+		pin.into = in
+	}
+	for _, o := range p.owner {
+		if o.in.into != nil {
+			o.in = o.in.into
+		}
+		s.owner = append(s.owner, o)
+	}
+	for _, c := range p.comp {
+		if at, ok := compAt[c.ck]; !ok || at.before(c.at.at, c.at.id) {
+			s.comp[c.ck] = c.k
+			compAt[c.ck] = c.at
+		}
+	}
+}
+
+// merge adds what o gathered of the same instance to in.
+func (in *instance) merge(o *instance) {
+	for i := range o.sums {
+		os := &o.sums[i]
+		s := in.sum(os.currency)
+		s.items += os.items
+		s.compute.AddSum(&os.compute)
+		s.other.AddSum(&os.other)
+		s.total.AddSum(&os.total)
+	}
+	if o.lastCharge.After(in.lastCharge) {
+		in.lastCharge = o.lastCharge
+	}
+	if !o.firstStart.IsZero() && (in.firstStart.IsZero() || o.firstStart.Before(in.firstStart)) {
+		in.firstStart = o.firstStart
+	}
+	if o.ran {
+		in.seeCompute(o.lastID, o.gpu, "", o.lastEnd)
+	}
+	if o.runName.name != "" {
+		in.runName.keep(o.runName.name, o.runName.at, o.runName.id, true)
+	}
+	if o.otherName.name != "" {
+		in.otherName.keep(o.otherName.name, o.otherName.at, o.otherName.id, false)
+	}
+	for pm := range o.pricing {
+		in.pricing[pm] = true
+	}
+}
+
+// instScan gathers one id range.
+type instScan struct {
+	share   *rowShare
+	li      ledger.LineItem // the row at hand (item)
+	byKey   map[string]*instance
+	order   []*instance
+	owner   []instOwner
+	comp    map[string]*instComp // by provider and the component's own id
+	dataEnd map[string]time.Time
+	key     []byte // scratch for map keys (ghScan.keyOf)
+}
+
+// instComp is the instance a component's latest charge names.
+type instComp struct {
+	ck, k instKey
+	at    rank
+}
+
+func newInstScan() *instScan {
+	return &instScan{share: newRowShare(icCount), byKey: map[string]*instance{}, comp: map[string]*instComp{},
+		dataEnd: map[string]time.Time{}}
+}
+
+func (p *instScan) add(r ledger.Row) error {
+	end, err := r.Time(icEnd)
+	if err != nil {
+		return err
+	}
+	if prov := r.Bytes(icProvider); end.After(p.dataEnd[string(prov)]) {
+		p.dataEnd[p.share.text(r, icProvider)] = end
+	}
+	// The instance: instOwnerID.
+	idCol := icResource
+	if string(r.Bytes(icKind)) != ledger.KindCompute && len(r.Bytes(icParent)) > 0 {
+		idCol = icParent
+	}
+	if len(r.Bytes(idCol)) == 0 {
+		return nil
+	}
+	p.key = appendTexts(p.key[:0], r, icProvider, idCol)
+	in := p.byKey[string(p.key)]
+	if in == nil {
+		in = &instance{key: instKey{p.share.text(r, icProvider), r.Text(idCol)}, pricing: map[string]bool{}}
+		p.byKey[string(p.key)] = in
+		p.order = append(p.order, in)
+	}
+	var billed ledger.DecimalSum // the term, parsed once
+	if err := billed.AddText(r.Bytes(icBilled)); err != nil {
+		return err
+	}
+	li, err := p.item(r, &billed, end)
+	if err != nil {
+		return err
+	}
+	in.sum(p.share.text(r, icCurrency)).add(li.Kind, &billed)
+	p.owner = append(p.owner, instOwner{li.ID, in})
+	if idCol == icParent && len(r.Bytes(icResource)) > 0 && string(r.Bytes(icResource)) != in.key.id {
+		// A component belongs to the instance its latest charge names.
+		p.key = appendTexts(p.key[:0], r, icProvider, icResource)
+		c := p.comp[string(p.key)]
+		if c == nil {
+			c = &instComp{ck: instKey{in.key.provider, r.Text(icResource)}, k: in.key, at: rank{li.ChargePeriodStart, li.ID}}
+			p.comp[string(p.key)] = c
+		} else if c.at.before(li.ChargePeriodStart, li.ID) {
+			c.k, c.at = in.key, rank{li.ChargePeriodStart, li.ID}
+		}
+	}
+	if instPositiveUsage(li) && li.ChargePeriodEnd.After(in.lastCharge) {
+		in.lastCharge = li.ChargePeriodEnd
+	}
+	if rules.IsRunning(li) {
+		start, end := rules.ActiveSpan(li)
+		if in.firstStart.IsZero() || start.Before(in.firstStart) {
+			in.firstStart = start
+		}
+		in.seeCompute(li.ID, p.share.text(r, icGPUModel), p.share.text(r, icResourceName), end)
+		in.pricing[p.share.text(r, icPricingModel)] = true
+	} else if len(r.Bytes(icResourceName)) > 0 && string(r.Bytes(icResource)) == in.key.id {
+		in.otherName.keep(p.share.text(r, icResourceName), li.ChargePeriodStart, li.ID, false)
+	}
+	return nil
+}
+
+// item fills p.li with the row r, whose billed cost and charge period end
+// are parsed: every field that rules.IsRunning, rules.ActiveSpan and
+// instPositiveUsage read, and its id and kind.
+func (p *instScan) item(r ledger.Row, billed *ledger.DecimalSum, end time.Time) (*ledger.LineItem, error) {
+	sh := p.share
+	li := &p.li
+	*li = ledger.LineItem{ID: r.Int64(icID), Kind: sh.text(r, icKind), ChargeCategory: sh.text(r, icCategory),
+		BilledCost: billed.Decimal(), ChargePeriodEnd: end, PricingUnit: sh.text(r, icPricingUnit)}
+	var err error
+	if li.PricingQuantity, err = sh.amount(r, icPricingQty); err != nil {
+		return nil, err
+	}
+	for _, t := range [...]struct {
+		i   int
+		dst *time.Time
+	}{{icStart, &li.ChargePeriodStart}, {icUsageStart, &li.UsageStart}, {icUsageEnd, &li.UsageEnd}} {
+		if *t.dst, err = r.Time(t.i); err != nil {
+			return nil, err
+		}
+	}
+	return li, nil
+}

@@ -1,0 +1,237 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpubill/gpubill/internal/testkit"
+	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/rules"
+)
+
+// instRefSet is the pass loadInstances made before its narrow scan: every
+// line item built whole (ledger.EachLineItem) and gathered on one
+// goroutine. scanInstances must gather the same.
+func instRefSet(t *testing.T, db *ledger.DB, month string) *instanceSet {
+	t.Helper()
+	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
+		comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}}
+	compAt := map[instKey]rank{}
+	err := db.EachLineItem(context.Background(), ledger.Filter{Month: month, NoRaw: true}, func(li *ledger.LineItem) error {
+		if li.ChargePeriodEnd.After(s.dataEnd[li.Provider]) {
+			s.dataEnd[li.Provider] = li.ChargePeriodEnd
+		}
+		id := instOwnerID(li)
+		if id == "" {
+			return nil
+		}
+		k := instKey{li.Provider, id}
+		in := s.byKey[k]
+		if in == nil {
+			in = &instance{key: k, pricing: map[string]bool{}}
+			s.byKey[k] = in
+			s.order = append(s.order, in)
+		}
+		var billed ledger.DecimalSum
+		billed.Add(li.BilledCost)
+		in.sum(li.Currency).add(li.Kind, &billed)
+		s.owner = append(s.owner, instOwner{li.ID, in})
+		if li.ResourceID != "" && li.ResourceID != id {
+			ck := instKey{li.Provider, li.ResourceID}
+			if at, ok := compAt[ck]; !ok || at.before(li.ChargePeriodStart, li.ID) {
+				s.comp[ck] = k
+				compAt[ck] = rank{li.ChargePeriodStart, li.ID}
+			}
+		}
+		if instPositiveUsage(li) && li.ChargePeriodEnd.After(in.lastCharge) {
+			in.lastCharge = li.ChargePeriodEnd
+		}
+		if rules.IsRunning(li) {
+			start, end := rules.ActiveSpan(li)
+			if in.firstStart.IsZero() || start.Before(in.firstStart) {
+				in.firstStart = start
+			}
+			in.seeCompute(li.ID, li.GPUModel, li.ResourceName, end)
+			in.pricing[li.PricingModel] = true
+		} else if li.ResourceName != "" && li.ResourceID == id {
+			in.otherName.keep(li.ResourceName, li.ChargePeriodStart, li.ID, false)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// instEdgeLedger is a month of line items drawn at random among the cases
+// loadInstances tells apart, and a month before it in which some of its
+// instances last ran: compute and other charges by their own id, by a
+// parent (components that move between instances, and a component whose id
+// is its parent's), without any id; two currencies; credits, taxes and
+// adjustments; zero and negative amounts; names on some charges only;
+// usage times and billed quantities that cut the active span; ties of
+// time between line items.
+func instEdgeLedger(t *testing.T, n int) *ledger.DB {
+	t.Helper()
+	db := testkit.OpenLedger(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	month := func(period string, base time.Time, n int) []ledger.LineItem {
+		var items []ledger.LineItem
+		for i := range n {
+			start := base.Add(time.Duration(rng.IntN(40)) * time.Hour) // ties on purpose
+			li := ledger.LineItem{Provider: pick("autodl", "aliyun"), BillingPeriod: period, ChargePeriodStart: start,
+				ChargePeriodEnd: start.Add(time.Duration(rng.IntN(3)) * time.Hour), Currency: pick("CNY", "CNY", "USD"),
+				BilledCost: dec(t, pick("1.00", "0", "-0.50", "2.5", "0.01", "123456789.12345678901")),
+				ChargeCategory: pick(ledger.CategoryUsage, ledger.CategoryUsage, ledger.CategoryPurchase, ledger.CategoryCredit,
+					ledger.CategoryTax, ledger.CategoryAdjustment),
+				PricingModel: pick("on_demand", "reserved", "vendor_x"), ResourceName: pick("", "", "train", "eval", "big"),
+				GPUModel: pick("RTX 4090", "A100", "")}
+			if rng.IntN(12) > 0 {
+				li.ResourceID = fmt.Sprintf("i-%d", rng.IntN(20))
+			}
+			if rng.IntN(3) == 0 {
+				li.Kind = ledger.KindCompute
+				if period == "2026-10" && li.ResourceID >= "i-15" {
+					li.ResourceID = "i-1" // i-15 … i-19 last ran in the month before
+				}
+				if rng.IntN(3) == 0 {
+					li.ParentResourceID = "p-ignored" // compute belongs to its own id
+				}
+			} else {
+				li.Kind = pick(ledger.KindStorage, ledger.KindImage, ledger.KindNetwork, ledger.KindCredit)
+				switch rng.IntN(4) {
+				case 0:
+					li.ResourceID = fmt.Sprintf("d-%d", rng.IntN(6))
+					li.ParentResourceID = fmt.Sprintf("i-%d", rng.IntN(20)) // moves between instances
+				case 1:
+					li.ParentResourceID = li.ResourceID // a component named as its parent
+				}
+			}
+			switch rng.IntN(5) {
+			case 0:
+				li.UsageStart, li.UsageEnd = start.Add(10*time.Minute), start.Add(40*time.Minute)
+			case 1:
+				li.UsageEnd = start.Add(-time.Hour) // before its start
+			case 2:
+				li.PricingQuantity, li.PricingUnit = nd(t, pick("0.5", "1", "3", "0")), pick("hour", "minute", "GB")
+			}
+			li.RowKey = fmt.Sprintf("%s#%d", period, i)
+			items = append(items, li)
+		}
+		// Instances that run up to the end of the data, in both providers.
+		end := base.Add(45 * time.Hour)
+		for i, prov := range []string{"autodl", "aliyun", "autodl", "aliyun"} {
+			items = append(items, ledger.LineItem{Provider: prov, BillingPeriod: period, ChargePeriodStart: end.Add(-time.Hour),
+				ChargePeriodEnd: end, Kind: ledger.KindCompute, ResourceID: fmt.Sprintf("i-%d", i), ResourceName: "late",
+				BilledCost: dec(t, "1.5"), Currency: "CNY", RowKey: fmt.Sprintf("%s#late%d", period, i)})
+		}
+		return items
+	}
+	testkit.ImportItems(t, db, "september.csv", month("2026-09", bj("2026-09-10 00:00"), n/4))
+	testkit.ImportItems(t, db, "october.csv", month("2026-10", bj("2026-10-10 00:00"), n))
+	return db
+}
+
+// instSetText is what loadInstances found, exactly, instance by instance.
+func instSetText(s *instanceSet) string {
+	var b strings.Builder
+	for _, in := range s.order {
+		fmt.Fprintf(&b, "%s/%s ran=%v last=%d@%s first=%s charge=%s name=%q gpu=%q pricing=%v state=%s release=%s",
+			in.key.provider, in.key.id, in.ran, in.lastID, in.lastEnd, in.firstStart, in.lastCharge, in.name, in.gpu,
+			in.pricing, in.state, in.releaseAt)
+		sums := slices.Clone(in.sums)
+		slices.SortFunc(sums, func(a, b instSum) int { return strings.Compare(a.currency, b.currency) })
+		for _, x := range sums {
+			fmt.Fprintf(&b, " %s:%d:%s:%s:%s", x.currency, x.items, ledger.DecimalString(x.compute.Decimal()),
+				ledger.DecimalString(x.other.Decimal()), ledger.DecimalString(x.total.Decimal()))
+		}
+		b.WriteByte('\n')
+	}
+	for _, o := range s.owner {
+		fmt.Fprintf(&b, "%d→%s/%s ", o.id, o.in.key.provider, o.in.key.id)
+	}
+	comps := make([]string, 0, len(s.comp))
+	for ck, k := range s.comp {
+		comps = append(comps, fmt.Sprintf("%s/%s→%s", ck.provider, ck.id, k.id))
+	}
+	slices.Sort(comps)
+	fmt.Fprintf(&b, "\ncomponents %v\ndata ends %v\n", comps, s.dataEnd)
+	return b.String()
+}
+
+// TestInstancesScanMatchesItems: the narrow scan, whole or split into
+// parts merged afterwards, finds the instances that gathering whole line
+// items found, and the report is the same.
+func TestInstancesScanMatchesItems(t *testing.T) {
+	db := instEdgeLedger(t, 3000)
+	ctx := context.Background()
+	opts := InstancesOptions{Month: "2026-10", TZ: ledger.DefaultTZ()}
+	ref := instRefSet(t, db, "2026-10")
+	slices.SortFunc(ref.owner, func(a, b instOwner) int { return int(a.id - b.id) })
+	if err := ref.finish(ctx, db, opts.TZ, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := instSetText(ref)
+	states := map[string]int{}
+	looked := 0
+	for _, in := range ref.order {
+		states[in.state]++
+		if in.ran && in.firstStart.IsZero() {
+			looked++ // its last compute is of the month before
+		}
+	}
+	if len(ref.order) < 20 || len(ref.comp) == 0 || looked == 0 || states[StateRunning] == 0 || states[StateStopped] == 0 {
+		t.Fatalf("the fixture gave %d instances, %d components, %d looked back, states %v: want more",
+			len(ref.order), len(ref.comp), looked, states)
+	}
+	wantRep, err := ref.report(ctx, db, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON := string(render(t, wantRep, WriteOptions{Format: FormatJSON}))
+
+	got, err := loadInstances(ctx, db, "2026-10", opts.TZ, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := instSetText(got); text != want {
+		t.Errorf("scanInstances differs from gathering whole items:\n got %s\nwant %s", text, want)
+	}
+	rep, err := Instances(ctx, db, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := string(render(t, rep, WriteOptions{Format: FormatJSON})); j != wantJSON {
+		t.Errorf("the report differs:\n got %s\nwant %s", j, wantJSON)
+	}
+	scan := func(where string, args ...any) *instScan {
+		p := newInstScan()
+		err := db.Scan(ctx, "SELECT "+instCols+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, p.add)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, split := range []int{2, 3, 7} {
+		s := &instanceSet{month: "2026-10", byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
+			comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}}
+		compAt := map[instKey]rank{}
+		for k := range split {
+			s.merge(scan(" AND li.id % ? = ?", split, k), compAt)
+		}
+		slices.SortFunc(s.owner, func(a, b instOwner) int { return int(a.id - b.id) })
+		if err := s.finish(ctx, db, opts.TZ, nil); err != nil {
+			t.Fatal(err)
+		}
+		if text := instSetText(s); text != want {
+			t.Errorf("split in %d: the merged scan differs:\n got %s\nwant %s", split, text, want)
+		}
+	}
+}
