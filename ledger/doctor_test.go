@@ -101,8 +101,9 @@ func TestDoctor(t *testing.T) {
 			}
 			defer f.Close()
 			st, _ := f.Stat()
-			// Scribble over the last page, a b-tree page of the ledger.
-			if _, err := f.WriteAt([]byte(strings.Repeat("\xff\x00garbage", 400)), st.Size()-4096); err != nil {
+			// Scribble over the start of the last page, a b-tree page of the
+			// ledger (its header and cell pointers).
+			if _, err := f.WriteAt([]byte(strings.Repeat("\xff\x00garbage", 400)), st.Size()-pageSize); err != nil {
 				t.Fatal(err)
 			}
 		}, want: map[string]string{"integrity": CheckProblem}},

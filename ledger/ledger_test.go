@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -584,5 +585,53 @@ func TestImportsAndUndo(t *testing.T) {
 	}
 	if got, _ := db.Imports(ctx, 0); len(got) != 1 {
 		t.Errorf("%d imports left, want 1", len(got))
+	}
+}
+
+// A new ledger gets pageSize pages; a ledger created with another page size
+// keeps it, and works.
+func TestPageSizeOfNewAndExistingLedgers(t *testing.T) {
+	ctx := context.Background()
+	pageSizeOf := func(db *DB) int {
+		t.Helper()
+		var n int
+		if err := db.SQL().QueryRowContext(ctx, "PRAGMA page_size").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if got := pageSizeOf(openTest(t)); got != pageSize {
+		t.Errorf("new ledger: page size %d, want %d", got, pageSize)
+	}
+
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Exec("PRAGMA page_size = 4096; CREATE TABLE before_gpubill(x)"); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n := importItems(t, db, []LineItem{item("a", "1.5"), item("b", "2")}); n != 2 {
+		t.Fatalf("imported %d items, want 2", n)
+	}
+	if got := pageSizeOf(db); got != 4096 {
+		t.Errorf("existing ledger: page size %d, want its own 4096", got)
+	}
+	var sum, check string
+	if err := db.SQL().QueryRowContext(ctx, "SELECT dsum(billed_cost) FROM line_items").Scan(&sum); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SQL().QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&check); err != nil {
+		t.Fatal(err)
+	}
+	if sum != "3.5" || check != "ok" {
+		t.Errorf("existing ledger: sum %s, integrity %s; want 3.5, ok", sum, check)
 	}
 }
