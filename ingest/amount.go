@@ -258,3 +258,36 @@ func narrowDigits(s string) string {
 		return r
 	}, s)
 }
+
+// amountMemo remembers the amounts parsed last, by their text: a bill
+// repeats its texts (a row's 原价, 应付金额 and 现金支付 are often the same
+// number; unit prices recur on most rows), and building a decimal (a
+// *big.Int) was most of ParseAmount. A decimal.Decimal is immutable, so
+// rows may share one. Direct-mapped: a slot holds the last text that
+// hashed to it.
+type amountMemo struct {
+	slots [256]struct {
+		text string
+		d    decimal.NullDecimal
+	}
+}
+
+// parse is ParseAmount(s), from the memo when s was parsed before.
+func (m *amountMemo) parse(s string) (decimal.NullDecimal, error) {
+	if len(s) == 0 || len(s) > 32 {
+		return ParseAmount(s)
+	}
+	h := uint8(len(s))
+	for i := 0; i < len(s); i++ {
+		h = h*31 + s[i]
+	}
+	slot := &m.slots[h]
+	if slot.text == s {
+		return slot.d, nil
+	}
+	d, err := ParseAmount(s)
+	if err == nil {
+		slot.text, slot.d = s, d
+	}
+	return d, err
+}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -120,6 +121,9 @@ func FuzzParseAmount(f *testing.F) {
 		if got, want := trimCell(s), strings.Trim(s, cellSpace); got != want {
 			t.Fatalf("trimCell(%q) = %q, want %q", s, got, want)
 		}
+		var m amountMemo
+		checkMemo(t, &m, s, 0)
+		checkMemo(t, &m, s, 1)
 		got, err := ParseAmount(s)
 		if err != nil {
 			if got.Valid {
@@ -142,4 +146,32 @@ func FuzzParseAmount(f *testing.F) {
 			t.Fatalf("ParseAmount(%q) = %s, but ParseAmount of that gives %v, %v", s, got.Decimal, again, err)
 		}
 	})
+}
+
+// The memo gives what ParseAmount gives, text by text, whatever it held
+// before: the same value and precision, the same validity, the same error.
+func TestAmountMemoIsParseAmount(t *testing.T) {
+	var m amountMemo
+	texts := []string{"1.50", "1.5", "1.50", "", "-", "x1", "x1", "0.9937", "0.9937", "(1.20)", "¥3", "1e-3", "1,234.56"}
+	for _, tc := range amountCases {
+		texts = append(texts, tc.in, tc.in)
+	}
+	for i := range 2000 { // every slot, and texts that share one
+		texts = append(texts, fmt.Sprintf("%d.%02d", i%700, i%97))
+	}
+	for pass := range 2 {
+		for _, s := range texts {
+			checkMemo(t, &m, s, pass)
+		}
+	}
+}
+
+func checkMemo(t *testing.T, m *amountMemo, s string, pass int) {
+	t.Helper()
+	want, werr := ParseAmount(s)
+	got, gerr := m.parse(s)
+	if (gerr == nil) != (werr == nil) || got.Valid != want.Valid ||
+		(got.Valid && (!got.Decimal.Equal(want.Decimal) || got.Decimal.Exponent() != want.Decimal.Exponent())) {
+		t.Fatalf("pass %d: memo.parse(%q) = %v, %v; ParseAmount = %v, %v", pass, s, got, gerr, want, werr)
+	}
 }

@@ -259,6 +259,8 @@ type mapEnv struct {
 
 	lastMonth     int // year*12+month of lastMonthText, for month
 	lastMonthText string
+
+	amounts amountMemo // for rowCtx.amount
 }
 
 // month is the billing period (YYYY-MM in the zone tz) of t. Consecutive rows
@@ -314,7 +316,7 @@ func (c *rowCtx) amount(i int) (decimal.NullDecimal, error) {
 		return decimal.NullDecimal{}, nil
 	}
 	s := c.cell(i)
-	d, err := ParseAmount(s)
+	d, err := c.env.amounts.parse(s)
 	if err != nil {
 		return d, c.errAt(i, err.Error())
 	}
