@@ -68,6 +68,11 @@ func (r forgottenInstance) Run(ctx context.Context, in *Input) ([]ledger.Finding
 	if err != nil {
 		return nil, err
 	}
+	// Texts every finding shares, built once (a million-item month gives
+	// tens of thousands of findings).
+	limitText := formatDuration(limit)
+	nightZH := fmt.Sprintf("期间跨越夜间（%s–%s）。", clockText(nightStart), clockText(nightEnd))
+	nightEN := fmt.Sprintf("It ran through the night (%s–%s).", clockText(nightStart), clockText(nightEnd))
 	var out []ledger.Finding
 	for _, s := range in.Sessions() {
 		last := s.lastItem()
@@ -101,14 +106,15 @@ func (r forgottenInstance) Run(ctx context.Context, in *Input) ([]ledger.Finding
 		}
 		startText := formatTime(s.Start, in.TZ)
 		endText := formatTime(s.End, in.TZ)
+		durText := formatDuration(dur)
 		if !over {
 			f.Severity = ledger.SeverityInfo
 			f.AmountAtRisk = valid(decimal.Zero)
-			f.Basis = fmt.Sprintf("session of %s, within the %s limit: nothing beyond it yet", formatDuration(dur), formatDuration(limit))
+			f.Basis = fmt.Sprintf("session of %s, within the %s limit: nothing beyond it yet", durText, limitText)
 			f.ReasonZH = fmt.Sprintf("实例 %s 自 %s 起已运行 %s，到数据末尾（%s）仍在运行；尚未超过 %s 的上限，请确认是否忘记关机。",
-				s.ResourceID, startText, formatDuration(dur), formatTime(dataEnd, in.TZ), formatDuration(limit))
+				s.ResourceID, startText, durText, formatTime(dataEnd, in.TZ), limitText)
 			f.ReasonEN = fmt.Sprintf("Instance %s has run for %s since %s and was still running at the end of the data (%s); within the %s limit so far, check that it was not forgotten.",
-				s.ResourceID, formatDuration(dur), startText, formatTime(dataEnd, in.TZ), formatDuration(limit))
+				s.ResourceID, durText, startText, formatTime(dataEnd, in.TZ), limitText)
 			out = append(out, f)
 			continue
 		}
@@ -119,16 +125,17 @@ func (r forgottenInstance) Run(ctx context.Context, in *Input) ([]ledger.Finding
 		if night {
 			f.Severity = raise(f.Severity)
 		}
+		money := FormatMoney(amount, s.Currency)
 		f.Basis = fmt.Sprintf("cost of the session after the first %s (from %s): %d of %d line items, pro rata by time = %s",
-			formatDuration(limit), formatTime(cutoff, in.TZ), beyond, len(s.Items), FormatMoney(amount, s.Currency))
+			limitText, formatTime(cutoff, in.TZ), beyond, len(s.Items), money)
 		var zh, en []string
 		zh = append(zh, fmt.Sprintf("实例 %s 连续运行 %s（%s 至 %s），超过 %s 的上限，超出部分费用约 %s。",
-			s.ResourceID, formatDuration(dur), startText, endText, formatDuration(limit), FormatMoney(amount, s.Currency)))
+			s.ResourceID, durText, startText, endText, limitText, money))
 		en = append(en, fmt.Sprintf("Instance %s ran for %s without a break (%s to %s), beyond the %s limit; the time beyond it cost about %s.",
-			s.ResourceID, formatDuration(dur), startText, endText, formatDuration(limit), FormatMoney(amount, s.Currency)))
+			s.ResourceID, durText, startText, endText, limitText, money))
 		if night {
-			zh = append(zh, fmt.Sprintf("期间跨越夜间（%s–%s）。", clockText(nightStart), clockText(nightEnd)))
-			en = append(en, fmt.Sprintf("It ran through the night (%s–%s).", clockText(nightStart), clockText(nightEnd)))
+			zh = append(zh, nightZH)
+			en = append(en, nightEN)
 		}
 		if running {
 			zh = append(zh, "到数据末尾仍在运行。")
