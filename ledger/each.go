@@ -45,83 +45,102 @@ func (db *DB) eachRaw(ctx context.Context, f Filter, where, order string, args [
 	if err != nil {
 		return err
 	}
-	var buf []byte
-	var end [41]int // end of each column's text in buf
+	b := rawItems{paths: paths, noRaw: f.NoRaw}
 	return db.Scan(ctx, eachSelect(f.NoRaw)+where+order, args, func(r Row) error {
 		if f.KeepID != nil && !f.KeepID(r.Int64(0)) {
 			return nil
 		}
-		buf = buf[:0]
-		for i := 1; i < 39; i++ {
-			if i != 17 && i != 36 && i != 37 { // integers, read as such
-				buf = append(buf, r.Bytes(i)...)
-			}
-			end[i] = len(buf)
-		}
-		s := string(buf)
-		col := func(i int) string { return s[end[i-1]:end[i]] }
-		li := &LineItem{ID: r.Int64(0)}
-		li.Provider, li.BillingAccountID, li.SubAccount, li.BillingPeriod = col(1), col(2), col(3), col(4)
-		var err error
-		if li.ChargePeriodStart, err = ParseTime(col(5)); err != nil {
-			return fmt.Errorf("ledger: line item %d: %w", li.ID, err)
-		}
-		if li.ChargePeriodEnd, err = ParseTime(col(6)); err != nil {
-			return fmt.Errorf("ledger: line item %d: %w", li.ID, err)
-		}
-		li.ChargeCategory, li.Kind, li.PricingModel, li.ServiceName = col(7), col(8), col(9), col(10)
-		li.ResourceID, li.ResourceName, li.ResourceType, li.SKU, li.ParentResourceID, li.GPUModel = col(11), col(12), col(13), col(14), col(15), col(16)
-		if !r.Null(17) {
-			li.GPUCount = int(r.Int64(17))
-		}
-		li.Region, li.Zone = col(18), col(19)
-		li.ConsumedUnit, li.PricingUnit = col(21), col(23)
-		for _, d := range []struct {
-			i   int
-			dst *decimal.NullDecimal
-		}{{20, &li.ConsumedQuantity}, {22, &li.PricingQuantity}, {24, &li.ListUnitPrice}, {25, &li.ListCost},
-			{27, &li.VoucherPaid}, {28, &li.CashPaid}, {29, &li.OtherPaid}, {30, &li.Unpaid}} {
-			v := col(d.i)
-			if v == "" && r.Null(d.i) { // asked only of an empty text: most are not NULL
-				continue
-			}
-			if *d.dst, err = ScanDec(&v); err != nil {
-				return err
-			}
-		}
-		billed := col(26)
-		b, err := ScanDec(&billed)
+		li, err := b.item(r)
 		if err != nil {
 			return err
 		}
-		li.BilledCost = b.Decimal
-		li.Currency = col(31)
-		for _, t := range []struct {
-			i   int
-			dst *time.Time
-		}{{32, &li.UsageStart}, {33, &li.UsageEnd}} {
-			v := col(t.i)
-			if v == "" && r.Null(t.i) {
-				continue
-			}
-			if *t.dst, err = ParseTime(v); err != nil {
-				return fmt.Errorf("ledger: line item %d: %w", li.ID, err)
-			}
-		}
-		li.Tags, li.Description = col(34), col(35)
-		li.ImportID, li.SourceRow = r.Int64(36), int(r.Int64(37))
-		li.RowKey = col(38)
-		li.Raw = []string{}
-		if !f.NoRaw {
-			if raw := r.Bytes(39); len(raw) > 0 && string(raw) != "[]" {
-				if err := json.Unmarshal(raw, &li.Raw); err != nil {
-					return fmt.Errorf("ledger: line item %d raw: %w", li.ID, err)
-				}
-			}
-		}
-		li.File = paths[li.ImportID]
 		return fn(li)
 	})
+}
+
+// rawItems builds the line items of the rows of eachSelect, one reader's:
+// the texts of a row are copied into one string, which the item's fields
+// share.
+type rawItems struct {
+	paths map[int64]string
+	noRaw bool
+	buf   []byte
+	end   [41]int // end of each column's text in buf
+}
+
+// item builds the line item of row r (of eachSelect(b.noRaw)).
+func (b *rawItems) item(r Row) (*LineItem, error) {
+	buf, end := b.buf[:0], &b.end
+	for i := 1; i < 39; i++ {
+		if i != 17 && i != 36 && i != 37 { // integers, read as such
+			buf = append(buf, r.Bytes(i)...)
+		}
+		end[i] = len(buf)
+	}
+	b.buf = buf
+	s := string(buf)
+	col := func(i int) string { return s[end[i-1]:end[i]] }
+	li := &LineItem{ID: r.Int64(0)}
+	li.Provider, li.BillingAccountID, li.SubAccount, li.BillingPeriod = col(1), col(2), col(3), col(4)
+	var err error
+	if li.ChargePeriodStart, err = ParseTime(col(5)); err != nil {
+		return nil, fmt.Errorf("ledger: line item %d: %w", li.ID, err)
+	}
+	if li.ChargePeriodEnd, err = ParseTime(col(6)); err != nil {
+		return nil, fmt.Errorf("ledger: line item %d: %w", li.ID, err)
+	}
+	li.ChargeCategory, li.Kind, li.PricingModel, li.ServiceName = col(7), col(8), col(9), col(10)
+	li.ResourceID, li.ResourceName, li.ResourceType, li.SKU, li.ParentResourceID, li.GPUModel = col(11), col(12), col(13), col(14), col(15), col(16)
+	if !r.Null(17) {
+		li.GPUCount = int(r.Int64(17))
+	}
+	li.Region, li.Zone = col(18), col(19)
+	li.ConsumedUnit, li.PricingUnit = col(21), col(23)
+	for _, d := range []struct {
+		i   int
+		dst *decimal.NullDecimal
+	}{{20, &li.ConsumedQuantity}, {22, &li.PricingQuantity}, {24, &li.ListUnitPrice}, {25, &li.ListCost},
+		{27, &li.VoucherPaid}, {28, &li.CashPaid}, {29, &li.OtherPaid}, {30, &li.Unpaid}} {
+		v := col(d.i)
+		if v == "" && r.Null(d.i) { // asked only of an empty text: most are not NULL
+			continue
+		}
+		if *d.dst, err = ScanDec(&v); err != nil {
+			return nil, err
+		}
+	}
+	billed := col(26)
+	bc, err := ScanDec(&billed)
+	if err != nil {
+		return nil, err
+	}
+	li.BilledCost = bc.Decimal
+	li.Currency = col(31)
+	for _, t := range []struct {
+		i   int
+		dst *time.Time
+	}{{32, &li.UsageStart}, {33, &li.UsageEnd}} {
+		v := col(t.i)
+		if v == "" && r.Null(t.i) {
+			continue
+		}
+		if *t.dst, err = ParseTime(v); err != nil {
+			return nil, fmt.Errorf("ledger: line item %d: %w", li.ID, err)
+		}
+	}
+	li.Tags, li.Description = col(34), col(35)
+	li.ImportID, li.SourceRow = r.Int64(36), int(r.Int64(37))
+	li.RowKey = col(38)
+	li.Raw = []string{}
+	if !b.noRaw {
+		if raw := r.Bytes(39); len(raw) > 0 && string(raw) != "[]" {
+			if err := json.Unmarshal(raw, &li.Raw); err != nil {
+				return nil, fmt.Errorf("ledger: line item %d raw: %w", li.ID, err)
+			}
+		}
+	}
+	li.File = b.paths[li.ImportID]
+	return li, nil
 }
 
 // eachPart reads what f selects with the WHERE clause where gives, in

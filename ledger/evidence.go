@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/shopspring/decimal"
 )
@@ -18,12 +17,10 @@ import (
 
 // attachEvidence reads the evidence of the findings of month (all months
 // when "") and hands each finding its rows, ordered by file, row and line
-// item, with the line item's billed cost (not Valid when the line item is
-// gone: an undone import).
+// item, without their billed costs (AddEvidenceCosts).
 //
 // The lists are parsed here rather than expanded by SQLite's json_each,
-// which took 0.74 s for 890k evidence rows in the sqlite3 tool alone; the
-// costs are then looked up by id, in order, a chunk of ids a statement.
+// which took 0.74 s for 890k evidence rows in the sqlite3 tool alone.
 func (db *DB) attachEvidence(ctx context.Context, month string, fs []Finding) error {
 	idx := make(map[int64]int, len(fs))
 	for i := range fs {
@@ -56,95 +53,76 @@ func (db *DB) attachEvidence(ctx context.Context, month string, fs []Finding) er
 	if err != nil {
 		return fmt.Errorf("ledger: evidence: %w", err)
 	}
+	for i := range fs {
+		slices.SortFunc(fs[i].Evidence, compareEvidence)
+	}
+	return nil
+}
+
+// AddEvidenceCosts fills the billed cost of the evidence of fs: from known
+// for the line items it holds (a report that read them on its way through
+// the month), else looked up by id, a chunk of ids a statement (not Valid
+// when the line item is gone: an undone import).
+func (db *DB) AddEvidenceCosts(ctx context.Context, fs []Finding, known map[int64]decimal.NullDecimal) error {
 	var ids []int64
 	for i := range fs {
 		for _, e := range fs[i].Evidence {
-			ids = append(ids, e.LineItemID)
+			if _, ok := known[e.LineItemID]; !ok {
+				ids = append(ids, e.LineItemID)
+			}
 		}
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	costs, err := db.billedCosts(ctx, ids)
+	billed, err := db.BilledCosts(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("ledger: evidence: %w", err)
 	}
 	for i := range fs {
 		ev := fs[i].Evidence
 		for j := range ev {
+			if c, ok := known[ev[j].LineItemID]; ok {
+				ev[j].BilledCost = c
+				continue
+			}
 			k, _ := slices.BinarySearch(ids, ev[j].LineItemID)
-			ev[j].BilledCost = costs[k]
+			ev[j].BilledCost = billed[k]
 		}
-		slices.SortFunc(ev, compareEvidence)
 	}
 	return nil
 }
 
-// evidenceChunk is how many line item ids one look-up statement binds.
-const evidenceChunk = 500
-
-// billedCosts returns the billed cost of each line item of ids (sorted,
-// distinct), not Valid for an id the ledger no longer holds. The ids are
-// looked up in two halves side by side, each on a connection of its own.
-func (db *DB) billedCosts(ctx context.Context, ids []int64) ([]decimal.NullDecimal, error) {
+// BilledCosts returns the billed cost of each line item of ids (sorted,
+// distinct), not Valid for an id the ledger no longer holds (LineItemsByID
+// reads them so).
+func (db *DB) BilledCosts(ctx context.Context, ids []int64) ([]decimal.NullDecimal, error) {
 	costs := make([]decimal.NullDecimal, len(ids))
-	halves := [][2]int{{0, len(ids) / 2}, {len(ids) / 2, len(ids)}}
-	if len(ids) < 2*evidenceChunk {
-		halves = [][2]int{{0, len(ids)}}
-	}
-	errs := make([]error, len(halves))
-	var wg sync.WaitGroup
-	for h, half := range halves {
-		wg.Go(func() {
-			errs[h] = db.lookUpCosts(ctx, ids[half[0]:half[1]], costs[half[0]:half[1]])
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	err := inHalves(ids, func(_, off int, half []int64) error {
+		return db.lookUpCosts(ctx, half, costs[off:off+len(half)])
+	})
+	if err != nil {
+		return nil, err
 	}
 	return costs, nil
 }
 
 // lookUpCosts fills costs[i] with the billed cost of line item ids[i].
 func (db *DB) lookUpCosts(ctx context.Context, ids []int64, costs []decimal.NullDecimal) error {
-	c, err := openRawReadOnly(db.path)
-	if err != nil {
-		return err
-	}
-	defer c.close()
-	if _, err := c.exec(ctx, "BEGIN"); err != nil { // one snapshot for all chunks
-		return err
-	}
-	defer c.exec(context.Background(), "ROLLBACK")
 	l := loader{decs: map[string]decimal.Decimal{}} // amounts repeat: shared
-	args := make([]any, 0, evidenceChunk)
-	for start := 0; start < len(ids); start += evidenceChunk {
-		chunk := ids[start:min(start+evidenceChunk, len(ids))]
-		args = args[:0]
-		for _, id := range chunk {
-			args = append(args, id)
+	err := db.eachChunk(ctx, ids, `SELECT id, billed_cost FROM line_items WHERE id IN (%s)`, nil, func(r Row) error {
+		id := r.Int64(0)
+		k, ok := slices.BinarySearch(ids, id)
+		if !ok {
+			return fmt.Errorf("line item %d read but not asked for", id)
 		}
-		q := `SELECT id, billed_cost FROM line_items WHERE id IN (` + placeholders(len(chunk)) + `)`
-		k := 0 // the rows come in id order, as chunk is
-		err := c.query(ctx, q, args, func(r rawRow) error {
-			id := r.Int64(0)
-			for k < len(chunk) && chunk[k] < id {
-				k++
-			}
-			if k == len(chunk) || chunk[k] != id {
-				return fmt.Errorf("line item %d read but not asked for", id)
-			}
-			var err error
-			if costs[start+k], err = l.amount(Row{r}, 1); err != nil {
-				return fmt.Errorf("line item %d: %w", id, err)
-			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("billed cost: %w", err)
+		var err error
+		if costs[k], err = l.amount(r, 1); err != nil {
+			return fmt.Errorf("line item %d: %w", id, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("billed cost: %w", err)
 	}
 	return nil
 }

@@ -173,7 +173,7 @@ func TestEvidenceRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	var items []LineItem
-	n := 2*evidenceChunk + 7
+	n := 2*byIDChunk + 7
 	for i := range n {
 		items = append(items, item(fmt.Sprintf("k%d", i), fmt.Sprintf("%d.5", i)))
 		items[i].SourceRow = i + 1
