@@ -148,7 +148,7 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	if err != nil {
 		return nil, err
 	}
-	fs, err := db.Findings(ctx, opts.Month)
+	fs, err := claimableFindings(ctx, db, opts.Month)
 	if err != nil {
 		return nil, fmt.Errorf("reports: refunds: %w", err)
 	}
@@ -159,10 +159,8 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	// was 890k of its items, read whole (11 s, 1.4 GB).
 	evidence := map[int64]bool{}
 	for i := range fs {
-		if claimable(&fs[i]) {
-			for _, ev := range fs[i].Evidence {
-				evidence[ev.LineItemID] = true
-			}
+		for _, ev := range fs[i].Evidence {
+			evidence[ev.LineItemID] = true
 		}
 	}
 	if err := s.collect(ctx, db, evidence, func(in *instance) bool {
@@ -173,9 +171,6 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	var claims []RefundClaim
 	for i := range fs {
 		f := &fs[i]
-		if !claimable(f) {
-			continue
-		}
 		c := RefundClaim{RuleID: f.RuleID, Fingerprint: f.Fingerprint, State: f.State, Severity: f.Severity,
 			Provider: f.Provider, ResourceID: f.ResourceID, PeriodStart: f.PeriodStart, PeriodEnd: f.PeriodEnd,
 			Currency: f.Currency, Evidence: f.Evidence}
@@ -263,6 +258,22 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 		return rep.Platforms[i].Provider < rep.Platforms[j].Provider
 	})
 	return rep, nil
+}
+
+// claimableFindings is the stored findings of month that can be claimed,
+// most severe first, with the billed costs of their evidence (Evidence is
+// part of a claim). Only theirs are looked up: the other findings of a
+// 297,600-item month cited 57k line items.
+func claimableFindings(ctx context.Context, db *ledger.DB, month string) ([]ledger.Finding, error) {
+	fs, err := db.FindingsWithoutCosts(ctx, month)
+	if err != nil {
+		return nil, err
+	}
+	fs = slices.DeleteFunc(fs, func(f ledger.Finding) bool { return !claimable(&f) })
+	if err := db.AddEvidenceCosts(ctx, fs, nil); err != nil {
+		return nil, err
+	}
+	return fs, nil
 }
 
 // itemsPeriod is the span of the items' charge periods.

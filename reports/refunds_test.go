@@ -116,6 +116,11 @@ func TestRefundsClaims(t *testing.T) {
 				if c.Fingerprint == "fp-overlap" {
 					t.Errorf("a resolved finding was claimed")
 				}
+				for _, ev := range c.Evidence {
+					if c.Fingerprint != "" && !ev.BilledCost.Valid {
+						t.Errorf("claim %s: evidence line item %d has no billed cost", c.Fingerprint, ev.LineItemID)
+					}
+				}
 				sum = sum.Add(c.Counted)
 			}
 			if w.total != "" {
