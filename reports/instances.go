@@ -196,10 +196,11 @@ type instanceSet struct {
 	month   string
 	byKey   map[instKey]*instance
 	order   []*instance
-	items   map[int64]*ledger.LineItem // the line items collect read, by id
-	owner   []instOwner                // the instance of each line item that has one, by id
-	comp    map[instKey]instKey        // a component's own id → its instance
-	dataEnd map[string]time.Time       // per provider, in the month
+	items   map[int64]*ledger.LineItem    // the line items collect read, by id
+	owner   []instOwner                   // the instance of each line item that has one, by id
+	comp    map[instKey]instKey           // a component's own id → its instance
+	dataEnd map[string]time.Time          // per provider, in the month
+	costs   map[int64]decimal.NullDecimal // billed cost of the line items of the month loadInstances was asked for
 }
 
 // instOwner is the instance a line item belongs to.
@@ -237,18 +238,16 @@ func instPositiveUsage(li *ledger.LineItem) bool {
 
 // loadInstances reads the month's line items (and, for instances that did
 // not run this month, their last compute of an earlier month) and judges
-// each instance's state.
-func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.Location, policy PolicyLookup) (*instanceSet, error) {
-	if month == "" {
-		return nil, fmt.Errorf("reports: instances: a month is required")
-	}
-	if err := checkMonth(month); err != nil {
+// each instance's state; s.costs has the billed cost of those of the line
+// items of costsOf (sorted) that are of the month.
+func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.Location, policy PolicyLookup, costsOf []int64) (*instanceSet, error) {
+	if err := checkInstancesMonth(month); err != nil {
 		return nil, err
 	}
 	if loc == nil {
 		loc = ledger.DefaultTZ()
 	}
-	s, err := scanInstances(ctx, db, month)
+	s, err := scanInstances(ctx, db, month, costsOf)
 	if err != nil {
 		return nil, fmt.Errorf("reports: instances: %w", err)
 	}
@@ -256,6 +255,14 @@ func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.L
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkInstancesMonth checks the month of an instances or refunds report.
+func checkInstancesMonth(month string) error {
+	if month == "" {
+		return fmt.Errorf("reports: instances: a month is required")
+	}
+	return checkMonth(month)
 }
 
 // finish puts the instances gathered in key order, finds the last compute
@@ -446,16 +453,46 @@ func (in *instance) judge(dataEnd time.Time, loc *time.Location, policy PolicyLo
 
 // Instances builds the instances report of opts.Month: costs summed exactly
 // in Go from the line items, findings from the stored audit of the month.
+//
+// The findings are read first, without the billed costs of their evidence:
+// the pass over the month reads those of its own line items on the way
+// (ledger.DB.AddEvidenceCosts looks up the others).
 func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*InstancesReport, error) {
-	s, err := loadInstances(ctx, db, opts.Month, opts.TZ, opts.Policy)
+	if err := checkInstancesMonth(opts.Month); err != nil {
+		return nil, err
+	}
+	fs, err := db.FindingsWithoutCosts(ctx, opts.Month)
+	if err != nil {
+		return nil, fmt.Errorf("reports: instances: %w", err)
+	}
+	fs = slices.DeleteFunc(fs, func(f ledger.Finding) bool { return f.State == "resolved" })
+	s, err := loadInstances(ctx, db, opts.Month, opts.TZ, opts.Policy, evidenceIDs(fs))
 	if err != nil {
 		return nil, err
 	}
-	return s.report(ctx, db, opts)
+	if err := db.AddEvidenceCosts(ctx, fs, s.costs); err != nil {
+		return nil, fmt.Errorf("reports: instances: %w", err)
+	}
+	return s.report(opts, fs), nil
 }
 
-// report is the instances report of the instances of s.
-func (s *instanceSet) report(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*InstancesReport, error) {
+// evidenceIDs is the line items the evidence of fs cites, sorted and
+// distinct.
+func evidenceIDs(fs []ledger.Finding) []int64 {
+	var ids []int64
+	for i := range fs {
+		for _, e := range fs[i].Evidence {
+			ids = append(ids, e.LineItemID)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// report is the instances report of the instances of s and the findings
+// of the month that are not resolved, fs (with their evidence's billed
+// costs).
+func (s *instanceSet) report(opts InstancesOptions, fs []ledger.Finding) *InstancesReport {
 	rep := &InstancesReport{Month: opts.Month}
 	rowIdx := map[instKey]map[string]int{} // instance → currency → row
 	for _, in := range s.order {
@@ -470,11 +507,6 @@ func (s *instanceSet) report(ctx context.Context, db *ledger.DB, opts InstancesO
 
 	// Findings: not resolved, each attributed to one instance; money counted
 	// once per line item as in the findings report.
-	fs, err := db.Findings(ctx, opts.Month)
-	if err != nil {
-		return nil, fmt.Errorf("reports: instances: %w", err)
-	}
-	fs = slices.DeleteFunc(fs, func(f ledger.Finding) bool { return f.State == "resolved" })
 	billed := evidenceCosts(fs)
 	for i := range rep.Instances {
 		rep.Instances[i].AtRisk = known(decimal.Zero)
@@ -542,7 +574,7 @@ func (s *instanceSet) report(ctx context.Context, db *ledger.DB, opts InstancesO
 		}
 	}
 	sort.Slice(rep.Totals, func(i, j int) bool { return rep.Totals[i].Currency < rep.Totals[j].Currency })
-	return rep, nil
+	return rep
 }
 
 // row starts the report row of the instance in currency.

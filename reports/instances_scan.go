@@ -3,8 +3,11 @@ package reports
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/rules"
@@ -48,11 +51,12 @@ const (
 )
 
 // scanInstances gathers the instances of month, not yet sorted, looked
-// back or judged.
-func scanInstances(ctx context.Context, db *ledger.DB, month string) (*instanceSet, error) {
+// back or judged, and the billed cost of the line items of costsOf (sorted)
+// that it reads (s.costs).
+func scanInstances(ctx context.Context, db *ledger.DB, month string, costsOf []int64) (*instanceSet, error) {
 	var parts []*instScan
 	n, err := db.ScanLineItems(ctx, ledger.Filter{Month: month}, instCols, func(int) func(ledger.Row) error {
-		p := newInstScan()
+		p := newInstScan(costsOf)
 		parts = append(parts, p)
 		return p.add
 	})
@@ -60,7 +64,7 @@ func scanInstances(ctx context.Context, db *ledger.DB, month string) (*instanceS
 		return nil, err
 	}
 	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
-		comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}}
+		comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}, costs: map[int64]decimal.NullDecimal{}}
 	compAt := map[instKey]rank{}
 	for _, p := range parts[:n] {
 		s.merge(p, compAt)
@@ -72,6 +76,7 @@ func scanInstances(ctx context.Context, db *ledger.DB, month string) (*instanceS
 // merge adds what the range p gathered to s (compAt: the rank of the
 // charge of each component that named its instance).
 func (s *instanceSet) merge(p *instScan, compAt map[instKey]rank) {
+	maps.Copy(s.costs, p.costs)
 	for prov, end := range p.dataEnd {
 		if end.After(s.dataEnd[prov]) {
 			s.dataEnd[prov] = end
@@ -140,7 +145,9 @@ type instScan struct {
 	owner   []instOwner
 	comp    map[string]*instComp // by provider and the component's own id
 	dataEnd map[string]time.Time
-	key     []byte // scratch for map keys (ghScan.keyOf)
+	key     []byte                        // scratch for map keys (ghScan.keyOf)
+	costsOf []int64                       // sorted: the line items whose billed cost is wanted
+	costs   map[int64]decimal.NullDecimal // theirs, of this range
 }
 
 // instComp is the instance a component's latest charge names.
@@ -149,12 +156,15 @@ type instComp struct {
 	at    rank
 }
 
-func newInstScan() *instScan {
+func newInstScan(costsOf []int64) *instScan {
 	return &instScan{share: newRowShare(icCount), byKey: map[string]*instance{}, comp: map[string]*instComp{},
-		dataEnd: map[string]time.Time{}}
+		dataEnd: map[string]time.Time{}, costsOf: costsOf, costs: map[int64]decimal.NullDecimal{}}
 }
 
 func (p *instScan) add(r ledger.Row) error {
+	if err := p.keepCost(r); err != nil {
+		return err
+	}
 	end, err := r.Time(icEnd)
 	if err != nil {
 		return err
@@ -211,6 +221,23 @@ func (p *instScan) add(r ledger.Row) error {
 	} else if len(r.Bytes(icResourceName)) > 0 && string(r.Bytes(icResource)) == in.key.id {
 		in.otherName.keep(p.share.text(r, icResourceName), li.ChargePeriodStart, li.ID, false)
 	}
+	return nil
+}
+
+// keepCost keeps the billed cost of row r if it is wanted, parsed as
+// ledger.DB.BilledCosts parses it (Row.Decimal): the evidence of the
+// month's findings costs nothing more to read than the month itself, where
+// looking up its 57k line items one by one took 0.3 s of CPU after the scan.
+func (p *instScan) keepCost(r ledger.Row) error {
+	id := r.Int64(icID)
+	if _, ok := slices.BinarySearch(p.costsOf, id); !ok {
+		return nil
+	}
+	c, err := p.share.amount(r, icBilled)
+	if err != nil {
+		return err
+	}
+	p.costs[id] = c
 	return nil
 }
 

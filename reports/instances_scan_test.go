@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/rules"
@@ -139,6 +141,67 @@ func instEdgeLedger(t *testing.T, n int) *ledger.DB {
 	return db
 }
 
+// saveEdgeFindings stores findings of 2026-10 on the line items of
+// instEdgeLedger, and returns the ids of the month's line items. Their
+// evidence cites line items of the month (of an instance or of none), of the
+// month before and one that is gone; their amounts at risk are the billed
+// cost of their line items, a part of it, or unknown; they overlap, and one
+// is resolved.
+func saveEdgeFindings(t *testing.T, db *ledger.DB) map[int64]bool {
+	t.Helper()
+	ctx := context.Background()
+	var month, before []*ledger.LineItem
+	if err := db.EachLineItem(ctx, ledger.Filter{NoRaw: true}, func(li *ledger.LineItem) error {
+		if li.BillingPeriod == "2026-10" {
+			month = append(month, li)
+		} else {
+			before = append(before, li)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	rules := []string{"duplicate_charge", "stopped_storage", "forgotten_instance", "egress"}
+	sevs := []string{ledger.SeverityHigh, ledger.SeverityMedium, ledger.SeverityLow, ledger.SeverityInfo}
+	var fs []ledger.Finding
+	for i := range 40 {
+		f := ledger.Finding{Fingerprint: fmt.Sprintf("fp-%d", i), RuleID: rules[i%len(rules)], Severity: sevs[rng.IntN(len(sevs))],
+			Provider: "autodl", ResourceID: fmt.Sprintf("i-%d", rng.IntN(20)), Currency: "CNY",
+			PeriodStart: bj("2026-10-10 00:00"), PeriodEnd: bj("2026-10-11 00:00"), ReasonZH: "z", ReasonEN: "e"}
+		var billed ledger.DecimalSum
+		for range 1 + rng.IntN(12) {
+			li := month[rng.IntN(min(len(month), 200))] // overlapping on purpose
+			if rng.IntN(6) == 0 {
+				li = before[rng.IntN(len(before))]
+			}
+			billed.Add(li.BilledCost)
+			f.Evidence = append(f.Evidence, ledger.Evidence{LineItemID: li.ID, File: li.File, Row: li.SourceRow})
+		}
+		switch rng.IntN(4) {
+		case 0, 1:
+			f.AmountAtRisk = decimal.NullDecimal{Decimal: billed.Decimal(), Valid: true}
+		case 2:
+			f.AmountAtRisk = decimal.NullDecimal{Decimal: decimal.RequireFromString("0.01"), Valid: true}
+		}
+		if i == 7 {
+			f.Evidence = append(f.Evidence, ledger.Evidence{LineItemID: month[len(month)-1].ID + 999, File: "gone.csv", Row: 1})
+		}
+		fs = append(fs, f)
+	}
+	if _, err := db.SaveAudit(ctx, "2026-10", "Asia/Shanghai", "{}", fs); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetFindingState(ctx, "fp-3", "resolved"); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[int64]bool{}
+	for _, li := range month {
+		ids[li.ID] = true
+	}
+	return ids
+}
+
 // instSetText is what loadInstances found, exactly, instance by instance.
 func instSetText(s *instanceSet) string {
 	var b strings.Builder
@@ -173,6 +236,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	db := instEdgeLedger(t, 3000)
 	ctx := context.Background()
 	opts := InstancesOptions{Month: "2026-10", TZ: ledger.DefaultTZ()}
+	monthIDs := saveEdgeFindings(t, db)
 	ref := instRefSet(t, db, "2026-10")
 	slices.SortFunc(ref.owner, func(a, b instOwner) int { return int(a.id - b.id) })
 	if err := ref.finish(ctx, db, opts.TZ, nil); err != nil {
@@ -191,15 +255,44 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 		t.Fatalf("the fixture gave %d instances, %d components, %d looked back, states %v: want more",
 			len(ref.order), len(ref.comp), looked, states)
 	}
-	wantRep, err := ref.report(ctx, db, opts)
+	fs, err := db.Findings(ctx, "2026-10") // the billed costs of the evidence looked up by id
 	if err != nil {
 		t.Fatal(err)
 	}
+	fs = slices.DeleteFunc(fs, func(f ledger.Finding) bool { return f.State == "resolved" })
+	wantRep := ref.report(opts, fs)
 	wantJSON := string(render(t, wantRep, WriteOptions{Format: FormatJSON}))
+	atRisk := 0
+	for _, r := range wantRep.Instances {
+		if r.AtRisk.Valid && !r.AtRisk.Decimal.IsZero() {
+			atRisk++
+		}
+	}
+	if atRisk < 5 {
+		t.Fatalf("the fixture's findings put money at risk on %d instances: want more", atRisk)
+	}
 
-	got, err := loadInstances(ctx, db, "2026-10", opts.TZ, nil)
+	costsOf := evidenceIDs(fs)
+	got, err := loadInstances(ctx, db, "2026-10", opts.TZ, nil, costsOf)
 	if err != nil {
 		t.Fatal(err)
+	}
+	costs, err := db.BilledCosts(ctx, costsOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inMonth := 0
+	for i, id := range costsOf {
+		c, ok := got.costs[id]
+		if ok != (got.ownerOf(id) != nil || monthIDs[id]) || ok && (c.Valid != costs[i].Valid || c.Decimal.String() != costs[i].Decimal.String()) {
+			t.Errorf("line item %d: the scan's billed cost %v (%v), looked up %v", id, c, ok, costs[i])
+		}
+		if ok {
+			inMonth++
+		}
+	}
+	if inMonth == 0 || inMonth == len(costsOf) {
+		t.Errorf("the scan read %d of the %d evidence line items' costs: want some of them", inMonth, len(costsOf))
 	}
 	if text := instSetText(got); text != want {
 		t.Errorf("scanInstances differs from gathering whole items:\n got %s\nwant %s", text, want)
@@ -212,7 +305,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 		t.Errorf("the report differs:\n got %s\nwant %s", j, wantJSON)
 	}
 	scan := func(where string, args ...any) *instScan {
-		p := newInstScan()
+		p := newInstScan(costsOf)
 		err := db.Scan(ctx, "SELECT "+instCols+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, p.add)
 		if err != nil {
 			t.Fatal(err)
@@ -221,7 +314,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	}
 	for _, split := range []int{2, 3, 7} {
 		s := &instanceSet{month: "2026-10", byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
-			comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}}
+			comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}, costs: map[int64]decimal.NullDecimal{}}
 		compAt := map[instKey]rank{}
 		for k := range split {
 			s.merge(scan(" AND li.id % ? = ?", split, k), compAt)
@@ -232,6 +325,9 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 		}
 		if text := instSetText(s); text != want {
 			t.Errorf("split in %d: the merged scan differs:\n got %s\nwant %s", split, text, want)
+		}
+		if g, w := fmt.Sprint(s.costs), fmt.Sprint(got.costs); g != w {
+			t.Errorf("split in %d: the merged costs differ:\n got %s\nwant %s", split, g, w)
 		}
 	}
 }

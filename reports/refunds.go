@@ -144,7 +144,7 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	if loc == nil {
 		loc = ledger.DefaultTZ()
 	}
-	s, err := loadInstances(ctx, db, opts.Month, loc, opts.Policy)
+	s, err := loadInstances(ctx, db, opts.Month, loc, opts.Policy, nil)
 	if err != nil {
 		return nil, err
 	}
