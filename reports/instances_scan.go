@@ -55,8 +55,9 @@ const (
 // that it reads (s.costs).
 func scanInstances(ctx context.Context, db *ledger.DB, month string, costsOf []int64) (*instanceSet, error) {
 	var parts []*instScan
+	want := newIDSet(costsOf)
 	n, err := db.ScanLineItems(ctx, ledger.Filter{Month: month}, instCols, func(int) func(ledger.Row) error {
-		p := newInstScan(costsOf)
+		p := newInstScan(want)
 		parts = append(parts, p)
 		return p.add
 	})
@@ -146,7 +147,7 @@ type instScan struct {
 	comp    map[string]*instComp // by provider and the component's own id
 	dataEnd map[string]time.Time
 	key     []byte                        // scratch for map keys (ghScan.keyOf)
-	costsOf []int64                       // sorted: the line items whose billed cost is wanted
+	costsOf *idSet                        // the line items whose billed cost is wanted
 	costs   map[int64]decimal.NullDecimal // theirs, of this range
 }
 
@@ -156,7 +157,7 @@ type instComp struct {
 	at    rank
 }
 
-func newInstScan(costsOf []int64) *instScan {
+func newInstScan(costsOf *idSet) *instScan {
 	return &instScan{share: newRowShare(icCount), byKey: map[string]*instance{}, comp: map[string]*instComp{},
 		dataEnd: map[string]time.Time{}, costsOf: costsOf, costs: map[int64]decimal.NullDecimal{}}
 }
@@ -230,7 +231,7 @@ func (p *instScan) add(r ledger.Row) error {
 // looking up its 57k line items one by one took 0.3 s of CPU after the scan.
 func (p *instScan) keepCost(r ledger.Row) error {
 	id := r.Int64(icID)
-	if _, ok := slices.BinarySearch(p.costsOf, id); !ok {
+	if !p.costsOf.has(id) {
 		return nil
 	}
 	c, err := p.share.amount(r, icBilled)

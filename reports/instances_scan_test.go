@@ -305,7 +305,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 		t.Errorf("the report differs:\n got %s\nwant %s", j, wantJSON)
 	}
 	scan := func(where string, args ...any) *instScan {
-		p := newInstScan(costsOf)
+		p := newInstScan(newIDSet(costsOf))
 		err := db.Scan(ctx, "SELECT "+instCols+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, p.add)
 		if err != nil {
 			t.Fatal(err)
