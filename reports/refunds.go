@@ -144,13 +144,25 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	if loc == nil {
 		loc = ledger.DefaultTZ()
 	}
+	if err := checkInstancesMonth(opts.Month); err != nil {
+		return nil, err
+	}
+	// The findings do not depend on the instances: they are read while the
+	// month is.
+	var fs []ledger.Finding
+	var fsErr error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		fs, fsErr = claimableFindings(ctx, db, opts.Month)
+	}()
 	s, err := loadInstances(ctx, db, opts.Month, loc, opts.Policy, nil)
+	<-read
 	if err != nil {
 		return nil, err
 	}
-	fs, err := claimableFindings(ctx, db, opts.Month)
-	if err != nil {
-		return nil, fmt.Errorf("reports: refunds: %w", err)
+	if fsErr != nil {
+		return nil, fmt.Errorf("reports: refunds: %w", fsErr)
 	}
 	// The line items the claims need: the evidence of the findings that can
 	// be claimed, and every item of the instances charged past their release
