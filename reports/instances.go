@@ -238,9 +238,9 @@ func instPositiveUsage(li *ledger.LineItem) bool {
 
 // loadInstances reads the month's line items (and, for instances that did
 // not run this month, their last compute of an earlier month) and judges
-// each instance's state; s.costs has the billed cost of those of the line
-// items of costsOf (sorted) that are of the month.
-func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.Location, policy PolicyLookup, costsOf []int64) (*instanceSet, error) {
+// each instance's state; s.costs has the billed cost of line items costsOf
+// wants (nil: none), of those the pass read once they were wanted.
+func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.Location, policy PolicyLookup, costsOf *wantedCosts) (*instanceSet, error) {
 	if err := checkInstancesMonth(month); err != nil {
 		return nil, err
 	}
@@ -454,21 +454,32 @@ func (in *instance) judge(dataEnd time.Time, loc *time.Location, policy PolicyLo
 // Instances builds the instances report of opts.Month: costs summed exactly
 // in Go from the line items, findings from the stored audit of the month.
 //
-// The findings are read first, without the billed costs of their evidence:
-// the pass over the month reads those of its own line items on the way
-// (ledger.DB.AddEvidenceCosts looks up the others).
+// The findings are read alongside the pass over the month, without the
+// billed costs of their evidence: once they are read, the pass keeps those
+// of the line items it reads (ledger.DB.AddEvidenceCosts looks up the
+// others).
 func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*InstancesReport, error) {
 	if err := checkInstancesMonth(opts.Month); err != nil {
 		return nil, err
 	}
-	fs, err := db.FindingsWithoutCosts(ctx, opts.Month)
-	if err != nil {
-		return nil, fmt.Errorf("reports: instances: %w", err)
-	}
-	fs = slices.DeleteFunc(fs, func(f ledger.Finding) bool { return f.State == "resolved" })
-	s, err := loadInstances(ctx, db, opts.Month, opts.TZ, opts.Policy, evidenceIDs(fs))
+	var want wantedCosts
+	var fs []ledger.Finding
+	var fsErr error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		if fs, fsErr = db.FindingsWithoutCosts(ctx, opts.Month); fsErr == nil {
+			fs = slices.DeleteFunc(fs, func(f ledger.Finding) bool { return f.State == "resolved" })
+			want.Store(newIDSet(evidenceIDs(fs)))
+		}
+	}()
+	s, err := loadInstances(ctx, db, opts.Month, opts.TZ, opts.Policy, &want)
+	<-read
 	if err != nil {
 		return nil, err
+	}
+	if fsErr != nil {
+		return nil, fmt.Errorf("reports: instances: %w", fsErr)
 	}
 	if err := db.AddEvidenceCosts(ctx, fs, s.costs); err != nil {
 		return nil, fmt.Errorf("reports: instances: %w", err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -50,14 +51,19 @@ const (
 	icCount // columns
 )
 
+// wantedCosts is the line items whose billed cost a scan keeps (none while
+// it holds nil). It may be set while the scan runs: the rows read before
+// are left for ledger.DB.AddEvidenceCosts to look up, so that the findings
+// that say which items are wanted can be read alongside the scan.
+type wantedCosts = atomic.Pointer[idSet]
+
 // scanInstances gathers the instances of month, not yet sorted, looked
-// back or judged, and the billed cost of the line items of costsOf (sorted)
-// that it reads (s.costs).
-func scanInstances(ctx context.Context, db *ledger.DB, month string, costsOf []int64) (*instanceSet, error) {
+// back or judged, and the billed cost of the line items costsOf wants
+// (nil: none) as it reads them (s.costs).
+func scanInstances(ctx context.Context, db *ledger.DB, month string, costsOf *wantedCosts) (*instanceSet, error) {
 	var parts []*instScan
-	want := newIDSet(costsOf)
 	n, err := db.ScanLineItems(ctx, ledger.Filter{Month: month}, instCols, func(int) func(ledger.Row) error {
-		p := newInstScan(want)
+		p := newInstScan(costsOf)
 		parts = append(parts, p)
 		return p.add
 	})
@@ -147,7 +153,7 @@ type instScan struct {
 	comp    map[string]*instComp // by provider and the component's own id
 	dataEnd map[string]time.Time
 	key     []byte                        // scratch for map keys (ghScan.keyOf)
-	costsOf *idSet                        // the line items whose billed cost is wanted
+	costsOf *wantedCosts                  // the line items whose billed cost is wanted; nil: none
 	costs   map[int64]decimal.NullDecimal // theirs, of this range
 }
 
@@ -157,7 +163,7 @@ type instComp struct {
 	at    rank
 }
 
-func newInstScan(costsOf *idSet) *instScan {
+func newInstScan(costsOf *wantedCosts) *instScan {
 	return &instScan{share: newRowShare(icCount), byKey: map[string]*instance{}, comp: map[string]*instComp{},
 		dataEnd: map[string]time.Time{}, costsOf: costsOf, costs: map[int64]decimal.NullDecimal{}}
 }
@@ -230,8 +236,12 @@ func (p *instScan) add(r ledger.Row) error {
 // month's findings costs nothing more to read than the month itself, where
 // looking up its 57k line items one by one took 0.3 s of CPU after the scan.
 func (p *instScan) keepCost(r ledger.Row) error {
+	if p.costsOf == nil {
+		return nil
+	}
+	want := p.costsOf.Load()
 	id := r.Int64(icID)
-	if !p.costsOf.has(id) {
+	if want == nil || !want.has(id) {
 		return nil
 	}
 	c, err := p.share.amount(r, icBilled)

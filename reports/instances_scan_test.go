@@ -273,7 +273,9 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	}
 
 	costsOf := evidenceIDs(fs)
-	got, err := loadInstances(ctx, db, "2026-10", opts.TZ, nil, costsOf)
+	var wanted wantedCosts
+	wanted.Store(newIDSet(costsOf))
+	got, err := loadInstances(ctx, db, "2026-10", opts.TZ, nil, &wanted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +307,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 		t.Errorf("the report differs:\n got %s\nwant %s", j, wantJSON)
 	}
 	scan := func(where string, args ...any) *instScan {
-		p := newInstScan(newIDSet(costsOf))
+		p := newInstScan(&wanted)
 		err := db.Scan(ctx, "SELECT "+instCols+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, p.add)
 		if err != nil {
 			t.Fatal(err)
@@ -329,5 +331,38 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 		if g, w := fmt.Sprint(s.costs), fmt.Sprint(got.costs); g != w {
 			t.Errorf("split in %d: the merged costs differ:\n got %s\nwant %s", split, g, w)
 		}
+	}
+
+	// The wanted line items known only once part of the month is read (the
+	// findings are read alongside): the costs of the rows read before are
+	// looked up, and the evidence gets the same costs.
+	late := &instanceSet{costs: map[int64]decimal.NullDecimal{}, byKey: map[instKey]*instance{}, comp: map[instKey]instKey{},
+		dataEnd: map[string]time.Time{}}
+	var lateWant wantedCosts
+	p := newInstScan(&lateWant)
+	rows := 0
+	err = db.Scan(ctx, "SELECT "+instCols+" FROM line_items li WHERE li.billing_period = '2026-10'", nil, func(r ledger.Row) error {
+		if rows++; rows == 1000 {
+			lateWant.Store(newIDSet(costsOf))
+		}
+		return p.add(r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	late.merge(p, map[instKey]rank{})
+	if len(late.costs) == 0 || len(late.costs) == len(got.costs) {
+		t.Fatalf("a scan wanting costs from its 1000th row on kept %d of %d: want some", len(late.costs), len(got.costs))
+	}
+	lateFs, err := db.FindingsWithoutCosts(ctx, "2026-10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lateFs = slices.DeleteFunc(lateFs, func(f ledger.Finding) bool { return f.State == "resolved" })
+	if err := db.AddEvidenceCosts(ctx, lateFs, late.costs); err != nil {
+		t.Fatal(err)
+	}
+	if g, w := fmt.Sprint(lateFs), fmt.Sprint(fs); g != w {
+		t.Errorf("findings with costs read late:\n got %.1000s\nwant %.1000s", g, w)
 	}
 }
