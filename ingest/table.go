@@ -27,20 +27,15 @@ type table interface {
 	line(col int) int
 }
 
-// csvTable reads delimited text with encoding/csv.
+// csvTable reads delimited text as encoding/csv does (csvReader).
 type csvTable struct {
 	path string
-	r    *csv.Reader
+	r    *csvReader
 	rec  []string
 }
 
 func newCSVTable(path string, r io.Reader, delim rune) *csvTable {
-	cr := csv.NewReader(&lineLimitReader{r: r, line: 1})
-	cr.Comma = delim
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	cr.LazyQuotes = false
-	return &csvTable{path: path, r: cr}
+	return &csvTable{path: path, r: newCSVReader(&lineLimitReader{r: r, line: 1}, delim)}
 }
 
 func (t *csvTable) sheet() string { return "" }
