@@ -29,6 +29,11 @@
 // every cell of the sheet (run by this command in a process of its own, so
 // that its peak memory is measured the same way).
 //
+// With -against OLD it also imports each CSV with another gpubill binary in
+// the same alternation (before the measured one, whose ledger the audit and
+// reports then read), so that two builds are compared under the same
+// conditions: both ratios to the same baseline runs.
+//
 // Needs the sqlite3 tool (Debian: apt-get install sqlite3).
 package main
 
@@ -59,6 +64,7 @@ func main() {
 	xlsxSizes := flag.String("xlsx-rows", "", "comma-separated row counts of XLSX bills to import against excelize's Rows() (empty: none)")
 	reports := flag.Bool("reports", true, "also time each report of the first month of the imported template ledger")
 	formatList := flag.String("formats", "template,aliyun", "comma-separated formats of the generated CSV bills: "+formatNames())
+	against := flag.String("against", "", "another gpubill binary to import each CSV with too, alternating with the measured one (to compare two builds)")
 	zipped := flag.Bool("zip", false, "also import each generated CSV zipped (one Deflate member) against the baseline of the unzipped file")
 	readXLSX := flag.String("read-xlsx", "", "internal: read every cell of this workbook with excelize's Rows() and exit (the XLSX baseline)")
 	flag.Parse()
@@ -83,7 +89,7 @@ func main() {
 			defer os.RemoveAll(d)
 			work = d
 		}
-		if err := run(*bin, *sizes, formats, *runs, work, *audit, *reports, *zipped); err != nil {
+		if err := run(*bin, *against, *sizes, formats, *runs, work, *audit, *reports, *zipped); err != nil {
 			return err
 		}
 		if *xlsxSizes != "" {
@@ -147,7 +153,7 @@ func parseFormats(list string) ([]benchFormat, error) {
 	return out, nil
 }
 
-func run(bin, sizes string, formats []benchFormat, runs int, dir string, audit, reports, zipped bool) error {
+func run(bin, against, sizes string, formats []benchFormat, runs int, dir string, audit, reports, zipped bool) error {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		return fmt.Errorf("the baseline needs the sqlite3 tool (apt-get install sqlite3): %w", err)
 	}
@@ -163,7 +169,7 @@ func run(bin, sizes string, formats []benchFormat, runs int, dir string, audit, 
 			return fmt.Errorf("-rows %q: %w", s, err)
 		}
 		for _, f := range formats {
-			if err := runCSV(bin, n, f, runs, dir, audit && f.checks, reports && f.checks, zipped); err != nil {
+			if err := runCSV(bin, against, n, f, runs, dir, audit && f.checks, reports && f.checks, zipped); err != nil {
 				return err
 			}
 		}
@@ -172,9 +178,10 @@ func run(bin, sizes string, formats []benchFormat, runs int, dir string, audit, 
 }
 
 // runCSV generates a bill of n rows in format f (and its zip with zipped),
-// measures it runs times against sqlite3 .import of the same CSV and prints
-// the medians. The files are removed afterwards.
-func runCSV(bin string, n int, f benchFormat, runs int, dir string, audit, reports, zipped bool) error {
+// measures it runs times against sqlite3 .import of the same CSV (and the
+// import of binary against, unless "") and prints the medians. The files are
+// removed afterwards.
+func runCSV(bin, against string, n int, f benchFormat, runs int, dir string, audit, reports, zipped bool) error {
 	csvPath := filepath.Join(dir, fmt.Sprintf("bill-%s-%d.csv", f.name, n))
 	defer os.Remove(csvPath)
 	if err := generate(csvPath, n, f.write); err != nil {
@@ -188,7 +195,7 @@ func runCSV(bin string, n int, f benchFormat, runs int, dir string, audit, repor
 		}
 	}
 	ours := filepath.Join(dir, "ours.db")
-	var base, plain, zips, audits []sample
+	var base, plain, others, zips, audits []sample
 	reportTimes := map[string][]sample{}
 	for i := 0; i < runs; i++ {
 		b, err := timed(dir, exec.Command("sqlite3", filepath.Join(dir, "base.db"), ".import --csv "+csvPath+" bill"))
@@ -196,6 +203,13 @@ func runCSV(bin string, n int, f benchFormat, runs int, dir string, audit, repor
 			return fmt.Errorf("sqlite3 .import: %w", err)
 		}
 		base = append(base, b)
+		if against != "" {
+			o, err := timedImport(against, dir, csvPath, n)
+			if err != nil {
+				return fmt.Errorf("-against: %w", err)
+			}
+			others = append(others, o)
+		}
 		o, err := timedImport(bin, dir, csvPath, n)
 		if err != nil {
 			return err
@@ -229,6 +243,11 @@ func runCSV(bin string, n int, f benchFormat, runs int, dir string, audit, repor
 	ratio := func(s sample) string { return fmt.Sprintf("%.2f", s.wall.Seconds()/mb.wall.Seconds()) }
 	printRow(n, f.name, "sqlite3 .import", mb, "1.00", "")
 	printRow(n, f.name, "gpubill import", mo, ratio(mo), "")
+	if against != "" {
+		ma := median(others)
+		printRow(n, f.name, "-against import", ma, ratio(ma),
+			fmt.Sprintf("(gpubill import / -against: %.2f)", mo.wall.Seconds()/ma.wall.Seconds()))
+	}
 	if zipped {
 		mz := median(zips)
 		printRow(n, f.name, "gpubill import (zip)", mz, ratio(mz),
