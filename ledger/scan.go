@@ -69,6 +69,10 @@ func (r Row) Bytes(i int) []byte { return r.r.bytes(i) }
 // Decimal parses column i as a stored amount (not Valid for NULL).
 func (r Row) Decimal(i int) (decimal.NullDecimal, error) { return r.decimalOf(i, r.Bytes(i)) }
 
+// DecimalOf is Decimal of column i, whose text b (Bytes) the caller has
+// fetched already.
+func (r Row) DecimalOf(i int, b []byte) (decimal.NullDecimal, error) { return r.decimalOf(i, b) }
+
 // decimalOf parses b, the text of column i (Bytes), as a stored amount.
 // Only an empty b asks whether the column is NULL: reading a column costs
 // a call into SQLite, and most are not NULL.
@@ -87,8 +91,11 @@ func (r Row) decimalOf(i int, b []byte) (decimal.NullDecimal, error) {
 }
 
 // Time parses column i as a stored time (zero for NULL).
-func (r Row) Time(i int) (time.Time, error) {
-	b := r.Bytes(i)
+func (r Row) Time(i int) (time.Time, error) { return r.TimeOf(i, r.Bytes(i)) }
+
+// TimeOf is Time of column i, whose text b (Bytes) the caller has fetched
+// already.
+func (r Row) TimeOf(i int, b []byte) (time.Time, error) {
 	if len(b) == 0 {
 		if r.Null(i) {
 			return time.Time{}, nil

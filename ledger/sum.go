@@ -73,6 +73,20 @@ func (s *DecimalSum) AddSum(o *DecimalSum) {
 	s.Add(o.Decimal())
 }
 
+// Sign is -1, 0 or 1 as the sum is negative, zero or positive: what
+// Decimal().Sign() says, without building the decimal (a *big.Int).
+func (s *DecimalSum) Sign() int {
+	switch {
+	case s.big != nil:
+		return s.big.Sign()
+	case s.small < 0:
+		return -1
+	case s.small > 0:
+		return 1
+	}
+	return 0
+}
+
 // Decimal is the sum.
 func (s *DecimalSum) Decimal() decimal.Decimal {
 	if s.big != nil {

@@ -8,7 +8,8 @@ import (
 )
 
 // checkSum adds terms with DecimalSum (as text and as decimals) and with
-// decimal.Decimal.Add from zero, and wants the same value and precision.
+// decimal.Decimal.Add from zero, and wants the same value, precision and
+// sign (Sign).
 func checkSum(t *testing.T, terms []string) {
 	t.Helper()
 	var want decimal.Decimal
@@ -34,6 +35,11 @@ func checkSum(t *testing.T, terms []string) {
 			t.Fatalf("sum of %q = %s, want %s", terms, DecimalString(got), DecimalString(want))
 		}
 	}
+	for _, s := range []*DecimalSum{&text, &dec, &sums} {
+		if s.Sign() != want.Sign() {
+			t.Fatalf("sum of %q: Sign %d, want %d", terms, s.Sign(), want.Sign())
+		}
+	}
 }
 
 func TestDecimalSumIsDecimalAdd(t *testing.T) {
@@ -41,7 +47,8 @@ func TestDecimalSumIsDecimalAdd(t *testing.T) {
 		nil, {"0"}, {"416.00"}, {"1.5", "2.25", "-0.75"}, {"0.00107392473", "12", "-3.1"},
 		{"-0.0"}, {"999999999999999999", "1"}, {"-999999999999999999", "-999999999999999999"},
 		{"0.000000000000000001", "100000000"}, {"123456789012345678901234.5", "1"},
-		{"9223372036854775807", "1"}, {".5", "+1"}, {"1e3", "0.5"},
+		{"9223372036854775807", "1"}, {".5", "+1"}, {"1e3", "0.5"}, {"-0.25"}, {"-0.1"}, {"2.5", "-2.50"},
+		{"-123456789012345678901234.5"}, {"123456789012345678901234.5", "-123456789012345678901234.5"},
 	} {
 		checkSum(t, terms)
 	}

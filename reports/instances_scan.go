@@ -3,6 +3,7 @@ package reports
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"maps"
 	"slices"
 	"sync/atomic"
@@ -146,15 +147,45 @@ func (in *instance) merge(o *instance) {
 // instScan gathers one id range.
 type instScan struct {
 	share   *rowShare
+	row     instRow         // the row at hand
 	li      ledger.LineItem // the row at hand (item)
 	byKey   map[string]*instance
 	order   []*instance
 	owner   []instOwner
 	comp    map[string]*instComp // by provider and the component's own id
 	dataEnd map[string]time.Time
-	key     []byte                        // scratch for map keys (ghScan.keyOf)
+	key     []byte                        // scratch for map keys (appendKey)
 	costsOf *wantedCosts                  // the line items whose billed cost is wanted; nil: none
 	costs   map[int64]decimal.NullDecimal // theirs, of this range
+}
+
+// instRow is the row at hand, each column fetched from SQLite once: a
+// fetch is two calls into it, and the pass reads the provider up to four
+// times a row, the kind and the instance's id twice.
+type instRow struct {
+	r    ledger.Row
+	got  uint32 // a bit per column fetched
+	cols [icCount][]byte
+}
+
+// col is column i of the row (ledger.Row.Bytes), valid while the row is.
+func (x *instRow) col(i int) []byte {
+	if x.got&(1<<i) == 0 {
+		x.cols[i] = x.r.Bytes(i)
+		x.got |= 1 << i
+	}
+	return x.cols[i]
+}
+
+// appendKey appends the texts of columns cols as a map key (each text
+// after its length, so that no two lists of texts make the same key).
+func (x *instRow) appendKey(b []byte, cols ...int) []byte {
+	for _, c := range cols {
+		v := x.col(c)
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	return b
 }
 
 // instComp is the instance a component's latest charge names.
@@ -169,47 +200,49 @@ func newInstScan(costsOf *wantedCosts) *instScan {
 }
 
 func (p *instScan) add(r ledger.Row) error {
-	if err := p.keepCost(r); err != nil {
+	x := &p.row
+	x.r, x.got = r, 0
+	if err := p.keepCost(x); err != nil {
 		return err
 	}
-	end, err := r.Time(icEnd)
+	end, err := r.TimeOf(icEnd, x.col(icEnd))
 	if err != nil {
 		return err
 	}
-	if prov := r.Bytes(icProvider); end.After(p.dataEnd[string(prov)]) {
-		p.dataEnd[p.share.text(r, icProvider)] = end
+	if prov := x.col(icProvider); end.After(p.dataEnd[string(prov)]) {
+		p.dataEnd[p.share.textOf(icProvider, prov)] = end
 	}
 	// The instance: instOwnerID.
 	idCol := icResource
-	if string(r.Bytes(icKind)) != ledger.KindCompute && len(r.Bytes(icParent)) > 0 {
+	if string(x.col(icKind)) != ledger.KindCompute && len(x.col(icParent)) > 0 {
 		idCol = icParent
 	}
-	if len(r.Bytes(idCol)) == 0 {
+	if len(x.col(idCol)) == 0 {
 		return nil
 	}
-	p.key = appendTexts(p.key[:0], r, icProvider, idCol)
+	p.key = x.appendKey(p.key[:0], icProvider, idCol)
 	in := p.byKey[string(p.key)]
 	if in == nil {
-		in = &instance{key: instKey{p.share.text(r, icProvider), r.Text(idCol)}, pricing: map[string]bool{}}
+		in = &instance{key: instKey{p.share.textOf(icProvider, x.col(icProvider)), string(x.col(idCol))}, pricing: map[string]bool{}}
 		p.byKey[string(p.key)] = in
 		p.order = append(p.order, in)
 	}
 	var billed ledger.DecimalSum // the term, parsed once
-	if err := billed.AddText(r.Bytes(icBilled)); err != nil {
+	if err := billed.AddText(x.col(icBilled)); err != nil {
 		return err
 	}
-	li, err := p.item(r, &billed, end)
+	li, err := p.item(x, &billed, end)
 	if err != nil {
 		return err
 	}
-	in.sum(p.share.text(r, icCurrency)).add(li.Kind, &billed)
+	in.sum(p.share.textOf(icCurrency, x.col(icCurrency))).add(li.Kind, &billed)
 	p.owner = append(p.owner, instOwner{li.ID, in})
-	if idCol == icParent && len(r.Bytes(icResource)) > 0 && string(r.Bytes(icResource)) != in.key.id {
+	if idCol == icParent && len(x.col(icResource)) > 0 && string(x.col(icResource)) != in.key.id {
 		// A component belongs to the instance its latest charge names.
-		p.key = appendTexts(p.key[:0], r, icProvider, icResource)
+		p.key = x.appendKey(p.key[:0], icProvider, icResource)
 		c := p.comp[string(p.key)]
 		if c == nil {
-			c = &instComp{ck: instKey{in.key.provider, r.Text(icResource)}, k: in.key, at: rank{li.ChargePeriodStart, li.ID}}
+			c = &instComp{ck: instKey{in.key.provider, string(x.col(icResource))}, k: in.key, at: rank{li.ChargePeriodStart, li.ID}}
 			p.comp[string(p.key)] = c
 		} else if c.at.before(li.ChargePeriodStart, li.ID) {
 			c.k, c.at = in.key, rank{li.ChargePeriodStart, li.ID}
@@ -219,35 +252,41 @@ func (p *instScan) add(r ledger.Row) error {
 		in.lastCharge = li.ChargePeriodEnd
 	}
 	if rules.IsRunning(li) {
+		if err := p.span(x); err != nil {
+			return err
+		}
 		start, end := rules.ActiveSpan(li)
 		if in.firstStart.IsZero() || start.Before(in.firstStart) {
 			in.firstStart = start
 		}
-		in.seeCompute(li.ID, p.share.text(r, icGPUModel), p.share.text(r, icResourceName), end)
-		in.pricing[p.share.text(r, icPricingModel)] = true
-	} else if len(r.Bytes(icResourceName)) > 0 && string(r.Bytes(icResource)) == in.key.id {
-		in.otherName.keep(p.share.text(r, icResourceName), li.ChargePeriodStart, li.ID, false)
+		in.seeCompute(li.ID, p.share.textOf(icGPUModel, x.col(icGPUModel)), p.share.textOf(icResourceName, x.col(icResourceName)), end)
+		in.pricing[p.share.textOf(icPricingModel, x.col(icPricingModel))] = true
+	} else if name := x.col(icResourceName); len(name) > 0 && string(x.col(icResource)) == in.key.id {
+		in.otherName.keep(p.share.textOf(icResourceName, name), li.ChargePeriodStart, li.ID, false)
 	}
 	return nil
 }
 
-// keepCost keeps the billed cost of row r if it is wanted, parsed as
+// keepCost keeps the billed cost of row x if it is wanted, parsed as
 // ledger.DB.BilledCosts parses it (Row.Decimal): the evidence of the
 // month's findings costs nothing more to read than the month itself, where
 // looking up its 57k line items one by one took 0.3 s of CPU after the scan.
-func (p *instScan) keepCost(r ledger.Row) error {
+func (p *instScan) keepCost(x *instRow) error {
 	if p.costsOf == nil {
 		return nil
 	}
 	want := p.costsOf.Load()
-	id := r.Int64(icID)
-	if want == nil || !want.has(id) {
+	if want == nil {
+		return nil
+	}
+	id := x.r.Int64(icID)
+	if !want.has(id) {
 		return nil
 	}
 	// Not through p.share: billed costs are mostly distinct (83k of 297k
 	// rows), and filling its table with them made every look-up of a
 	// pricing quantity slower.
-	c, err := r.Decimal(icBilled)
+	c, err := x.r.DecimalOf(icBilled, x.col(icBilled))
 	if err != nil {
 		return err
 	}
@@ -255,25 +294,46 @@ func (p *instScan) keepCost(r ledger.Row) error {
 	return nil
 }
 
-// item fills p.li with the row r, whose billed cost and charge period end
-// are parsed: every field that rules.IsRunning, rules.ActiveSpan and
-// instPositiveUsage read, and its id and kind.
-func (p *instScan) item(r ledger.Row, billed *ledger.DecimalSum, end time.Time) (*ledger.LineItem, error) {
+// signOf is an amount of each sign (-1, 0, 1 at 0, 1, 2).
+var signOf = [3]decimal.Decimal{decimal.NewFromInt(-1), decimal.Zero, decimal.NewFromInt(1)}
+
+// item fills p.li with what rules.IsRunning and instPositiveUsage read of
+// row x, whose billed cost and charge period end are parsed, and its id,
+// kind and charge period start: what the pass reads of every row. Both
+// read only the sign of the billed cost, so the item carries an amount of
+// that sign, not the amount: building the decimal (a *big.Int) for each of
+// 297k rows was a twentieth of the report's CPU. The test that compares the
+// pass with whole line items (TestInstancesScanMatchesItems) fails if they
+// come to read more.
+func (p *instScan) item(x *instRow, billed *ledger.DecimalSum, end time.Time) (*ledger.LineItem, error) {
 	sh := p.share
 	li := &p.li
-	*li = ledger.LineItem{ID: r.Int64(icID), Kind: sh.text(r, icKind), ChargeCategory: sh.text(r, icCategory),
-		BilledCost: billed.Decimal(), ChargePeriodEnd: end, PricingUnit: sh.text(r, icPricingUnit)}
+	*li = ledger.LineItem{ID: x.r.Int64(icID), Kind: sh.textOf(icKind, x.col(icKind)),
+		ChargeCategory: sh.textOf(icCategory, x.col(icCategory)), BilledCost: signOf[billed.Sign()+1], ChargePeriodEnd: end}
 	var err error
-	if li.PricingQuantity, err = sh.amount(r, icPricingQty); err != nil {
+	if li.ChargePeriodStart, err = x.r.TimeOf(icStart, x.col(icStart)); err != nil {
 		return nil, err
+	}
+	return li, nil
+}
+
+// span fills the fields of p.li that rules.ActiveSpan reads beyond those
+// item filled, for a row that runs (most rows of a month are compute, but
+// the others need none of them): its usage times and billed quantity.
+func (p *instScan) span(x *instRow) error {
+	li := &p.li
+	li.PricingUnit = p.share.textOf(icPricingUnit, x.col(icPricingUnit))
+	var err error
+	if li.PricingQuantity, err = p.share.amountOf(x.r, icPricingQty, x.col(icPricingQty)); err != nil {
+		return err
 	}
 	for _, t := range [...]struct {
 		i   int
 		dst *time.Time
-	}{{icStart, &li.ChargePeriodStart}, {icUsageStart, &li.UsageStart}, {icUsageEnd, &li.UsageEnd}} {
-		if *t.dst, err = r.Time(t.i); err != nil {
-			return nil, err
+	}{{icUsageStart, &li.UsageStart}, {icUsageEnd, &li.UsageEnd}} {
+		if *t.dst, err = x.r.TimeOf(t.i, x.col(t.i)); err != nil {
+			return err
 		}
 	}
-	return li, nil
+	return nil
 }

@@ -27,8 +27,10 @@ func newRowShare(columns int) *rowShare {
 }
 
 // text is column i of r as a string ("" for NULL).
-func (s *rowShare) text(r ledger.Row, i int) string {
-	b := r.Bytes(i)
+func (s *rowShare) text(r ledger.Row, i int) string { return s.textOf(i, r.Bytes(i)) }
+
+// textOf is text of column i, whose text b the caller has fetched.
+func (s *rowShare) textOf(i int, b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
@@ -49,11 +51,15 @@ func (s *rowShare) text(r ledger.Row, i int) string {
 // amount is column i of r as a stored amount (ledger.Row.Decimal: not Valid
 // for NULL).
 func (s *rowShare) amount(r ledger.Row, i int) (decimal.NullDecimal, error) {
-	b := r.Bytes(i)
+	return s.amountOf(r, i, r.Bytes(i))
+}
+
+// amountOf is amount of column i, whose text b the caller has fetched.
+func (s *rowShare) amountOf(r ledger.Row, i int, b []byte) (decimal.NullDecimal, error) {
 	if d, ok := s.decs[string(b)]; ok {
 		return decimal.NullDecimal{Decimal: d, Valid: true}, nil
 	}
-	d, err := r.Decimal(i)
+	d, err := r.DecimalOf(i, b)
 	if d.Valid && len(s.decs) < rowShareMax {
 		s.decs[string(b)] = d.Decimal
 	}
