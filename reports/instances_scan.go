@@ -58,13 +58,28 @@ const (
 // that say which items are wanted can be read alongside the scan.
 type wantedCosts = atomic.Pointer[idSet]
 
-// scanInstances gathers the instances of month, not yet sorted, looked
-// back or judged, and the billed cost of the line items costsOf wants
-// (nil: none) as it reads them (s.costs).
-func scanInstances(ctx context.Context, db *ledger.DB, month string, costsOf *wantedCosts) (*instanceSet, error) {
+// instGather is what a pass gathers of each instance.
+type instGather int
+
+const (
+	// gatherAll: everything the instances report shows.
+	gatherAll instGather = iota
+	// gatherRelease: what the refunds report reads, its release date: its
+	// last compute (a name and GPU model aside), the data end of its
+	// provider, and which line items it owns. Its money, names, GPU,
+	// pricing, first compute, components and last charge are left out (its
+	// state may then read unknown for stopped). Refunds needs no more, and
+	// gathering them was a sixth of its pass.
+	gatherRelease
+)
+
+// scanInstances gathers what of the instances of month (not yet sorted,
+// looked back or judged), and the billed cost of the line items costsOf
+// wants (nil: none) as it reads them (s.costs).
+func scanInstances(ctx context.Context, db *ledger.DB, month string, what instGather, costsOf *wantedCosts) (*instanceSet, error) {
 	var parts []*instScan
 	n, err := db.ScanLineItems(ctx, ledger.Filter{Month: month}, instCols, func(int) func(ledger.Row) error {
-		p := newInstScan(costsOf)
+		p := newInstScan(what, costsOf)
 		parts = append(parts, p)
 		return p.add
 	})
@@ -146,6 +161,7 @@ func (in *instance) merge(o *instance) {
 
 // instScan gathers one id range.
 type instScan struct {
+	what    instGather
 	share   *rowShare
 	row     instRow         // the row at hand
 	li      ledger.LineItem // the row at hand (item)
@@ -194,8 +210,8 @@ type instComp struct {
 	at    rank
 }
 
-func newInstScan(costsOf *wantedCosts) *instScan {
-	return &instScan{share: newRowShare(icCount), byKey: map[string]*instance{}, comp: map[string]*instComp{},
+func newInstScan(what instGather, costsOf *wantedCosts) *instScan {
+	return &instScan{what: what, share: newRowShare(icCount), byKey: map[string]*instance{}, comp: map[string]*instComp{},
 		dataEnd: map[string]time.Time{}, costsOf: costsOf, costs: map[int64]decimal.NullDecimal{}}
 }
 
@@ -235,8 +251,25 @@ func (p *instScan) add(r ledger.Row) error {
 	if err != nil {
 		return err
 	}
-	in.sum(p.share.textOf(icCurrency, x.col(icCurrency))).add(li.Kind, &billed)
 	p.owner = append(p.owner, instOwner{li.ID, in})
+	if p.what == gatherRelease {
+		if !rules.IsRunning(li) {
+			return nil
+		}
+		if err := p.span(x); err != nil {
+			return err
+		}
+		_, end := rules.ActiveSpan(li)
+		in.seeCompute(li.ID, "", "", end)
+		return nil
+	}
+	return p.gather(x, in, li, idCol, &billed)
+}
+
+// gather adds line item li, row x, which belongs to in by its column idCol,
+// to all the pass gathers of in but its owner and data end (gatherAll).
+func (p *instScan) gather(x *instRow, in *instance, li *ledger.LineItem, idCol int, billed *ledger.DecimalSum) error {
+	in.sum(p.share.textOf(icCurrency, x.col(icCurrency))).add(li.Kind, billed)
 	if idCol == icParent && len(x.col(icResource)) > 0 && string(x.col(icResource)) != in.key.id {
 		// A component belongs to the instance its latest charge names.
 		p.key = x.appendKey(p.key[:0], icProvider, icResource)

@@ -275,7 +275,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	costsOf := evidenceIDs(fs)
 	var wanted wantedCosts
 	wanted.Store(newIDSet(costsOf))
-	got, err := loadInstances(ctx, db, "2026-10", opts.TZ, nil, &wanted)
+	got, err := loadInstances(ctx, db, "2026-10", opts.TZ, nil, gatherAll, &wanted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 		t.Errorf("the report differs:\n got %s\nwant %s", j, wantJSON)
 	}
 	scan := func(where string, args ...any) *instScan {
-		p := newInstScan(&wanted)
+		p := newInstScan(gatherAll, &wanted)
 		err := db.Scan(ctx, "SELECT "+instCols+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, p.add)
 		if err != nil {
 			t.Fatal(err)
@@ -339,7 +339,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	late := &instanceSet{costs: map[int64]decimal.NullDecimal{}, byKey: map[instKey]*instance{}, comp: map[instKey]instKey{},
 		dataEnd: map[string]time.Time{}}
 	var lateWant wantedCosts
-	p := newInstScan(&lateWant)
+	p := newInstScan(gatherAll, &lateWant)
 	rows := 0
 	err = db.Scan(ctx, "SELECT "+instCols+" FROM line_items li WHERE li.billing_period = '2026-10'", nil, func(r ledger.Row) error {
 		if rows++; rows == 1000 {
