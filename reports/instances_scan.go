@@ -269,7 +269,11 @@ func (p *instScan) add(r ledger.Row) error {
 // gather adds line item li, row x, which belongs to in by its column idCol,
 // to all the pass gathers of in but its owner and data end (gatherAll).
 func (p *instScan) gather(x *instRow, in *instance, li *ledger.LineItem, idCol int, billed *ledger.DecimalSum) error {
-	in.sum(p.share.textOf(icCurrency, x.col(icCurrency))).add(li.Kind, billed)
+	cur := ""
+	if len(in.sums) > 0 {
+		cur = in.sums[0].currency
+	}
+	in.sum(p.textAs(x, icCurrency, cur)).add(li.Kind, billed)
 	if idCol == icParent && len(x.col(icResource)) > 0 && string(x.col(icResource)) != in.key.id {
 		// A component belongs to the instance its latest charge names.
 		p.key = x.appendKey(p.key[:0], icProvider, icResource)
@@ -292,12 +296,26 @@ func (p *instScan) gather(x *instRow, in *instance, li *ledger.LineItem, idCol i
 		if in.firstStart.IsZero() || start.Before(in.firstStart) {
 			in.firstStart = start
 		}
-		in.seeCompute(li.ID, p.share.textOf(icGPUModel, x.col(icGPUModel)), p.share.textOf(icResourceName, x.col(icResourceName)), end)
-		in.pricing[p.share.textOf(icPricingModel, x.col(icPricingModel))] = true
+		in.seeCompute(li.ID, p.textAs(x, icGPUModel, in.gpu), p.textAs(x, icResourceName, in.runName.name), end)
+		if pm := x.col(icPricingModel); !in.pricing[string(pm)] {
+			in.pricing[p.share.textOf(icPricingModel, pm)] = true
+		}
 	} else if name := x.col(icResourceName); len(name) > 0 && string(x.col(icResource)) == in.key.id {
 		in.otherName.keep(p.share.textOf(icResourceName, name), li.ChargePeriodStart, li.ID, false)
 	}
 	return nil
+}
+
+// textAs is column i of row x as a string: prev, the instance's own value
+// of it, when the row repeats that, else through p.share. An instance keeps
+// its currency, GPU model and name from row to row, but the rows of
+// instances interleave, so that p.share's memory of the row before rarely
+// holds them: looking them up in its table was a twelfth of the pass.
+func (p *instScan) textAs(x *instRow, i int, prev string) string {
+	if b := x.col(i); string(b) == prev {
+		return prev
+	}
+	return p.share.textOf(i, x.col(i))
 }
 
 // keepCost keeps the billed cost of row x if it is wanted, parsed as
