@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -111,9 +112,38 @@ func TestParseTimeFastPath(t *testing.T) {
 	}
 	for _, s := range []string{"", "2026-02-30T00:00:00Z", "2025-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-10-03T24:00:00Z",
 		"2026-10-03T06:60:05Z", "2026-10-03T06:22:60Z", "2026-10-03 06:22:05Z", "2026-10-03T06:22:05+08:00", "2026-1a-03T06:22:05Z",
-		"+026-10-03T06:22:05Z", "2026-00-03T06:22:05Z", "2026-10-00T06:22:05Z"} {
+		"+026-10-03T06:22:05Z", "2026-00-03T06:22:05Z", "2026-10-00T06:22:05Z", "1900-02-29T00:00:00Z", "2026-04-31T00:00:00Z",
+		"2026-10-32T00:00:00Z"} {
 		if got, err := ParseTime(s); err == nil {
 			t.Errorf("ParseTime(%q) = %v, want an error", s, got)
+		}
+	}
+	// Every day of four centuries and of the ends of the years a time can
+	// have, at a clock time drawn from the day, and the day after each
+	// month's end: the same Time as time.Parse gives (==: the same
+	// representation, not only the same instant), or an error where it errs.
+	check := func(day time.Time, i int) {
+		for _, at := range []time.Time{day.Add(time.Duration(i*7919%86400) * time.Second), day.Add(86399 * time.Second)} {
+			s := at.Format(TimeLayout)
+			got, err := ParseTime(s)
+			want, werr := time.Parse(TimeLayout, s)
+			if got != want || (err == nil) != (werr == nil) {
+				t.Fatalf("ParseTime(%q) = %#v, %v; want %#v, %v", s, got, err, want, werr)
+			}
+		}
+		if day.Day() >= 28 {
+			s := fmt.Sprintf("%04d-%02d-%02dT00:00:00Z", day.Year(), day.Month(), day.Day()+1)
+			_, err := ParseTime(s)
+			if _, werr := time.Parse(TimeLayout, s); (err == nil) != (werr == nil) {
+				t.Fatalf("ParseTime(%q): error %v, time.Parse's %v", s, err, werr)
+			}
+		}
+	}
+	for _, span := range [][2]int{{0, 3}, {1899, 2301}, {9997, 9999}} {
+		i := 0
+		for day := time.Date(span[0], 1, 1, 0, 0, 0, 0, time.UTC); day.Year() <= span[1]; day = day.AddDate(0, 0, 1) {
+			check(day, i)
+			i++
 		}
 	}
 }
