@@ -108,7 +108,7 @@ func (db *DB) BilledCosts(ctx context.Context, ids []int64) ([]decimal.NullDecim
 
 // lookUpCosts fills costs[i] with the billed cost of line item ids[i].
 func (db *DB) lookUpCosts(ctx context.Context, ids []int64, costs []decimal.NullDecimal) error {
-	l := loader{decs: map[string]decimal.Decimal{}} // amounts repeat: shared
+	l := NewRowShare(2) // amounts repeat: shared
 	err := db.eachChunk(ctx, ids, `SELECT id, billed_cost FROM line_items WHERE id IN (%s)`, nil, func(r Row) error {
 		id := r.Int64(0)
 		k, ok := slices.BinarySearch(ids, id)
@@ -116,7 +116,7 @@ func (db *DB) lookUpCosts(ctx context.Context, ids []int64, costs []decimal.Null
 			return fmt.Errorf("line item %d read but not asked for", id)
 		}
 		var err error
-		if costs[k], err = l.amount(r, 1); err != nil {
+		if costs[k], err = l.Amount(r, 1); err != nil {
 			return fmt.Errorf("line item %d: %w", id, err)
 		}
 		return nil

@@ -75,29 +75,14 @@ func TestInsertLeavesOutDefaultColumns(t *testing.T) {
 // column.
 func insertAll(t *testing.T, db *DB, items []LineItem) {
 	t.Helper()
-	ctx := context.Background()
-	tx, err := db.BeginImport(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	imp := &Import{Path: "x.csv", SHA256: "00", Format: "test"}
-	if err := tx.AddImport(ctx, imp); err != nil {
-		t.Fatal(err)
-	}
-	var rows LineItemRows
-	for i := range items {
-		items[i].ImportID = imp.ID
-		rows.Append(&items[i])
-	}
-	if _, err := tx.c.insertRows(ctx, tx.lineItemInsert(len(items), 0), rows.rows, 0); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.FinishImport(ctx, imp); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	importItemsWith(t, db, items, func(tx *ImportTx, ctx context.Context, items []LineItem) (int, error) {
+		var rows LineItemRows
+		for i := range items {
+			rows.Append(&items[i])
+		}
+		n, err := tx.c.insertRows(ctx, tx.lineItemInsert(len(items), 0), rows.rows, 0)
+		return int(n), err
+	})
 }
 
 // quotedRows is every line item column, quoted (NULL and ” differ), row by

@@ -35,6 +35,12 @@ func item(key, amount string) LineItem {
 // importItems writes items as one file and returns how many were new.
 func importItems(t *testing.T, db *DB, items []LineItem) int {
 	t.Helper()
+	return importItemsWith(t, db, items, (*ImportTx).InsertLineItems)
+}
+
+// importItemsWith is importItems with the items written by insert.
+func importItemsWith(t *testing.T, db *DB, items []LineItem, insert func(*ImportTx, context.Context, []LineItem) (int, error)) int {
+	t.Helper()
 	ctx := context.Background()
 	tx, err := db.BeginImport(ctx)
 	if err != nil {
@@ -47,7 +53,7 @@ func importItems(t *testing.T, db *DB, items []LineItem) int {
 	for i := range items {
 		items[i].ImportID = imp.ID
 	}
-	n, err := tx.InsertLineItems(ctx, items)
+	n, err := insert(tx, ctx, items)
 	if err != nil {
 		t.Fatal(err)
 	}

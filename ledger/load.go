@@ -115,11 +115,6 @@ var loadPartMin int64 = 20000
 // loadSlab is how many items one allocation holds.
 const loadSlab = 1024
 
-// loadShareMax bounds each table of shared texts and amounts of one reader
-// (past it, new values get their own copy): the tables stay small whatever
-// the ledger holds.
-const loadShareMax = 1 << 16
-
 // LoadLineItems returns the line items f selects, with the fields of
 // AnalysisFields filled, in EachLineItem's order (CompareLineItems) unless
 // f.Unordered. Items may share strings and amounts; callers must treat them
@@ -437,51 +432,15 @@ func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, 
 }
 
 func newLoader(paths map[int64]string) *loader {
-	return &loader{paths: paths, strs: map[string]string{}, decs: map[string]decimal.Decimal{}}
+	return &loader{paths: paths, RowShare: NewRowShare(lcCount)}
 }
 
-// loader builds the items of one reader.
+// loader builds the items of one reader; its RowShare shares repeated
+// texts and amounts between them.
 type loader struct {
 	paths map[int64]string
 	slab  []LineItem
-	strs  map[string]string
-	decs  map[string]decimal.Decimal
-	last  [lcCount]string // the text of each column in the row before
-}
-
-// text is column i as a string, shared with the items before it when the
-// same text came before.
-func (l *loader) text(r Row, i int) string {
-	b := r.Bytes(i)
-	if len(b) == 0 {
-		return ""
-	}
-	if string(b) == l.last[i] { // most columns repeat the row before
-		return l.last[i]
-	}
-	s, ok := l.strs[string(b)]
-	if !ok {
-		s = string(b)
-		if len(l.strs) < loadShareMax {
-			l.strs[s] = s
-		}
-	}
-	l.last[i] = s
-	return s
-}
-
-// amount is column i as an amount (Row.Decimal; not Valid for NULL),
-// shared likewise.
-func (l *loader) amount(r Row, i int) (decimal.NullDecimal, error) {
-	b := r.Bytes(i)
-	if d, ok := l.decs[string(b)]; ok {
-		return decimal.NullDecimal{Decimal: d, Valid: true}, nil
-	}
-	d, err := r.decimalOf(i, b)
-	if d.Valid && len(l.decs) < loadShareMax {
-		l.decs[string(b)] = d.Decimal
-	}
-	return d, err
+	*RowShare
 }
 
 func (l *loader) item(r Row) (*LineItem, error) {
@@ -491,7 +450,7 @@ func (l *loader) item(r Row) (*LineItem, error) {
 	li := &l.slab[0]
 	l.slab = l.slab[1:]
 	li.ID = r.Int64(lcID)
-	li.Provider, li.BillingAccountID, li.BillingPeriod = l.text(r, lcProvider), l.text(r, lcAccount), l.text(r, lcPeriod)
+	li.Provider, li.BillingAccountID, li.BillingPeriod = l.Text(r, lcProvider), l.Text(r, lcAccount), l.Text(r, lcPeriod)
 	var err error
 	if li.ChargePeriodStart, err = r.Time(lcStart); err != nil {
 		return nil, fmt.Errorf("line item %d: %w", li.ID, err)
@@ -499,20 +458,20 @@ func (l *loader) item(r Row) (*LineItem, error) {
 	if li.ChargePeriodEnd, err = r.Time(lcEnd); err != nil {
 		return nil, fmt.Errorf("line item %d: %w", li.ID, err)
 	}
-	li.ChargeCategory, li.Kind, li.PricingModel = l.text(r, lcCategory), l.text(r, lcKind), l.text(r, lcPricingModel)
-	li.ServiceName, li.ResourceID, li.ResourceType = l.text(r, lcService), l.text(r, lcResource), l.text(r, lcResourceType)
-	li.SKU, li.ParentResourceID, li.GPUModel = l.text(r, lcSKU), l.text(r, lcParent), l.text(r, lcGPUModel)
+	li.ChargeCategory, li.Kind, li.PricingModel = l.Text(r, lcCategory), l.Text(r, lcKind), l.Text(r, lcPricingModel)
+	li.ServiceName, li.ResourceID, li.ResourceType = l.Text(r, lcService), l.Text(r, lcResource), l.Text(r, lcResourceType)
+	li.SKU, li.ParentResourceID, li.GPUModel = l.Text(r, lcSKU), l.Text(r, lcParent), l.Text(r, lcGPUModel)
 	li.GPUCount = int(r.Int64(lcGPUCount)) // NULL reads as 0 = unknown
-	li.ConsumedUnit, li.PricingUnit, li.Currency = l.text(r, lcConsumedUnit), l.text(r, lcPricingUnit), l.text(r, lcCurrency)
+	li.ConsumedUnit, li.PricingUnit, li.Currency = l.Text(r, lcConsumedUnit), l.Text(r, lcPricingUnit), l.Text(r, lcCurrency)
 	for _, d := range [...]struct {
 		i   int
 		dst *decimal.NullDecimal
 	}{{lcConsumedQty, &li.ConsumedQuantity}, {lcPricingQty, &li.PricingQuantity}, {lcListUnitPrice, &li.ListUnitPrice}} {
-		if *d.dst, err = l.amount(r, d.i); err != nil {
+		if *d.dst, err = l.Amount(r, d.i); err != nil {
 			return nil, fmt.Errorf("line item %d: %w", li.ID, err)
 		}
 	}
-	billed, err := l.amount(r, lcBilled)
+	billed, err := l.Amount(r, lcBilled)
 	if err != nil {
 		return nil, fmt.Errorf("line item %d: %w", li.ID, err)
 	}
@@ -526,7 +485,7 @@ func (l *loader) item(r Row) (*LineItem, error) {
 	if li.UsageEnd, err = r.Time(lcUsageEnd); err != nil {
 		return nil, fmt.Errorf("line item %d: %w", li.ID, err)
 	}
-	li.Description = l.text(r, lcDescription)
+	li.Description = l.Text(r, lcDescription)
 	li.ImportID, li.SourceRow = r.Int64(lcImport), int(r.Int64(lcSourceRow))
 	li.RowKey = r.Text(lcRowKey)
 	li.File = l.paths[li.ImportID]

@@ -86,7 +86,7 @@ func TestScanNullEmptyAndBadValues(t *testing.T) {
 				gotTime = ts.Format(time.RFC3339)
 			}
 			for range 2 { // the second read is the shared one
-				if d, err := l.amount(r, 0); err != nil {
+				if d, err := l.Amount(r, 0); err != nil {
 					gotLoader = "error"
 				} else if !d.Valid {
 					gotLoader = "null"

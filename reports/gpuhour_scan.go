@@ -73,7 +73,7 @@ func scanGPUHours(ctx context.Context, db *ledger.DB, month string) (*ghTally, e
 // ghTally.
 type ghScan struct {
 	t      *ghTally
-	share  *rowShare
+	share  *ledger.RowShare
 	li     ledger.LineItem          // the compute row at hand (compute)
 	spells map[string]*ghSpelling   // by provider, GPU model as written, currency
 	insts  map[string]*ghInstance   // compute of a named resource: by provider, resource, currency, GPU model as written
@@ -103,7 +103,7 @@ type ghServedInst struct {
 }
 
 func newGHScan() *ghScan {
-	return &ghScan{t: newGHTally(), share: newRowShare(gcCount), spells: map[string]*ghSpelling{},
+	return &ghScan{t: newGHTally(), share: ledger.NewRowShare(gcCount), spells: map[string]*ghSpelling{},
 		insts: map[string]*ghInstance{}, served: map[string]*ghServedInst{}}
 }
 
@@ -227,16 +227,16 @@ func (s *ghScan) newSpelling(r ledger.Row) *ghSpelling {
 func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.LineItem, error) {
 	sh := s.share
 	li := &s.li
-	*li = ledger.LineItem{Kind: ledger.KindCompute, ChargeCategory: sh.text(r, gcCategory),
-		PricingModel: sh.text(r, gcPricingModel), GPUCount: int(r.Int64(gcGPUCount)), // NULL reads as 0 = unknown
-		PricingUnit: sh.text(r, gcPricingUnit), ConsumedUnit: sh.text(r, gcConsumedUnit),
+	*li = ledger.LineItem{Kind: ledger.KindCompute, ChargeCategory: sh.Text(r, gcCategory),
+		PricingModel: sh.Text(r, gcPricingModel), GPUCount: int(r.Int64(gcGPUCount)), // NULL reads as 0 = unknown
+		PricingUnit: sh.Text(r, gcPricingUnit), ConsumedUnit: sh.Text(r, gcConsumedUnit),
 		BilledCost: billed.Decimal()}
 	var err error
 	for _, d := range [...]struct {
 		i   int
 		dst *decimal.NullDecimal
 	}{{gcPricingQty, &li.PricingQuantity}, {gcListUnitPrice, &li.ListUnitPrice}, {gcConsumedQty, &li.ConsumedQuantity}} {
-		if *d.dst, err = sh.amount(r, d.i); err != nil {
+		if *d.dst, err = sh.Amount(r, d.i); err != nil {
 			return nil, err
 		}
 	}

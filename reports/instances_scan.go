@@ -162,7 +162,7 @@ func (in *instance) merge(o *instance) {
 // instScan gathers one id range.
 type instScan struct {
 	what    instGather
-	share   *rowShare
+	share   *ledger.RowShare
 	row     instRow         // the row at hand
 	li      ledger.LineItem // the row at hand (item)
 	byKey   map[string]*instance
@@ -211,7 +211,7 @@ type instComp struct {
 }
 
 func newInstScan(what instGather, costsOf *wantedCosts) *instScan {
-	return &instScan{what: what, share: newRowShare(icCount), byKey: map[string]*instance{}, comp: map[string]*instComp{},
+	return &instScan{what: what, share: ledger.NewRowShare(icCount), byKey: map[string]*instance{}, comp: map[string]*instComp{},
 		dataEnd: map[string]time.Time{}, costsOf: costsOf, costs: map[int64]decimal.NullDecimal{}}
 }
 
@@ -226,7 +226,7 @@ func (p *instScan) add(r ledger.Row) error {
 		return err
 	}
 	if prov := x.col(icProvider); end.After(p.dataEnd[string(prov)]) {
-		p.dataEnd[p.share.textOf(icProvider, prov)] = end
+		p.dataEnd[p.share.TextOf(icProvider, prov)] = end
 	}
 	// The instance: instOwnerID.
 	idCol := icResource
@@ -239,7 +239,7 @@ func (p *instScan) add(r ledger.Row) error {
 	p.key = x.appendKey(p.key[:0], icProvider, idCol)
 	in := p.byKey[string(p.key)]
 	if in == nil {
-		in = &instance{key: instKey{p.share.textOf(icProvider, x.col(icProvider)), string(x.col(idCol))}, pricing: map[string]bool{}}
+		in = &instance{key: instKey{p.share.TextOf(icProvider, x.col(icProvider)), string(x.col(idCol))}, pricing: map[string]bool{}}
 		p.byKey[string(p.key)] = in
 		p.order = append(p.order, in)
 	}
@@ -298,10 +298,10 @@ func (p *instScan) gather(x *instRow, in *instance, li *ledger.LineItem, idCol i
 		}
 		in.seeCompute(li.ID, p.textAs(x, icGPUModel, in.gpu), p.textAs(x, icResourceName, in.runName.name), end)
 		if pm := x.col(icPricingModel); !in.pricing[string(pm)] {
-			in.pricing[p.share.textOf(icPricingModel, pm)] = true
+			in.pricing[p.share.TextOf(icPricingModel, pm)] = true
 		}
 	} else if name := x.col(icResourceName); len(name) > 0 && string(x.col(icResource)) == in.key.id {
-		in.otherName.keep(p.share.textOf(icResourceName, name), li.ChargePeriodStart, li.ID, false)
+		in.otherName.keep(p.share.TextOf(icResourceName, name), li.ChargePeriodStart, li.ID, false)
 	}
 	return nil
 }
@@ -315,7 +315,7 @@ func (p *instScan) textAs(x *instRow, i int, prev string) string {
 	if b := x.col(i); string(b) == prev {
 		return prev
 	}
-	return p.share.textOf(i, x.col(i))
+	return p.share.TextOf(i, x.col(i))
 }
 
 // keepCost keeps the billed cost of row x if it is wanted, parsed as
@@ -359,8 +359,8 @@ var signOf = [3]decimal.Decimal{decimal.NewFromInt(-1), decimal.Zero, decimal.Ne
 func (p *instScan) item(x *instRow, billed *ledger.DecimalSum, end time.Time) (*ledger.LineItem, error) {
 	sh := p.share
 	li := &p.li
-	*li = ledger.LineItem{ID: x.r.Int64(icID), Kind: sh.textOf(icKind, x.col(icKind)),
-		ChargeCategory: sh.textOf(icCategory, x.col(icCategory)), BilledCost: signOf[billed.Sign()+1], ChargePeriodEnd: end}
+	*li = ledger.LineItem{ID: x.r.Int64(icID), Kind: sh.TextOf(icKind, x.col(icKind)),
+		ChargeCategory: sh.TextOf(icCategory, x.col(icCategory)), BilledCost: signOf[billed.Sign()+1], ChargePeriodEnd: end}
 	var err error
 	if li.ChargePeriodStart, err = x.r.TimeOf(icStart, x.col(icStart)); err != nil {
 		return nil, err
@@ -373,9 +373,9 @@ func (p *instScan) item(x *instRow, billed *ledger.DecimalSum, end time.Time) (*
 // the others need none of them): its usage times and billed quantity.
 func (p *instScan) span(x *instRow) error {
 	li := &p.li
-	li.PricingUnit = p.share.textOf(icPricingUnit, x.col(icPricingUnit))
+	li.PricingUnit = p.share.TextOf(icPricingUnit, x.col(icPricingUnit))
 	var err error
-	if li.PricingQuantity, err = p.share.amountOf(x.r, icPricingQty, x.col(icPricingQty)); err != nil {
+	if li.PricingQuantity, err = p.share.AmountOf(x.r, icPricingQty, x.col(icPricingQty)); err != nil {
 		return err
 	}
 	for _, t := range [...]struct {

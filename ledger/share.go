@@ -1,0 +1,64 @@
+package ledger
+
+import "github.com/shopspring/decimal"
+
+// RowShare turns the columns of the rows of one reader (LoadLineItems'
+// loaders, the reports' narrow scans) into strings and amounts without an
+// allocation for a value seen before: a month repeats its providers,
+// units, models and prices on most rows, and an amount is a *big.Int to
+// build and then to collect. A decimal.Decimal is immutable, so sharing one
+// is safe. A RowShare belongs to one goroutine.
+type RowShare struct {
+	strs map[string]string
+	decs map[string]decimal.Decimal
+	last []string // the text of each column in the row before
+}
+
+// rowShareMax bounds each table (past it, new values get their own copy):
+// the tables stay small whatever the ledger holds.
+const rowShareMax = 1 << 16
+
+// NewRowShare is a RowShare for rows of the given number of columns.
+func NewRowShare(columns int) *RowShare {
+	return &RowShare{strs: map[string]string{}, decs: map[string]decimal.Decimal{}, last: make([]string, columns)}
+}
+
+// Text is column i of r as a string ("" for NULL).
+func (s *RowShare) Text(r Row, i int) string { return s.TextOf(i, r.Bytes(i)) }
+
+// TextOf is Text of column i, whose text b the caller has fetched.
+func (s *RowShare) TextOf(i int, b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if string(b) == s.last[i] { // most columns repeat the row before
+		return s.last[i]
+	}
+	v, ok := s.strs[string(b)]
+	if !ok {
+		v = string(b)
+		if len(s.strs) < rowShareMax {
+			s.strs[v] = v
+		}
+	}
+	s.last[i] = v
+	return v
+}
+
+// Amount is column i of r as a stored amount (Row.Decimal: not Valid for
+// NULL).
+func (s *RowShare) Amount(r Row, i int) (decimal.NullDecimal, error) {
+	return s.AmountOf(r, i, r.Bytes(i))
+}
+
+// AmountOf is Amount of column i, whose text b the caller has fetched.
+func (s *RowShare) AmountOf(r Row, i int, b []byte) (decimal.NullDecimal, error) {
+	if d, ok := s.decs[string(b)]; ok {
+		return decimal.NullDecimal{Decimal: d, Valid: true}, nil
+	}
+	d, err := r.decimalOf(i, b)
+	if d.Valid && len(s.decs) < rowShareMax {
+		s.decs[string(b)] = d.Decimal
+	}
+	return d, err
+}
