@@ -252,6 +252,12 @@ type insertShape struct {
 	omit uint64
 }
 
+// maxInsertShapes bounds the INSERTs an import prepares (each is kept, and
+// its prepared statement, until the import ends): a file's rows leave a
+// few sets of columns empty, but one that varies them without end gets the
+// INSERT of every column past the bound.
+const maxInsertShapes = 32
+
 // lineItemColumns are the columns of line_items an INSERT writes, in the
 // order of lineItemRow.text.
 var lineItemColumns = [LineItemArgs]string{"provider", "billing_account_id", "sub_account", "billing_period",
@@ -314,6 +320,9 @@ func (t *ImportTx) InsertLineItemRows(ctx context.Context, batch *LineItemRows) 
 	for len(rows) > 0 {
 		n := min(len(rows), lineItemsPerInsert)
 		omit := omittedColumns(rows[:n])
+		if _, known := t.inserts[insertShape{n, omit}]; !known && len(t.inserts) >= maxInsertShapes {
+			omit = 0 // a file whose rows leave ever other columns empty
+		}
 		k, err := t.c.insertRows(ctx, t.lineItemInsert(n, omit), rows[:n], omit)
 		if err != nil {
 			return added, fmt.Errorf("ledger: insert line items: %w", err)

@@ -80,8 +80,15 @@ func insertAll(t *testing.T, db *DB, items []LineItem) {
 		for i := range items {
 			rows.Append(&items[i])
 		}
-		n, err := tx.c.insertRows(ctx, tx.lineItemInsert(len(items), 0), rows.rows, 0)
-		return int(n), err
+		added := 0
+		for chunk := range slices.Chunk(rows.rows, lineItemsPerInsert) {
+			n, err := tx.c.insertRows(ctx, tx.lineItemInsert(len(chunk), 0), chunk, 0)
+			if err != nil {
+				return added, err
+			}
+			added += int(n)
+		}
+		return added, nil
 	})
 }
 
@@ -151,5 +158,39 @@ func TestOmissibleColumnsMatchSchema(t *testing.T) {
 		if got := defaults[name]; got != want {
 			t.Errorf("column %s: default %s, omittedColumns assumes %s", name, got, want)
 		}
+	}
+}
+
+// Batches whose rows leave ever other columns empty prepare at most
+// maxInsertShapes INSERTs (and the one of every column), and store what
+// binding every column stores.
+func TestInsertShapesAreBounded(t *testing.T) {
+	var items []LineItem
+	for k := range 3 * maxInsertShapes {
+		for j := range lineItemsPerInsert { // one chunk per k: its own set of empty columns
+			li := item(fmt.Sprintf("k%03d-%02d", k, j), "1")
+			for bit, set := range []func(){
+				func() { li.SubAccount = "p" }, func() { li.ServiceName = "s" }, func() { li.ResourceID = "r" },
+				func() { li.ResourceName = "n" }, func() { li.SKU = "sku" }, func() { li.Region = "cn" },
+				func() { li.Zone = "z" },
+			} {
+				if k&(1<<bit) != 0 {
+					set()
+				}
+			}
+			items = append(items, li)
+		}
+	}
+	want, got := openTest(t), openTest(t)
+	importItemsWith(t, got, slices.Clone(items), func(tx *ImportTx, ctx context.Context, items []LineItem) (int, error) {
+		n, err := tx.InsertLineItems(ctx, items)
+		if len(tx.inserts) > maxInsertShapes+1 {
+			t.Errorf("%d INSERTs prepared, want at most %d", len(tx.inserts), maxInsertShapes+1)
+		}
+		return n, err
+	})
+	insertAll(t, want, slices.Clone(items))
+	if g, w := quotedRows(t, got), quotedRows(t, want); g != w {
+		t.Errorf("stored rows differ:\n got %s\nwant %s", g, w)
 	}
 }
