@@ -387,7 +387,8 @@ func (f Filter) rangeWhere() (string, []any) {
 // hands each row to the callback of its range: part(i) is called once per
 // range, before the reads start, and its callback only ever runs on range
 // i's goroutine, so that it needs no lock. It returns the number of ranges
-// (0 when nothing is selected). Rows come in no particular order.
+// (0 when nothing is selected). Rows come in no particular order, but
+// that within a range they come by descending id if f.Descending.
 func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part func(i int) func(Row) error) (int, error) {
 	sel, err := db.selection(ctx, f)
 	if err != nil || sel.n == 0 {
@@ -400,6 +401,9 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 	}
 	return len(parts), readParts(parts, func(i int, pf Filter) error {
 		where, args := pf.rangeWhere()
+		if f.Descending {
+			where += " ORDER BY li.id DESC" // the rowid or index walked backwards, no sorter
+		}
 		return db.Scan(ctx, "SELECT "+cols+" FROM line_items li"+where, args, fns[i])
 	})()
 }

@@ -163,6 +163,7 @@ type instance struct {
 // instSum is the money of an instance's line items of one currency.
 type instSum struct {
 	currency              string
+	first                 int64 // the smallest id of its line items (scanInstances: order of appearance by id)
 	items                 int
 	compute, other, total ledger.DecimalSum
 }

@@ -366,3 +366,79 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 		t.Errorf("findings with costs read late:\n got %.1000s\nwant %.1000s", g, w)
 	}
 }
+
+// TestInstancesScanDescending: read from the highest id down, whole or in
+// ranges, the pass gives each instance its currencies in the order an
+// ascending read gave them (by the first id of each), and the rows it skips
+// (outranked) are most of the running ones yet change nothing
+// (TestInstancesScanMatchesItems compares the rest with whole line items).
+func TestInstancesScanDescending(t *testing.T) {
+	db := instEdgeLedger(t, 3000)
+	ctx := context.Background()
+	// The currencies of each instance by the first id of each.
+	want := map[instKey][]string{}
+	err := db.EachLineItem(ctx, ledger.Filter{Month: "2026-10", NoRaw: true, Unordered: true}, func(li *ledger.LineItem) error {
+		if id := instOwnerID(li); id != "" {
+			k := instKey{li.Provider, id}
+			if !slices.Contains(want[k], li.Currency) {
+				want[k] = append(want[k], li.Currency)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed := 0
+	for _, cs := range want {
+		if len(cs) > 1 {
+			mixed++
+		}
+	}
+	if mixed < 5 {
+		t.Fatalf("the fixture has %d instances of more than one currency: want more", mixed)
+	}
+	check := func(name string, s *instanceSet) {
+		t.Helper()
+		for _, in := range s.order {
+			var got []string
+			for _, x := range in.sums {
+				got = append(got, x.currency)
+			}
+			if !slices.Equal(got, want[in.key]) {
+				t.Errorf("%s: %v: currencies %v, want %v", name, in.key, got, want[in.key])
+			}
+		}
+	}
+	s, err := scanInstances(ctx, db, "2026-10", gatherAll, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("scanInstances", s)
+	for _, split := range []int{2, 5} {
+		s := &instanceSet{month: "2026-10", byKey: map[instKey]*instance{}, comp: map[instKey]instKey{},
+			dataEnd: map[string]time.Time{}, costs: map[int64]decimal.NullDecimal{}}
+		compAt := map[instKey]rank{}
+		rows, skipped := 0, 0
+		for k := range split {
+			p := newInstScan(gatherAll, nil)
+			q := "SELECT " + instCols + " FROM line_items li WHERE li.billing_period = '2026-10' AND li.id % ? = ? ORDER BY li.id DESC"
+			err := db.Scan(ctx, q, []any{split, k}, func(r ledger.Row) error {
+				rows++
+				return p.add(r)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			skipped += p.skipped
+			s.merge(p, compAt)
+		}
+		for _, in := range s.order {
+			in.sortSums()
+		}
+		check(fmt.Sprintf("split in %d", split), s)
+		if skipped*30 < rows { // the fixture's ids do not rise with time: fewer than a real month
+			t.Errorf("split in %d: %d of %d rows outranked: want more", split, skipped, rows)
+		}
+	}
+}
