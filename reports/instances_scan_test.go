@@ -314,19 +314,22 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 		}
 		return p
 	}
-	for _, split := range []int{2, 3, 7} {
+	// Every order: the pass skips rows by what it has seen (outranked), which
+	// must not depend on it; by time then id brings ties of time last.
+	for i, split := range []int{2, 3, 7, 1, 2, 3} {
+		order := [...]string{" ORDER BY li.id", " ORDER BY li.id DESC", " ORDER BY li.charge_period_end, li.id"}[i%3]
 		s := &instanceSet{month: "2026-10", byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
 			comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}, costs: map[int64]decimal.NullDecimal{}}
 		compAt := map[instKey]rank{}
 		for k := range split {
-			s.merge(scan(" AND li.id % ? = ?", split, k), compAt)
+			s.merge(scan(" AND li.id % ? = ?"+order, split, k), compAt)
 		}
 		slices.SortFunc(s.owner, func(a, b instOwner) int { return int(a.id - b.id) })
 		if err := s.finish(ctx, db, opts.TZ, nil); err != nil {
 			t.Fatal(err)
 		}
 		if text := instSetText(s); text != want {
-			t.Errorf("split in %d: the merged scan differs:\n got %s\nwant %s", split, text, want)
+			t.Errorf("split in %d,%s: the merged scan differs:\n got %s\nwant %s", split, order, text, want)
 		}
 		if g, w := fmt.Sprint(s.costs), fmt.Sprint(got.costs); g != w {
 			t.Errorf("split in %d: the merged costs differ:\n got %s\nwant %s", split, g, w)
@@ -439,6 +442,55 @@ func TestInstancesScanDescending(t *testing.T) {
 		check(fmt.Sprintf("split in %d", split), s)
 		if skipped*30 < rows { // the fixture's ids do not rise with time: fewer than a real month
 			t.Errorf("split in %d: %d of %d rows outranked: want more", split, skipped, rows)
+		}
+	}
+}
+
+// TestInstancesScanOutrankedTies: a running row whose span ends when the
+// instance's last compute ends, with a larger id, becomes its last compute
+// (seeCompute's tie) whatever order the rows come in; a row that ends
+// before it is skipped, and one with usage times is not.
+func TestInstancesScanOutrankedTies(t *testing.T) {
+	db := testkit.OpenLedger(t)
+	start := bj("2026-10-10 00:00")
+	item := func(key string, end time.Time, gpu string) ledger.LineItem {
+		return ledger.LineItem{Provider: "autodl", BillingPeriod: "2026-10", Kind: ledger.KindCompute, ResourceID: "i-1",
+			ChargeCategory: ledger.CategoryUsage, ChargePeriodStart: start, ChargePeriodEnd: end, BilledCost: dec(t, "1"),
+			Currency: "CNY", GPUModel: gpu, RowKey: key}
+	}
+	early := item("c", start.Add(time.Hour), "early")
+	used := item("d", start.Add(time.Hour), "used")
+	used.UsageStart, used.UsageEnd = start, start.Add(3*time.Hour)
+	testkit.ImportItems(t, db, "october.csv", []ledger.LineItem{item("a", start.Add(2*time.Hour), "first"),
+		item("b", start.Add(2*time.Hour), "tie"), early, used})
+	for _, order := range []string{"", " DESC"} {
+		p := newInstScan(gatherAll, nil)
+		err := db.Scan(context.Background(), "SELECT "+instCols+" FROM line_items li ORDER BY li.charge_period_end"+order+", li.id",
+			nil, p.add)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := p.order[0]
+		if in.gpu != "used" || !in.lastEnd.Equal(start.Add(3*time.Hour)) {
+			t.Errorf("order%s: last compute %q ending %s, want the one with usage times", order, in.gpu, in.lastEnd)
+		}
+	}
+	// Without the row with usage times: the tie goes to the larger id.
+	db2 := testkit.OpenLedger(t)
+	testkit.ImportItems(t, db2, "october.csv", []ledger.LineItem{item("a", start.Add(2*time.Hour), "first"),
+		item("b", start.Add(2*time.Hour), "tie"), early})
+	for _, order := range []string{"", " DESC"} {
+		p := newInstScan(gatherAll, nil)
+		err := db2.Scan(context.Background(), "SELECT "+instCols+" FROM line_items li ORDER BY li.id"+order, nil, p.add)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in := p.order[0]; in.gpu != "tie" {
+			t.Errorf("id order%s: last compute %q, want the tie's larger id", order, in.gpu)
+		}
+		// Ascending, the early row comes after the others and is skipped.
+		if want := map[string]int{"": 1, " DESC": 0}[order]; p.skipped != want {
+			t.Errorf("id order%s: %d rows skipped, want %d", order, p.skipped, want)
 		}
 	}
 }
