@@ -1,7 +1,10 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,6 +104,47 @@ func TestScanNullEmptyAndBadValues(t *testing.T) {
 		}
 		if gotDec != tt.wantDecimal || gotLoader != tt.wantDecimal || gotTime != tt.wantTime {
 			t.Errorf("%s: Decimal %s, loader %s, Time %s; want %s, %s", tt.value, gotDec, gotLoader, gotTime, tt.wantDecimal, tt.wantTime)
+		}
+	}
+}
+
+// ScanLineItems reads every selected row once, in parts side by side; with
+// Descending each part comes from its highest id down.
+func TestScanLineItemsDescending(t *testing.T) {
+	defer func(n int64) { loadPartMin = n }(loadPartMin)
+	loadPartMin = 10 // several parts for a small ledger
+	db := openTest(t)
+	var items []LineItem
+	for i := range 100 {
+		items = append(items, item(fmt.Sprintf("k%03d", i), "1"))
+	}
+	importItems(t, db, items)
+	for _, desc := range []bool{false, true} {
+		var parts [][]int64
+		n, err := db.ScanLineItems(context.Background(), Filter{Month: "2026-10", Descending: desc}, "li.id", func(int) func(Row) error {
+			parts = append(parts, nil)
+			p := len(parts) - 1
+			return func(r Row) error {
+				parts[p] = append(parts[p], r.Int64(0))
+				return nil
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n < 2 {
+			t.Fatalf("descending %v: %d parts, want several", desc, n)
+		}
+		var all []int64
+		for _, p := range parts {
+			if desc && !slices.IsSortedFunc(p, func(a, b int64) int { return cmp.Compare(b, a) }) {
+				t.Errorf("descending: a part's ids %v are not in descending order", p)
+			}
+			all = append(all, p...)
+		}
+		slices.Sort(all)
+		if len(all) != 100 || all[0] != 1 || all[99] != 100 || len(slices.Compact(all)) != 100 {
+			t.Errorf("descending %v: read ids %v, want 1…100 once each", desc, all)
 		}
 	}
 }
