@@ -107,23 +107,9 @@ func newGHScan() *ghScan {
 		insts: map[string]*ghInstance{}, served: map[string]*ghServedInst{}}
 }
 
-// keyOf builds in s.key a map key of the texts of columns cols of r, each
-// with its length before it (so that no two lists of texts give the same
-// key). Callers look up with m[string(s.key)], which allocates nothing,
-// and copy only for a new entry.
+// keyOf builds in s.key the map key of columns cols of r (appendKey).
 func (s *ghScan) keyOf(r ledger.Row, cols ...int) {
-	s.key = appendTexts(s.key[:0], r, cols...)
-}
-
-// appendTexts appends the texts of columns cols of r to b, each after its
-// length.
-func appendTexts(b []byte, r ledger.Row, cols ...int) []byte {
-	for _, c := range cols {
-		v := r.Bytes(c)
-		b = binary.AppendUvarint(b, uint64(len(v)))
-		b = append(b, v...)
-	}
-	return b
+	s.key = appendKey(s.key[:0], r, cols...)
 }
 
 func (s *ghScan) add(r ledger.Row) error {
@@ -276,9 +262,9 @@ func quoteInputs(b []byte, r ledger.Row, li *ledger.LineItem) []byte {
 	pqPositive := li.PricingQuantity.Valid && li.PricingQuantity.Decimal.IsPositive()
 	b = append(b, byte(boolInt(list)), byte(boolInt(pqPositive)))
 	b = binary.AppendVarint(b, int64(li.GPUCount))
-	b = appendTexts(b, r, gcPricingUnit, gcListUnitPrice)
+	b = appendKey(b, r, gcPricingUnit, gcListUnitPrice)
 	if !list {
-		b = appendTexts(b, r, gcPricingQty, gcBilled)
+		b = appendKey(b, r, gcPricingQty, gcBilled)
 	}
 	return b
 }

@@ -3,7 +3,6 @@ package reports
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
 	"maps"
 	"slices"
 	"sync/atomic"
@@ -211,13 +210,11 @@ func (x *instRow) col(i int) []byte {
 	return x.cols[i]
 }
 
-// appendKey appends the texts of columns cols as a map key (each text
-// after its length, so that no two lists of texts make the same key).
+// appendKey appends the texts of columns cols to the map key b (the
+// package's appendKey, from the columns fetched once).
 func (x *instRow) appendKey(b []byte, cols ...int) []byte {
 	for _, c := range cols {
-		v := x.col(c)
-		b = binary.AppendUvarint(b, uint64(len(v)))
-		b = append(b, v...)
+		b = appendKeyText(b, x.col(c))
 	}
 	return b
 }

@@ -216,14 +216,9 @@ func (s *spendScan) merge(o *spendScan) {
 	}
 }
 
-// keyOf builds the map key of columns cols of r in s.key (no allocation:
-// callers look up with string(s.key) and copy only for a new entry).
+// keyOf builds in s.key the map key of columns cols of r (appendKey).
 func (s *spendScan) keyOf(r ledger.Row, cols ...int) {
-	s.key = s.key[:0]
-	for _, c := range cols {
-		s.key = append(s.key, r.Bytes(c)...)
-		s.key = append(s.key, 0x1f)
-	}
+	s.key = appendKey(s.key[:0], r, cols...)
 }
 
 func (s *spendScan) add(r ledger.Row) error {
