@@ -288,33 +288,6 @@ func (c *rawConn) insertRows(ctx context.Context, q string, rows []lineItemRow, 
 // lastInsertID is the rowid of the last row inserted on c.
 func (c *rawConn) lastInsertID() int64 { return sqlite3.Xsqlite3_last_insert_rowid(c.tls, c.db) }
 
-// rawRow is the current row of a query; valid only inside the callback.
-type rawRow struct {
-	c  *rawConn
-	st uintptr
-}
-
-// Null reports whether column i (from 0) is NULL.
-func (r rawRow) Null(i int) bool {
-	return sqlite3.Xsqlite3_column_type(r.c.tls, r.st, int32(i)) == sqlite3.SQLITE_NULL
-}
-
-// Int64 is column i as an integer.
-func (r rawRow) Int64(i int) int64 { return sqlite3.Xsqlite3_column_int64(r.c.tls, r.st, int32(i)) }
-
-// Text is column i as text ("" for NULL).
-func (r rawRow) Text(i int) string { return string(r.bytes(i)) }
-
-// bytes is column i as text, in SQLite's memory: valid until the next step.
-func (r rawRow) bytes(i int) []byte {
-	p := sqlite3.Xsqlite3_column_text(r.c.tls, r.st, int32(i))
-	n := sqlite3.Xsqlite3_column_bytes(r.c.tls, r.st, int32(i))
-	if p == 0 || n == 0 {
-		return nil
-	}
-	return libc.GoBytes(p, int(n))
-}
-
 // query runs q with args and calls row, unless nil, for each result row.
 // row must not use c: the statement's bound values live in c's bind buffer
 // until it ends.
@@ -333,7 +306,7 @@ func (c *rawConn) query(ctx context.Context, q string, args []any, row func(rawR
 			if row == nil {
 				continue
 			}
-			if err := row(rawRow{c: c, st: st}); err != nil {
+			if err := row(c.resultRow(st)); err != nil {
 				return err
 			}
 		case sqlite3.SQLITE_DONE:
