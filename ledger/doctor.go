@@ -81,7 +81,7 @@ func Doctor(ctx context.Context, path string) (*DoctorReport, error) {
 	r.Checks = append(r.Checks, foreignKeyCheck(ctx, sdb))
 	ver := versionCheck(ctx, sdb, r)
 	r.Checks = append(r.Checks, ver)
-	if ver.Status == CheckProblem && r.SchemaVersion == 0 {
+	if r.SchemaVersion == 0 {
 		return r, nil // no gpubill schema: the row checks have no tables to read
 	}
 	r.Checks = append(r.Checks, orphanCheck(ctx, sdb), countsCheck(ctx, sdb), unfinishedCheck(ctx, sdb))
@@ -168,6 +168,10 @@ func versionCheck(ctx context.Context, db *sql.DB, r *DoctorReport) Check {
 	r.SchemaVersion = v
 	want := SchemaVersion()
 	switch {
+	case v == 0 && emptyDatabase(ctx, db):
+		// What a first command leaves when it is killed before its
+		// migration commits: the file OpenWith creates, rolled back.
+		c.Status, c.Detail = CheckWarning, "empty database: the ledger is not created yet (a first command stopped before it created the schema); the next command that opens it creates it"
 	case v == 0:
 		c.Status, c.Detail = CheckProblem, "no gpubill schema (schema_migrations is missing or empty): not a gpubill ledger"
 	case v > want:
@@ -178,6 +182,13 @@ func versionCheck(ctx context.Context, db *sql.DB, r *DoctorReport) Check {
 		c.Status, c.Detail = CheckOK, fmt.Sprintf("version %d (current)", v)
 	}
 	return c
+}
+
+// emptyDatabase reports whether db holds no table, index, view or trigger.
+func emptyDatabase(ctx context.Context, db *sql.DB) bool {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&n)
+	return err == nil && n == 0
 }
 
 // rowTables are the tables whose rows an import adds.

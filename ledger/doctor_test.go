@@ -93,6 +93,14 @@ func TestDoctor(t *testing.T) {
 		{name: "not a gpubill ledger", setup: func(t *testing.T, path string) {
 			rawExec(t, path, `CREATE TABLE other(x)`)
 		}, want: map[string]string{"schema_version": CheckProblem}, detail: "not a gpubill ledger"},
+		{name: "empty file: a first command killed before its migration committed", setup: func(t *testing.T, path string) {
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, want: map[string]string{"schema_version": CheckWarning}, detail: "not created yet", ok: true},
+		{name: "database without tables", setup: func(t *testing.T, path string) {
+			rawExec(t, path, `CREATE TABLE other(x)`, `DROP TABLE other`)
+		}, want: map[string]string{"schema_version": CheckWarning}, detail: "not created yet", ok: true},
 		{name: "damaged page", setup: func(t *testing.T, path string) {
 			healthyLedger(t, path)
 			f, err := os.OpenFile(path, os.O_RDWR, 0)
