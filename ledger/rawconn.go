@@ -253,6 +253,7 @@ func (c *rawConn) insertRows(ctx context.Context, q string, rows []lineItemRow, 
 	}
 	off := 0
 	n := int32(0)
+	b := c.binder(st)
 	for i := range rows {
 		row := &rows[i]
 		for col, text := range row.text {
@@ -263,15 +264,15 @@ func (c *rawConn) insertRows(ctx context.Context, q string, rows []lineItemRow, 
 			var rc int32
 			switch {
 			case col == colImportID:
-				rc = sqlite3.Xsqlite3_bind_int64(c.tls, st, n, row.importID)
+				rc = b.int64(n, row.importID)
 			case col == colSourceRow:
-				rc = sqlite3.Xsqlite3_bind_int64(c.tls, st, n, row.sourceRow)
+				rc = b.int64(n, row.sourceRow)
 			case row.null&(1<<col) != 0:
-				rc = sqlite3.Xsqlite3_bind_null(c.tls, st, n)
+				rc = b.null(n)
 			case col == colGPUCount:
-				rc = sqlite3.Xsqlite3_bind_int64(c.tls, st, n, row.gpuCount)
+				rc = b.int64(n, row.gpuCount)
 			default:
-				rc = sqlite3.Xsqlite3_bind_text(c.tls, st, n, c.put(off, text), int32(len(text)), sqlite3.SQLITE_STATIC)
+				rc = b.text(n, c.put(off, text), len(text))
 				off += len(text)
 			}
 			if rc != sqlite3.SQLITE_OK {
