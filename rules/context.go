@@ -55,8 +55,8 @@ func nextMonthEdge(in *Input) time.Time {
 }
 
 // loadContext loads the compute of the previous month and of the next one
-// up to its edge into in.Context (unsorted), and who ran compute in the
-// next month past the edge into in.later.
+// up to its edge into in.Context (in ledger.CompareLineItems order), and who
+// ran compute in the next month past the edge into in.later.
 func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 	prev, next := in.MonthStart.AddDate(0, -1, 0).Format("2006-01"), in.MonthEnd.Format("2006-01")
 	compute := []string{ledger.KindCompute}
@@ -72,7 +72,7 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 	if items, err = db.LoadLineItems(ctx, f); err != nil {
 		return fmt.Errorf("rules: load context %s: %w", next, err)
 	}
-	in.Context = append(in.Context, items...)
+	in.Context = mergeLineItems(in.Context, items)
 	in.later = laterCompute{inst: map[instKey]bool{}, acct: map[acctKey]bool{}}
 	if wholeNextMonth {
 		return nil
@@ -111,6 +111,22 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 		return fmt.Errorf("rules: load context %s: %w", next, err)
 	}
 	return nil
+}
+
+// mergeLineItems merges two lists sorted by ledger.CompareLineItems (the
+// months LoadLineItems returns). It replaced sorting the two months again:
+// 0.58 s of CPU, on the audit's critical path, for the 2026-11 of a
+// 1M-row ledger of four months (300k context items).
+func mergeLineItems(a, b []*ledger.LineItem) []*ledger.LineItem {
+	out := make([]*ledger.LineItem, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if ledger.CompareLineItems(b[0], a[0]) < 0 {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // ranLater reports whether the served instance (or account) ran compute in

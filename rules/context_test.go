@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -60,6 +61,11 @@ func TestNextMonthEdgeChangesNothing(t *testing.T) {
 			got, err := Run(ctx, db, month, cfg)
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, in := range []*Input{whole, cut} {
+				if !slices.IsSortedFunc(in.Context, ledger.CompareLineItems) || !slices.IsSortedFunc(in.Items, ledger.CompareLineItems) {
+					t.Error("the context or the items are not in ledger.CompareLineItems order")
+				}
 			}
 			if month != "2026-10" && (len(cut.Context) >= len(whole.Context) || len(cut.later.inst) == 0) {
 				t.Errorf("context of %d items (whole next month: %d), %d instances ran later: the edge cut nothing",

@@ -480,7 +480,6 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	if err := loadContext(ctx, db, in); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(in.Context, ledger.CompareLineItems) // two sorted months
 	if in.DataEnd, err = db.DataEnds(ctx); err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
