@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -80,9 +82,13 @@ const (
 // keeping counts the loads running (KeepingAllocations).
 var keeping struct {
 	sync.Mutex
-	n   int
-	old int
+	n       int
+	old     int // the GC percent before the first holder
+	percent int // the percent set while held: keptGCPercent, or raised by ReserveHeap
 }
+
+// keptGCPercent is the GC percent while allocations are kept.
+const keptGCPercent = 400
 
 // KeepingAllocations makes the collector run a quarter as often until the
 // returned function is called: a load keeps nearly all it allocates, so a
@@ -94,7 +100,8 @@ var keeping struct {
 func KeepingAllocations() (restore func()) {
 	keeping.Lock()
 	if keeping.n == 0 {
-		if keeping.old = debug.SetGCPercent(400); keeping.old != 100 {
+		keeping.percent = keptGCPercent
+		if keeping.old = debug.SetGCPercent(keptGCPercent); keeping.old != 100 {
 			debug.SetGCPercent(keeping.old)
 		}
 	}
@@ -108,6 +115,50 @@ func KeepingAllocations() (restore func()) {
 		keeping.Unlock()
 	}
 }
+
+// ReserveHeap tells the collector, while allocations are kept
+// (KeepingAllocations), that about bytes more will be allocated and kept:
+// the GC percent is raised so that the next collection's goal lies past
+// them. Even at 400 a load was collected as it grew (at a fifth of its
+// size, then at all of it), each collection marking all it had loaded:
+// with the goal past the load, the audit of a 288k-item month with 300k
+// items of context took 5.80 s of CPU instead of 6.99 s (GOGC=off, which
+// this approaches). The heap grows only by what is allocated: a reserve
+// too large lets garbage wait longer, never allocates; one too small only
+// lets the collector run as it would have. Nothing changes when
+// allocations are not kept or GOGC is set in the environment.
+func ReserveHeap(bytes int64) {
+	keeping.Lock()
+	defer keeping.Unlock()
+	if keeping.n == 0 || keeping.old != 100 || bytes <= 0 {
+		return
+	}
+	live, heap := heapSizes()
+	// The goal is live × (1 + percent/100), and at least 4 MiB ×
+	// percent/100 (the runtime's heap minimum, the goal before the first
+	// collection, when live reads 0).
+	p := (heap + bytes) * 100 / max(live, 4<<20)
+	if p > int64(keeping.percent) && p < math.MaxInt32 {
+		keeping.percent = int(p)
+		debug.SetGCPercent(keeping.percent)
+	}
+}
+
+// heapSizes returns the live heap the last collection marked and the heap
+// now (objects, live or not yet collected).
+func heapSizes() (live, heap int64) {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return 0, 0
+	}
+	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
+}
+
+// loadItemBytes is what one loaded item holds on the heap: the 728-byte
+// LineItem and its share of strings, amounts and the sort (825 bytes an
+// item measured on a 600k-item load), for ReserveHeap.
+const loadItemBytes = 1 << 10
 
 // loadPartMin is the fewest items worth a reader of their own.
 var loadPartMin int64 = 20000
@@ -131,6 +182,7 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) 
 		return nil, err
 	}
 	defer KeepingAllocations()()
+	ReserveHeap(sel.n * loadItemBytes)
 	parts := sel.parts()
 	out := make([][]*LineItem, len(parts))
 	err = readParts(parts, func(p int, pf Filter) error {
