@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,10 +117,25 @@ func FuzzParseAmount(f *testing.F) {
 		f.Add(tc.in)
 	}
 	f.Add("\u3000恒源云 ")
+	f.Add("-999999999999999999")    // 18 digits: the int64 path
+	f.Add("9999999999999999999")    // 19: past it
+	f.Add("00012345678901234567.8") // leading zeros count as digits here
+	f.Add(".5")
 	f.Add("\xff\u00a0")
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := trimCell(s), strings.Trim(s, cellSpace); got != want {
 			t.Fatalf("trimCell(%q) = %q, want %q", s, got, want)
+		}
+		if ts := trimCell(s); fastDecimal(ts) {
+			small, ok := smallDecimal(ts)
+			want, err := decimal.NewFromString(ts)
+			if ok && (err != nil || small.Exponent() != want.Exponent() || small.Cmp(want) != 0 || small.String() != want.String()) {
+				t.Fatalf("smallDecimal(%q) = %s (exponent %d), decimal.NewFromString: %s (exponent %d), %v",
+					ts, small, small.Exponent(), want, want.Exponent(), err)
+			}
+			if digits := strings.Count(ts, "") - 1 - strings.Count(ts, ".") - strings.Count(ts, "-"); ok != (digits <= 18) {
+				t.Fatalf("smallDecimal(%q): ok %v with %d digits", ts, ok, digits)
+			}
 		}
 		var m amountMemo
 		checkMemo(t, &m, s, 0)
@@ -174,4 +190,28 @@ func checkMemo(t *testing.T, m *amountMemo, s string, pass int) {
 		(got.Valid && (!got.Decimal.Equal(want.Decimal) || got.Decimal.Exponent() != want.Decimal.Exponent())) {
 		t.Fatalf("pass %d: memo.parse(%q) = %v, %v; ParseAmount = %v, %v", pass, s, got, gerr, want, werr)
 	}
+}
+
+// BenchmarkParseAmountDistinct parses amounts that a memo would not hold
+// (billed costs of up to 8 decimals), through ParseAmount and, as it did
+// before smallDecimal, through decimal.NewFromString.
+func BenchmarkParseAmountDistinct(b *testing.B) {
+	texts := make([]string, 4096)
+	for i := range texts {
+		texts[i] = strconv.FormatFloat(float64(i)*1.37+0.00000001*float64(i%97), 'f', 8, 64)
+	}
+	b.Run("ParseAmount", func(b *testing.B) {
+		for i := range b.N {
+			if _, err := ParseAmount(texts[i%len(texts)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("NewFromString", func(b *testing.B) {
+		for i := range b.N {
+			if _, err := decimal.NewFromString(texts[i%len(texts)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
