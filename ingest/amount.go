@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
 )
 
@@ -34,7 +35,7 @@ func ParseAmount(s string) (decimal.NullDecimal, error) {
 		return decimal.NullDecimal{}, nil
 	}
 	if fastDecimal(t) {
-		if d, ok := smallDecimal(t); ok {
+		if d, ok := ledger.SmallDecimal(t); ok {
 			return decimal.NullDecimal{Decimal: d, Valid: true}, nil
 		}
 		d, err := decimal.NewFromString(t)
@@ -120,39 +121,6 @@ func fastDecimal(t string) bool {
 		}
 	}
 	return digits > 0 && dots <= 1
-}
-
-// smallDecimal reads t, a fastDecimal text of at most 18 digits, as
-// decimal.NewFromString does (the coefficient with its leading zeros
-// dropped, the exponent minus the digits after the point), without its
-// string copies and math/big parsing: the billed costs of a bill are
-// mostly distinct, so half of a million-row import's amounts miss the
-// memo and came here (decimal.NewFromString: 0.34 s of CPU at 1M
-// template rows). FuzzParseAmount compares the two.
-func smallDecimal(t string) (decimal.Decimal, bool) {
-	var coef int64
-	digits, exp := 0, 0
-	neg, point := false, false
-	for i := 0; i < len(t); i++ {
-		switch c := t[i]; {
-		case c == '-' && i == 0:
-			neg = true
-		case c == '.':
-			point = true
-		default: // a digit (fastDecimal)
-			if digits++; digits > 18 {
-				return decimal.Decimal{}, false
-			}
-			coef = coef*10 + int64(c-'0')
-			if point {
-				exp--
-			}
-		}
-	}
-	if neg {
-		coef = -coef
-	}
-	return decimal.New(coef, int32(exp)), true
 }
 
 // cleanAmount validates the general amount grammar and returns the text that

@@ -442,12 +442,28 @@ func TestDecimalStringKeepsSourcePrecision(t *testing.T) {
 	}
 }
 
-// The fast path of DecimalString must agree with decimal's own rendering.
+// The fast paths of DecimalString and SmallDecimal must agree with
+// decimal's own rendering and parsing.
 func FuzzDecimalString(f *testing.F) {
-	for _, s := range []string{"0", "-0.00", "416.00", "-1.50", "0.00107392473", "1e3", "123456789012345678.9", "-99999999999999999999.5", "1E-40", "5e-41"} {
+	for _, s := range []string{"0", "-0.00", "416.00", "-1.50", "0.00107392473", "1e3", "123456789012345678.9", "-99999999999999999999.5", "1E-40", "5e-41",
+		"-999999999999999999", "9999999999999999999", "00012345678901234567.8", ".5", "5.", "+7.25", "-", "1.2.3", "--1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if small, ok := SmallDecimal(s); ok {
+			want, err := decimal.NewFromString(s)
+			if err != nil || small.Exponent() != want.Exponent() || small.Cmp(want) != 0 || small.String() != want.String() {
+				t.Fatalf("SmallDecimal(%q) = %s (exponent %d), decimal.NewFromString: %s (exponent %d), %v",
+					s, small, small.Exponent(), want, want.Exponent(), err)
+			}
+		} else if digits := strings.Count(s, "") - 1 - strings.Count(s, ".") - strings.Count(s, "-") - strings.Count(s, "+"); digits <= 18 && strings.Trim(s, "+-.0123456789") == "" &&
+			strings.Count(s, ".") <= 1 && strings.LastIndexAny(s, "+-") <= 0 && digits > 0 {
+			t.Fatalf("SmallDecimal(%q) refused a plain decimal of %d digits", s, digits)
+		}
+		bs, bok := SmallDecimal([]byte(s))
+		if ss, sok := SmallDecimal(s); bok != sok || bs.String() != ss.String() || bs.Exponent() != ss.Exponent() {
+			t.Fatalf("SmallDecimal(%q) differs between string and []byte", s)
+		}
 		d, err := decimal.NewFromString(s)
 		if err != nil || d.Exponent() < -1000 || d.Exponent() > 1000 {
 			return

@@ -83,6 +83,9 @@ func (r Row) decimalOf(i int, b []byte) (decimal.NullDecimal, error) {
 		}
 		return decimal.NullDecimal{}, fmt.Errorf("ledger: stored amount is empty")
 	}
+	if d, ok := SmallDecimal(b); ok {
+		return decimal.NullDecimal{Decimal: d, Valid: true}, nil
+	}
 	d, err := decimal.NewFromString(unsafe.String(&b[0], len(b)))
 	if err != nil {
 		return decimal.NullDecimal{}, fmt.Errorf("ledger: stored amount %q: %w", string(b), err)
