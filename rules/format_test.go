@@ -77,6 +77,8 @@ func TestParseTimeUnit(t *testing.T) {
 	}{
 		{"小时", "hour"}, {"Hours", "hour"}, {" h ", "hour"}, {"分钟", "minute"}, {"秒", "second"},
 		{"天", "day"}, {"week", "week"}, {"month", ""}, {"GB·天", ""}, {"GB-hours", ""}, {"次", ""}, {"", ""},
+		// The names ingest stores, which skip the folding and trimming.
+		{"hour", "hour"}, {"second", "second"}, {"minute", "minute"}, {"day", "day"}, {"Hour", "hour"}, {"hour ", "hour"},
 	} {
 		u, ok := parseTimeUnit(tc.in)
 		if got := u.name; got != tc.want || ok != (tc.want != "") {

@@ -26,6 +26,20 @@ var (
 // minute, second, day, week). Months and years have no fixed length and are
 // not judged; units of other things (GB·天, GB-hour) are not time units.
 func parseTimeUnit(s string) (timeUnit, bool) {
+	switch s { // what ingest stores, without the case folding and trimming below
+	case "hour":
+		return unitHour, true
+	case "second":
+		return unitSecond, true
+	case "minute":
+		return unitMinute, true
+	case "day":
+		return unitDay, true
+	case "week":
+		return unitWeek, true
+	case "":
+		return timeUnit{}, false
+	}
 	t := strings.ToLower(strings.TrimSpace(s))
 	switch t {
 	case "second", "seconds", "sec", "secs", "s", "秒", "秒钟":
