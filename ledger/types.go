@@ -19,39 +19,55 @@ type LineItem struct {
 	ChargePeriodEnd   time.Time // half-open
 	ChargeCategory    string
 	Kind              string
-	PricingModel      string
-	ServiceName       string
-	ResourceID        string
-	ResourceName      string
-	ResourceType      string
-	SKU               string
-	ParentResourceID  string
-	GPUModel          string
-	GPUCount          int // 0 = unknown
-	Region            string
-	Zone              string
-	ConsumedQuantity  decimal.NullDecimal
-	ConsumedUnit      string
-	PricingQuantity   decimal.NullDecimal
-	PricingUnit       string
-	ListUnitPrice     decimal.NullDecimal
-	ListCost          decimal.NullDecimal
-	BilledCost        decimal.Decimal
-	VoucherPaid       decimal.NullDecimal
-	CashPaid          decimal.NullDecimal
-	OtherPaid         decimal.NullDecimal
-	Unpaid            decimal.NullDecimal
-	Currency          string
-	UsageStart        time.Time
-	UsageEnd          time.Time
-	Tags              string // JSON object; "" = {}
-	Description       string
-	Raw               []string // the source row's cells
+	// Derived caches what analyses compute from the item again and again;
+	// the zero value means not computed. rules fills it once after loading
+	// (items are read-only from then on); a copy whose fields are changed
+	// must reset it.
+	Derived          Derived
+	PricingModel     string
+	ServiceName      string
+	ResourceID       string
+	ResourceName     string
+	ResourceType     string
+	SKU              string
+	ParentResourceID string
+	GPUModel         string
+	GPUCount         int // 0 = unknown
+	Region           string
+	Zone             string
+	ConsumedQuantity decimal.NullDecimal
+	ConsumedUnit     string
+	PricingQuantity  decimal.NullDecimal
+	PricingUnit      string
+	ListUnitPrice    decimal.NullDecimal
+	ListCost         decimal.NullDecimal
+	BilledCost       decimal.Decimal
+	VoucherPaid      decimal.NullDecimal
+	CashPaid         decimal.NullDecimal
+	OtherPaid        decimal.NullDecimal
+	Unpaid           decimal.NullDecimal
+	Currency         string
+	UsageStart       time.Time
+	UsageEnd         time.Time
+	Tags             string // JSON object; "" = {}
+	Description      string
+	Raw              []string // the source row's cells
 
 	ImportID  int64
 	SourceRow int    // 1-based record number in its file (header = 0)
 	RowKey    string // dedupe key
 	File      string // the imported file's path (filled by queries, not stored per row)
+}
+
+// Derived is what rules derive from a line item for every rule that asks:
+// its active span (rules.ActiveSpan) and the sign of its billed cost. Read
+// from the item, next to its kind and category, they cost no second cache
+// miss (the cost's *big.Int) and no recomputation: the rules asked
+// 4–5 times an item.
+type Derived struct {
+	SpanStart, SpanEnd time.Time
+	BilledSign         int8 // -1, 0, 1
+	Set                bool
 }
 
 // Transaction is one movement of a platform balance (收支明细).

@@ -553,7 +553,7 @@ func actualUse(li *ledger.LineItem) (secs decimal.Decimal, basis string, ok bool
 		return decimal.Zero, "", false
 	}
 	c := *li
-	c.UsageStart, c.UsageEnd = time.Time{}, time.Time{}
+	c.UsageStart, c.UsageEnd, c.Derived = time.Time{}, time.Time{}, ledger.Derived{}
 	if secs, basis, ok := rules.UsageSeconds(&c); ok && basis == rules.UsageFromConsumed {
 		return secs, HoursConsumed, true
 	}

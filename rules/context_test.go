@@ -98,3 +98,44 @@ func firstDiff(a, b []byte) string {
 	from := max(0, i-300)
 	return fmt.Sprintf("got …%s…\nwant …%s…", a[from:min(len(a), i+300)], b[from:min(len(b), i+300)])
 }
+
+// TestDerivedIsComputed: after load, every item of the month and of its
+// context carries its active span and billed cost's sign as computed from
+// its fields; an item without them (built by hand) computes them.
+func TestDerivedIsComputed(t *testing.T) {
+	ctx := context.Background()
+	loc := mustLoc("Asia/Shanghai")
+	var items []ledger.LineItem
+	generateBenchItemsIn(20000, time.Date(2026, 9, 1, 0, 0, 0, 0, loc), time.Date(2026, 11, 30, 0, 0, 0, 0, loc), func(li *ledger.LineItem) bool {
+		items = append(items, *li)
+		return true
+	})
+	items = append(items, item(t, "aliyun", ledger.KindCompute, "daily-2h", "2026-10-05 00:00", "2026-10-06 00:00", "-3.00", qty("2", "小时")))
+	db := newLedger(t, items)
+	in, err := load(ctx, db, "2026-10", DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	signs := map[int]int{}
+	cut := 0
+	for _, lis := range [][]*ledger.LineItem{in.Items, in.Context} {
+		for _, li := range lis {
+			d := li.Derived
+			s, e := computeActiveSpan(li)
+			if !d.Set || !d.SpanStart.Equal(s) || !d.SpanEnd.Equal(e) || int(d.BilledSign) != li.BilledCost.Sign() {
+				t.Fatalf("item %d: derived %+v, computed span %v–%v, sign %d", li.ID, d, s, e, li.BilledCost.Sign())
+			}
+			signs[int(d.BilledSign)]++
+			if e.Before(li.ChargePeriodEnd) {
+				cut++
+			}
+		}
+	}
+	if len(in.Context) == 0 || signs[-1] == 0 || signs[1] == 0 || cut == 0 {
+		t.Fatalf("context %d, signs %v, spans cut short %d: the test checks nothing of what it should", len(in.Context), signs, cut)
+	}
+	byHand := item(t, "aliyun", ledger.KindCompute, "by-hand", "2026-10-05 00:00", "2026-10-06 00:00", "-3.00", qty("2", "小时"))
+	if s, e := activeSpan(&byHand); e.Sub(s) != 2*time.Hour || billedSign(&byHand) != -1 || isRunning(&byHand) {
+		t.Errorf("an item without Derived: span %v–%v, sign %d", s, e, billedSign(&byHand))
+	}
+}

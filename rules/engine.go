@@ -480,6 +480,8 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	if err := loadContext(ctx, db, in); err != nil {
 		return nil, err
 	}
+	derive(in.Items)
+	derive(in.Context)
 	// What the rules allocate while they run (sessions, coverage, duplicate
 	// candidates, price quotes, findings), kept or not: 1.1 KB an item on a
 	// 600k-item audit.

@@ -112,7 +112,7 @@ func isUsage(li *ledger.LineItem) bool {
 	case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
 		return false
 	}
-	return li.BilledCost.IsPositive()
+	return billedSign(li) > 0
 }
 
 // isPrepaid reports whether li is a package (包日/周/月/年) or reserved charge.

@@ -2,8 +2,10 @@ package rules
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -33,6 +35,14 @@ const sessionGapMin = time.Minute
 // day-long one; when in the day is unknown, so it is taken from the start).
 // A span never ends before it starts.
 func activeSpan(li *ledger.LineItem) (start, end time.Time) {
+	if li.Derived.Set {
+		return li.Derived.SpanStart, li.Derived.SpanEnd
+	}
+	return computeActiveSpan(li)
+}
+
+// computeActiveSpan is activeSpan without li.Derived.
+func computeActiveSpan(li *ledger.LineItem) (start, end time.Time) {
 	start, end = li.ChargePeriodStart, li.ChargePeriodEnd
 	if li.UsageStart.IsZero() && li.UsageEnd.IsZero() && li.PricingQuantity.Valid {
 		if u, ok := parseTimeUnit(li.PricingUnit); ok && li.PricingQuantity.Decimal.Sign() > 0 {
@@ -70,7 +80,35 @@ func isRunning(li *ledger.LineItem) bool {
 	case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
 		return false
 	}
-	return !li.BilledCost.IsNegative()
+	return billedSign(li) >= 0
+}
+
+// billedSign is the sign of li's billed cost (li.Derived when set).
+func billedSign(li *ledger.LineItem) int {
+	if li.Derived.Set {
+		return int(li.Derived.BilledSign)
+	}
+	return li.BilledCost.Sign()
+}
+
+// derive fills the Derived of items (freshly loaded, not yet shared with
+// the rules), in chunks side by side.
+func derive(items []*ledger.LineItem) {
+	const chunk = 1 << 14
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for lo := 0; lo < len(items); lo += chunk {
+		part := items[lo:min(lo+chunk, len(items))]
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			for _, li := range part {
+				s, e := computeActiveSpan(li)
+				li.Derived = ledger.Derived{SpanStart: s, SpanEnd: e, BilledSign: int8(li.BilledCost.Sign()), Set: true}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // isSessionItem reports whether li takes part in on-demand sessions:
