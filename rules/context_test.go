@@ -139,3 +139,31 @@ func TestDerivedIsComputed(t *testing.T) {
 		t.Errorf("an item without Derived: span %v–%v, sign %d", s, e, billedSign(&byHand))
 	}
 }
+
+// TestSecSpans: the coverage's whole-second spans merge where they touch or
+// overlap, and a query overlaps a span as the times it stands for would,
+// a time with a fraction of a second widening the query to the seconds
+// around it.
+func TestSecSpans(t *testing.T) {
+	at := func(sec float64) time.Time {
+		return time.Unix(0, 0).UTC().Add(time.Duration(sec * float64(time.Second)))
+	}
+	got := mergeIntervals([]secSpan{{30, 40}, {10, 20}, {20, 25}, {24, 26}, {50, 51}})
+	if want := []secSpan{{10, 26}, {30, 40}, {50, 51}}; !slices.Equal(got, want) {
+		t.Fatalf("merged %v, want %v", got, want)
+	}
+	for _, tc := range []struct {
+		s, e float64
+		want bool
+	}{
+		{25.5, 27, true}, {26, 30, false}, {0, 10, false}, {0, 10.2, true}, {9.5, 10, false},
+		{40, 50, false}, {39.9, 50, true}, {51, 60, false}, {50.5, 50.7, true}, {0, 100, true},
+	} {
+		if got := overlaps(got, at(tc.s), at(tc.e)); got != tc.want {
+			t.Errorf("overlaps [%v, %v): %v, want %v", tc.s, tc.e, got, tc.want)
+		}
+	}
+	if s := secTime(26); !s.Equal(at(26)) || s.Location() != time.UTC {
+		t.Errorf("secTime(26) = %v", s)
+	}
+}

@@ -100,7 +100,7 @@ func UsageSeconds(li *ledger.LineItem) (secs decimal.Decimal, basis string, know
 // coverage stopped_storage judges idle days by, built once per Input.
 func (in *Input) ComputeSpans(provider, resource string, fn func(start, end time.Time) bool) {
 	for _, iv := range in.coverage().byInstance[instKey{provider, resource}] {
-		if !fn(iv.start, iv.end) {
+		if !fn(secTime(iv.start), secTime(iv.end)) {
 			return
 		}
 	}

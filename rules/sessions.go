@@ -274,11 +274,32 @@ type acctKey struct{ provider, account string }
 
 type interval struct{ start, end time.Time }
 
+// secSpan is a half-open span of whole Unix seconds, for the coverage:
+// 16 bytes where an interval of two time.Time takes 48, compared as
+// integers (in the 2026-11 audit of a 1M-row ledger the coverage's lists
+// held 200 MB, and sorting them was 0.27 s of CPU). Stored times are whole
+// seconds; a time with a fraction widens the span to the seconds around it
+// (floorSec, ceilSec).
+type secSpan struct{ start, end int64 }
+
+// floorSec and ceilSec are t in Unix seconds, rounded down and up.
+func floorSec(t time.Time) int64 { return t.Unix() }
+
+func ceilSec(t time.Time) int64 {
+	if t.Nanosecond() > 0 {
+		return t.Unix() + 1
+	}
+	return t.Unix()
+}
+
+// secTime is the time of Unix second s, in UTC.
+func secTime(s int64) time.Time { return time.Unix(s, 0).UTC() }
+
 // coverage holds when each instance and each account ran compute, as sorted,
-// merged half-open intervals.
+// merged half-open spans.
 type coverage struct {
-	byInstance map[instKey][]interval
-	byAccount  map[acctKey][]interval
+	byInstance map[instKey][]secSpan
+	byAccount  map[acctKey][]secSpan
 }
 
 // coverage builds (once) the compute coverage from the month's items and
@@ -290,7 +311,7 @@ func (in *Input) coverage() *coverage {
 }
 
 func (in *Input) buildCoverage() *coverage {
-	c := &coverage{byInstance: map[instKey][]interval{}, byAccount: map[acctKey][]interval{}}
+	c := &coverage{byInstance: map[instKey][]secSpan{}, byAccount: map[acctKey][]secSpan{}}
 	// The items of one resource come together, in order of start: each
 	// list is kept at hand while its key lasts (keyedIntervals).
 	inst := keyedIntervals[instKey]{m: c.byInstance}
@@ -300,13 +321,14 @@ func (in *Input) buildCoverage() *coverage {
 			return
 		}
 		s, e := activeSpan(li)
-		if !e.After(s) {
-			e = s.Add(time.Second) // a point in time still says it ran then
+		sp := secSpan{floorSec(s), ceilSec(e)}
+		if sp.end <= sp.start {
+			sp.end = sp.start + 1 // a point in time still says it ran then
 		}
 		if li.ResourceID != "" {
-			inst.add(instKey{li.Provider, li.ResourceID}, interval{s, e})
+			inst.add(instKey{li.Provider, li.ResourceID}, sp)
 		}
-		acct.add(acctKey{li.Provider, li.BillingAccountID}, interval{s, e})
+		acct.add(acctKey{li.Provider, li.BillingAccountID}, sp)
 	}
 	for _, li := range in.Items {
 		add(li)
@@ -330,19 +352,19 @@ func (in *Input) buildCoverage() *coverage {
 // extends the last interval of a list when the next starts within it
 // (mergeIntervals would join them anyway): that keeps the lists short.
 type keyedIntervals[K comparable] struct {
-	m    map[K][]interval
+	m    map[K][]secSpan
 	key  K
-	list []interval
+	list []secSpan
 	open bool
 }
 
-func (r *keyedIntervals[K]) add(k K, iv interval) {
+func (r *keyedIntervals[K]) add(k K, iv secSpan) {
 	if !r.open || k != r.key {
 		r.flush()
 		r.key, r.list, r.open = k, r.m[k], true
 	}
-	if n := len(r.list); n > 0 && !iv.start.Before(r.list[n-1].start) && !iv.start.After(r.list[n-1].end) {
-		r.list[n-1].end = later(r.list[n-1].end, iv.end)
+	if n := len(r.list); n > 0 && iv.start >= r.list[n-1].start && iv.start <= r.list[n-1].end {
+		r.list[n-1].end = max(r.list[n-1].end, iv.end)
 		return
 	}
 	r.list = append(r.list, iv)
@@ -355,22 +377,12 @@ func (r *keyedIntervals[K]) flush() {
 	}
 }
 
-// later is the later of two times.
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-func mergeIntervals(ivs []interval) []interval {
-	slices.SortFunc(ivs, func(a, b interval) int { return a.start.Compare(b.start) })
-	var out []interval
+func mergeIntervals(ivs []secSpan) []secSpan {
+	slices.SortFunc(ivs, func(a, b secSpan) int { return cmp.Compare(a.start, b.start) })
+	var out []secSpan
 	for _, iv := range ivs {
-		if n := len(out); n > 0 && !iv.start.After(out[n-1].end) {
-			if iv.end.After(out[n-1].end) {
-				out[n-1].end = iv.end
-			}
+		if n := len(out); n > 0 && iv.start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, iv.end)
 			continue
 		}
 		out = append(out, iv)
@@ -378,10 +390,11 @@ func mergeIntervals(ivs []interval) []interval {
 	return out
 }
 
-// overlaps reports whether any interval of ivs overlaps [s, e).
-func overlaps(ivs []interval, s, e time.Time) bool {
-	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].end.After(s) })
-	return i < len(ivs) && ivs[i].start.Before(e)
+// overlaps reports whether any span of ivs overlaps [s, e).
+func overlaps(ivs []secSpan, s, e time.Time) bool {
+	ss, es := floorSec(s), ceilSec(e)
+	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].end > ss })
+	return i < len(ivs) && ivs[i].start < es
 }
 
 // servedBy resolves which instance the charge li serves: its parent resource

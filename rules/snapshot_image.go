@@ -137,7 +137,7 @@ func (in *Input) snapshotImageDataStart() map[string]time.Time {
 // gone at end: no compute in the goneAfter before end, nor after end.
 func (in *Input) snapshotImageIdleAt(sv served, end, dataStart time.Time, goneAfter time.Duration) snapshotImageIdle {
 	c := in.coverage()
-	var ivs []interval
+	var ivs []secSpan
 	if sv.how == servedAccount {
 		ivs = c.byAccount[acctKey{sv.provider, sv.id}]
 	} else {
@@ -145,9 +145,9 @@ func (in *Input) snapshotImageIdleAt(sv served, end, dataStart time.Time, goneAf
 	}
 	idle := snapshotImageIdle{sv: sv, since: dataStart}
 	// the intervals are merged and sorted, so their ends increase
-	i := sort.Search(len(ivs), func(i int) bool { return !ivs[i].end.Before(end) })
+	i := sort.Search(len(ivs), func(i int) bool { return !secTime(ivs[i].end).Before(end) })
 	if i < len(ivs) { // running at the end or later: not gone
-		idle.since, idle.lastRun = minTime(ivs[i].end, end), true
+		idle.since, idle.lastRun = minTime(secTime(ivs[i].end), end), true
 		return idle
 	}
 	if in.ranLater(sv) { // later still, past the loaded context
@@ -155,7 +155,7 @@ func (in *Input) snapshotImageIdleAt(sv served, end, dataStart time.Time, goneAf
 		return idle
 	}
 	if len(ivs) > 0 {
-		idle.since, idle.lastRun = ivs[len(ivs)-1].end, true
+		idle.since, idle.lastRun = secTime(ivs[len(ivs)-1].end), true
 	}
 	idle.gone = !idle.since.IsZero() && end.Sub(idle.since) >= goneAfter
 	return idle
