@@ -547,7 +547,7 @@ func actualUse(li *ledger.LineItem) (secs decimal.Decimal, basis string, ok bool
 		}
 	}
 	// Without the usage times, rules.UsageSeconds reads only a consumed
-	// quantity that is not negative: with none, the copy of the item (728
+	// quantity that is not negative: with none, the copy of the item (784
 	// bytes, for most compute rows) is not worth making.
 	if !li.ConsumedQuantity.Valid || li.ConsumedQuantity.Decimal.IsNegative() {
 		return decimal.Zero, "", false
