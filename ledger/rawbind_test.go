@@ -3,8 +3,6 @@ package ledger
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,15 +25,7 @@ type bindValue struct {
 // through the API.
 func TestVarBinderIsBindAPI(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "b.db")
-	if err := os.WriteFile(path, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c, err := openRaw(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
+	c := openScratchRaw(t)
 	if _, err := c.exec(ctx, `CREATE TABLE t(a TEXT NOT NULL, b INTEGER, c, d TEXT)`); err != nil {
 		t.Fatal(err)
 	}

@@ -25,15 +25,7 @@ func TestRawRowIsColumnAPI(t *testing.T) {
 
 func testRawRow(t *testing.T, encoding string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "r.db")
-	if err := os.WriteFile(path, nil, 0o600); err != nil { // an empty file is an empty database
-		t.Fatal(err)
-	}
-	c, err := openRaw(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
+	c := openScratchRaw(t)
 	long := strings.Repeat("长文本 overflow ", 3000) // past a page: an overflow chain, copied out of the page
 	for _, q := range []string{
 		`PRAGMA encoding = '` + encoding + `'`,
@@ -104,6 +96,22 @@ func testRawRow(t *testing.T, encoding string) {
 	if r := (rawRow{c: c}); r.mem(0) != nil {
 		t.Error("a row without result registers has a register")
 	}
+}
+
+// openScratchRaw opens a rawConn on a new, empty database (an empty file
+// is an empty database), closed when the test ends.
+func openScratchRaw(t *testing.T) *rawConn {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "scratch.db")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.close)
+	return c
 }
 
 // apiRow reads the current row through sqlite3_column_*, as rawRow did

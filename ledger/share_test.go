@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -15,15 +13,7 @@ import (
 // near and far, "1.5" next to "1.50", NULLs and texts that are no amount.
 func TestRowShareIsRow(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "s.db")
-	if err := os.WriteFile(path, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c, err := openRaw(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
+	c := openScratchRaw(t)
 	if _, err := c.exec(ctx, `CREATE TABLE t(s TEXT, a TEXT)`); err != nil {
 		t.Fatal(err)
 	}
