@@ -92,16 +92,13 @@ func billedSign(li *ledger.LineItem) int {
 }
 
 // derive fills the Derived of items (freshly loaded, not yet shared with
-// the rules), in chunks side by side.
+// the rules), one part per processor, side by side.
 func derive(items []*ledger.LineItem) {
-	const chunk = 1 << 14
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for lo := 0; lo < len(items); lo += chunk {
-		part := items[lo:min(lo+chunk, len(items))]
-		sem <- struct{}{}
+	size := max(1, (len(items)+runtime.GOMAXPROCS(0)-1)/runtime.GOMAXPROCS(0))
+	for lo := 0; lo < len(items); lo += size {
+		part := items[lo:min(lo+size, len(items))]
 		wg.Go(func() {
-			defer func() { <-sem }()
 			for _, li := range part {
 				s, e := computeActiveSpan(li)
 				li.Derived = ledger.Derived{SpanStart: s, SpanEnd: e, BilledSign: int8(li.BilledCost.Sign()), Set: true}
