@@ -23,7 +23,10 @@
 // items (Scan, EachLineItem), where the driver's mutex and copy per column
 // were most of the time. LoadLineItems (load.go) reads a month into memory
 // for an analysis: the fields the rules read, in id ranges on several
-// connections, items in slabs with shared texts and amounts. The end of the
+// connections, items in slabs with shared texts and amounts, each range read
+// from the table's B-tree pages and its records decoded in Go (pages.go:
+// SQLite's file format, through the sqlite_dbpage table, in a read
+// transaction; a row it cannot read exactly is read by id through SQL). The end of the
 // data per provider is kept in data_ends (data_ends.go), so that an audit
 // need not scan line_items for it.
 //

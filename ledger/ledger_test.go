@@ -13,7 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-func openTest(t *testing.T) *DB {
+func openTest(t testing.TB) *DB {
 	t.Helper()
 	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "sub", "ledger.db"))
 	if err != nil {
@@ -33,13 +33,13 @@ func item(key, amount string) LineItem {
 }
 
 // importItems writes items as one file and returns how many were new.
-func importItems(t *testing.T, db *DB, items []LineItem) int {
+func importItems(t testing.TB, db *DB, items []LineItem) int {
 	t.Helper()
 	return importItemsWith(t, db, items, (*ImportTx).InsertLineItems)
 }
 
 // importItemsWith is importItems with the items written by insert.
-func importItemsWith(t *testing.T, db *DB, items []LineItem, insert func(*ImportTx, context.Context, []LineItem) (int, error)) int {
+func importItemsWith(t testing.TB, db *DB, items []LineItem, insert func(*ImportTx, context.Context, []LineItem) (int, error)) int {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := db.BeginImport(ctx)

@@ -28,7 +28,9 @@ import (
 //     decimal.Decimal is immutable: sharing its coefficient is safe);
 //   - the selection is read in id ranges on several connections at once,
 //     each scanning its range of the table rather than looking every row up
-//     through the month index when the month fills most of its range.
+//     through the month index when the month fills most of its range;
+//   - such a range is read from the table's pages, its records decoded in
+//     Go, not through SQLite's virtual machine (pages.go).
 
 // AnalysisFields are the LineItem fields LoadLineItems fills; the others
 // are left empty (SubAccount, ResourceName, Region, Zone, ListCost,
@@ -39,11 +41,16 @@ var AnalysisFields = []string{"ID", "Provider", "BillingAccountID", "BillingPeri
 	"ConsumedQuantity", "ConsumedUnit", "PricingQuantity", "PricingUnit", "ListUnitPrice", "BilledCost",
 	"Currency", "UsageStart", "UsageEnd", "Description", "ImportID", "SourceRow", "RowKey", "File"}
 
-// loadColumns are the columns LoadLineItems reads, in the order of the lc constants.
-const loadColumns = "id, provider, billing_account_id, billing_period, charge_period_start, charge_period_end, " +
-	"charge_category, kind, pricing_model, service_name, resource_id, resource_type, sku, parent_resource_id, " +
-	"gpu_model, gpu_count, consumed_quantity, consumed_unit, pricing_quantity, pricing_unit, list_unit_price, " +
-	"billed_cost, currency, usage_start, usage_end, description, import_id, source_row, row_key"
+// loadColumnNames are the columns LoadLineItems reads, in the order of
+// the lc constants; loadColumns is their list in SQL.
+var (
+	loadColumnNames = []string{"id", "provider", "billing_account_id", "billing_period", "charge_period_start",
+		"charge_period_end", "charge_category", "kind", "pricing_model", "service_name", "resource_id", "resource_type",
+		"sku", "parent_resource_id", "gpu_model", "gpu_count", "consumed_quantity", "consumed_unit", "pricing_quantity",
+		"pricing_unit", "list_unit_price", "billed_cost", "currency", "usage_start", "usage_end", "description",
+		"import_id", "source_row", "row_key"}
+	loadColumns = strings.Join(loadColumnNames, ", ")
+)
 
 // Column indexes of loadColumns.
 const (
@@ -462,31 +469,50 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 	})()
 }
 
-// loadPart reads one id range of f.
+// loadPart reads one id range of f: from the table's pages when the
+// selection fills its range (pages.go), else through the SELECT.
 func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*LineItem, error) {
-	where, args := f.rangeWhere()
 	items := make([]*LineItem, 0, hint)
-	err := db.eachLoaded(ctx, newLoader(paths), f.KeepID, true, where, args, func(li *LineItem) error {
+	l := newLoader(paths)
+	add := func(li *LineItem) error {
 		items = append(items, li)
 		return nil
-	})
+	}
+	if f.dense && usePages {
+		used, err := db.pageScan(ctx, f, loadColumnNames, func(r Row) error { return l.add(r, f.KeepID, add) })
+		if used {
+			return items, err
+		}
+	}
+	where, args := f.rangeWhere()
+	err := db.eachLoaded(ctx, l, f.KeepID, true, where, args, add)
 	return items, err
 }
+
+// usePages lets LoadLineItems read from the table's pages (a variable for
+// the tests that compare both ways).
+var usePages = true
 
 // eachLoaded reads the line items of "WHERE … ORDER BY …" (rest) with l and
 // calls fn for each that keep (if set) accepts; mapped reads the ledger
 // through a memory map (scan).
 func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, mapped bool, rest string, args []any, fn func(*LineItem) error) error {
 	return db.scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+rest, args, func(r Row) error {
-		if keep != nil && !keep(r.Int64(lcID)) {
-			return nil
-		}
-		li, err := l.item(r)
-		if err != nil {
-			return err
-		}
-		return fn(li)
+		return l.add(r, keep, fn)
 	}, mapped)
+}
+
+// add builds the item of r and hands it to fn, unless keep (if set)
+// refuses its id.
+func (l *loader) add(r Row, keep func(int64) bool, fn func(*LineItem) error) error {
+	if keep != nil && !keep(r.Int64(lcID)) {
+		return nil
+	}
+	li, err := l.item(r)
+	if err != nil {
+		return err
+	}
+	return fn(li)
 }
 
 func newLoader(paths map[int64]string) *loader {

@@ -43,7 +43,7 @@ func TestRowShareIsRow(t *testing.T) {
 	share := NewRowShare(2)
 	n, errs := 0, 0
 	if err := c.query(ctx, `SELECT s, a FROM t ORDER BY rowid`, nil, func(r rawRow) error {
-		row := Row{r}
+		row := Row{r: r}
 		n++
 		if got, want := share.Text(row, 0), string(row.Bytes(0)); got != want {
 			t.Errorf("row %d: Text %q, the row %q", n, got, want)

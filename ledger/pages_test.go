@@ -1,0 +1,417 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// tableColumns are the columns of line_items, in the table's order.
+func tableColumns(t *testing.T, db *DB) []string {
+	t.Helper()
+	var cols []string
+	err := db.scan(context.Background(), "SELECT name FROM pragma_table_info('line_items') ORDER BY cid", nil, func(r Row) error {
+		cols = append(cols, r.Text(0))
+		return nil
+	}, false)
+	if err != nil || len(cols) < 30 {
+		t.Fatalf("columns of line_items: %v (%v)", cols, err)
+	}
+	return cols
+}
+
+// pagesVersusSelect reads f both ways, every column of the table as Null,
+// Int64 and Bytes (and one column past the end), and fails on the first
+// difference. It returns the rows read and how many of them pageScan read
+// through SQL.
+func pagesVersusSelect(t *testing.T, db *DB, f Filter) (rows, slow int) {
+	t.Helper()
+	ctx := context.Background()
+	cols := tableColumns(t, db)
+	show := func(r Row) string {
+		var b strings.Builder
+		for i := range len(cols) + 1 {
+			fmt.Fprintf(&b, "%s=%v/%d/%q ", append(cols, "past")[i], r.Null(i), r.Int64(i), r.Bytes(i))
+		}
+		return b.String()
+	}
+	where, args := f.where()
+	order := " ORDER BY li.id"
+	if f.Descending {
+		order += " DESC"
+	}
+	var want []string
+	q := "SELECT li." + strings.Join(cols, ", li.") + " FROM line_items li" + where + order
+	if err := db.scan(ctx, q, args, func(r Row) error {
+		want = append(want, show(r))
+		return nil
+	}, false); err != nil {
+		t.Fatal(err)
+	}
+	p, err := db.openPages(ctx, f, cols)
+	if err != nil || p == nil {
+		t.Fatalf("%+v: not read from pages (%v)", f, err)
+	}
+	defer p.c.close()
+	var got []string
+	if err := p.scan(ctx, f, func(r Row) error {
+		got = append(got, show(r))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range max(len(got), len(want)) {
+		g, w := "(none)", "(none)"
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			t.Fatalf("%+v, row %d of %d/%d:\npages  %s\nselect %s", f, i, len(got), len(want), g, w)
+		}
+	}
+	return len(want), p.slow
+}
+
+// pageTestItems are n line items over two months, three providers and
+// kinds, with NULL amounts and times on some; every 500th has a 40 KB
+// description (a payload over three overflow pages of 16 KiB) and, with
+// rawBytes, items have source cells of a quarter to twice that size (on 4
+// KiB pages the row key, the table's last column, then lies in an
+// overflow page, and the page holds either of the two sizes of a payload's
+// first part that the file format defines).
+func pageTestItems(n, rawBytes int) []LineItem {
+	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
+	items := make([]LineItem, n)
+	for i := range items {
+		li := LineItem{
+			Provider: []string{"aliyun", "autodl", "tencent"}[i%3], BillingAccountID: "acct", BillingPeriod: "2026-10",
+			ChargePeriodStart: start.Add(time.Duration(i%97) * time.Hour), ChargeCategory: CategoryUsage,
+			Kind: []string{KindCompute, KindStorage, KindNetwork}[i%3*i%2], PricingModel: "on_demand",
+			ResourceID: fmt.Sprintf("i-%d", i%41), GPUModel: "A10", GPUCount: i % 3, Currency: "CNY",
+			BilledCost: decimal.New(int64(i%13)-3, -2), Description: fmt.Sprintf("说明 %d", i%5),
+			RowKey: fmt.Sprintf("k%d", i), SourceRow: i + 1, Raw: []string{strings.Repeat("x", rawBytes*(1+i%9)/4)},
+		}
+		li.ChargePeriodEnd = li.ChargePeriodStart.Add(time.Hour)
+		if i%4 != 0 {
+			li.PricingQuantity, li.ListUnitPrice = nd(fmt.Sprint(i%9)), nd("12.34567891")
+			li.UsageStart, li.UsageEnd = li.ChargePeriodStart.Add(time.Minute), li.ChargePeriodEnd
+		}
+		if i%500 == 7 {
+			li.Description = strings.Repeat("长", 40<<10/3)
+		}
+		if i%2 == 1 && i > n/2 { // the second half interleaves two months
+			li.BillingPeriod = "2026-11"
+			li.ChargePeriodStart, li.ChargePeriodEnd = li.ChargePeriodStart.AddDate(0, 1, 0), li.ChargePeriodEnd.AddDate(0, 1, 0)
+		}
+		items[i] = li
+	}
+	return items
+}
+
+// pageTestFilters are the filters the tests read both ways.
+func pageTestFilters(importID int64) []Filter {
+	edge := time.Date(2026, 10, 4, 0, 0, 0, 0, time.UTC)
+	return []Filter{{}, {Month: "2026-10"}, {Month: "2026-11", Kinds: []string{KindCompute}},
+		{Providers: []string{"autodl", "aliyun"}}, {ImportID: importID}, {ImportID: importID + 1},
+		{StartsBefore: edge}, {Month: "2026-10", StartsBefore: edge, Descending: true},
+		{IDMin: 100, IDMax: 900}, {IDMin: 100, IDMax: 900, Descending: true}, {IDMin: 1990}, {Descending: true},
+		{Month: "2026-12"}}
+}
+
+// TestPageScanIsSelect: reading line_items from its pages gives the rows,
+// in the order, and the values (as Null, Int64 and Bytes) that a SELECT
+// with the same conditions gives: on 16 KiB pages with payloads spread
+// over overflow pages and rows still in the WAL; on 4 KiB pages in a
+// three-level tree whose rows keep their last columns in overflow pages;
+// with values that are not their column's type (a blob, a real, text in
+// an integer column: read by id); and with records shorter than the
+// table (columns added later hold their defaults). LoadLineItems loads
+// the same items both ways.
+func TestPageScanIsSelect(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("16KiB pages, odd values, WAL", func(t *testing.T) {
+		db := openTest(t)
+		importItems(t, db, pageTestItems(3000, 10))
+		// Values SQLite keeps with their own type, whatever the column's.
+		for _, set := range []string{"gpu_count = 'abc'", "gpu_count = 1.5", "description = x'00ff41'",
+			"billed_cost = 2.5", "source_row = '12x'", "usage_end = NULL", "provider = x'6175746f646c'", "gpu_count = 9223372036854775807",
+			"gpu_count = -129", "gpu_count = 0", "gpu_count = 1", "gpu_count = 70000"} {
+			if _, err := db.SQL().ExecContext(ctx, "UPDATE line_items SET "+set+" WHERE id = (SELECT min(id) + ? FROM line_items)",
+				len(set)*7); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if st, err := os.Stat(db.path + "-wal"); err != nil || st.Size() == 0 {
+			t.Fatalf("the updates are not in the WAL (%v)", err)
+		}
+		var imp int64
+		db.SQL().QueryRowContext(ctx, "SELECT id FROM imports").Scan(&imp)
+		slow := 0
+		for _, f := range pageTestFilters(imp) {
+			_, s := pagesVersusSelect(t, db, f)
+			slow += s
+		}
+		if slow == 0 {
+			t.Error("no row was read through SQL")
+		}
+		loadBothWays(t, db, Filter{Month: "2026-10"})
+	})
+
+	t.Run("4KiB pages, three levels", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "old.db")
+		old, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := old.Exec("PRAGMA page_size = 4096; CREATE TABLE before_gpubill(x)"); err != nil {
+			t.Fatal(err)
+		}
+		old.Close()
+		db, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		importItems(t, db, pageTestItems(2000, 5000))
+		// Payloads of sizes 41 bytes apart over two overflow pages' worth:
+		// every 100-byte window of the remainders that decide how much of a
+		// payload its leaf holds.
+		tx, err := db.SQL().BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 200 {
+			n := 3000 + 41*j
+			if _, err := tx.ExecContext(ctx, "UPDATE line_items SET description = substr(hex(zeroblob(?)), 1, ?) WHERE id = ?", n, n, 1+9*j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		var depth int
+		if err := db.SQL().QueryRowContext(ctx, `SELECT max(length(path) - length(replace(path, '/', ''))) FROM dbstat WHERE name = 'line_items'`).Scan(&depth); err != nil {
+			t.Fatal(err)
+		}
+		if depth < 2 {
+			t.Fatalf("the table's tree has %d levels below its root, want 2 or more", depth)
+		}
+		var imp int64
+		db.SQL().QueryRowContext(ctx, "SELECT id FROM imports").Scan(&imp)
+		for _, f := range pageTestFilters(imp) {
+			if _, slow := pagesVersusSelect(t, db, f); slow != 0 {
+				t.Errorf("%+v: %d rows read through SQL, want none", f, slow)
+			}
+		}
+		loadBothWays(t, db, Filter{Month: "2026-11"})
+	})
+
+	t.Run("short records", func(t *testing.T) {
+		// line_items without its last three columns, then rows, then the
+		// columns added: the records written before are shorter than the
+		// table.
+		path := filepath.Join(t.TempDir(), "short.db")
+		sdb, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sdb.Close()
+		schema, err := migrationFS.ReadFile("migrations/0001_init.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		create := regexp.MustCompile(`(?s)CREATE TABLE line_items \(.*?\n\);`).FindString(string(schema))
+		create = regexp.MustCompile(`--[^\n]*`).ReplaceAllString(create, "")
+		cut := strings.Index(create, "    import_id")
+		if create == "" || cut < 0 {
+			t.Fatal("no CREATE TABLE line_items in the first migration")
+		}
+		create = strings.TrimRight(create[:cut], " \n,") + "\n);"
+		if _, err := sdb.Exec(create); err != nil {
+			t.Fatal(err)
+		}
+		insert := func(n, from int) {
+			for i := range n {
+				if _, err := sdb.Exec(`INSERT INTO line_items(provider, billing_period, charge_period_start, charge_period_end,
+					charge_category, kind, billed_cost, currency) VALUES (?, ?, '2026-10-03 06:00:00', '2026-10-03 07:00:00', 'Usage', ?, ?, 'CNY')`,
+					[]string{"autodl", "aliyun"}[i%2], []string{"2026-10", "2026-11"}[i%3/2], []string{KindCompute, KindStorage}[i%2],
+					fmt.Sprint(from+i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		insert(40, 0)
+		for _, add := range []string{"import_id INTEGER NOT NULL DEFAULT 7", "source_row INTEGER NOT NULL DEFAULT 0",
+			"row_key TEXT NOT NULL DEFAULT 'old'"} {
+			if _, err := sdb.Exec("ALTER TABLE line_items ADD COLUMN " + add); err != nil {
+				t.Fatal(err)
+			}
+		}
+		insert(40, 40)
+		if _, err := sdb.Exec("UPDATE line_items SET import_id = 8, row_key = 'new' || id WHERE id > 40"); err != nil {
+			t.Fatal(err)
+		}
+		db := &DB{path: path}
+		slow := 0
+		for _, f := range []Filter{{}, {ImportID: 7}, {ImportID: 8, Descending: true}, {Month: "2026-11"}, {IDMin: 30, IDMax: 50}} {
+			_, s := pagesVersusSelect(t, db, f)
+			slow += s
+		}
+		if slow == 0 {
+			t.Error("no short record was read through SQL")
+		}
+	})
+
+	t.Run("UTF-16 is read through SQL", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "utf16.db")
+		sdb, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sdb.Close()
+		if _, err := sdb.Exec("PRAGMA encoding = 'UTF-16le'; CREATE TABLE line_items(id INTEGER PRIMARY KEY, provider TEXT)"); err != nil {
+			t.Fatal(err)
+		}
+		db := &DB{path: path}
+		if used, err := db.pageScan(ctx, Filter{}, []string{"id", "provider"}, func(Row) error { return nil }); used || err != nil {
+			t.Errorf("a UTF-16 ledger read from its pages: %v, %v", used, err)
+		}
+	})
+}
+
+// loadBothWays checks that LoadLineItems loads the same items from the
+// pages as through the SELECT.
+func loadBothWays(t *testing.T, db *DB, f Filter) {
+	t.Helper()
+	ctx := context.Background()
+	defer func() { usePages = true }()
+	var loaded [2][]*LineItem
+	for i, pages := range []bool{true, false} {
+		usePages = pages
+		var err error
+		if loaded[i], err = db.LoadLineItems(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(loaded[0]) == 0 || len(loaded[0]) != len(loaded[1]) {
+		t.Fatalf("%+v: %d items from the pages, %d through SQL", f, len(loaded[0]), len(loaded[1]))
+	}
+	for i := range loaded[0] {
+		if !reflect.DeepEqual(*loaded[0][i], *loaded[1][i]) {
+			t.Fatalf("%+v, item %d:\npages  %+v\nselect %+v", f, i, *loaded[0][i], *loaded[1][i])
+		}
+	}
+}
+
+// FuzzPageCells: any bytes as a table leaf or interior page of a ledger
+// end in rows or an error, never a panic: the cells, their records and
+// every value of a record read as NULL, integer and text.
+func FuzzPageCells(f *testing.F) {
+	// Small pages made of real records of a ledger (a 16 KiB page makes
+	// each minimization of the fuzzer take minutes), and an interior page.
+	db := openTest(f)
+	importItems(f, db, pageTestItems(40, 10))
+	p, err := db.openPages(context.Background(), Filter{}, []string{"id"})
+	if err != nil || p == nil {
+		f.Fatalf("not read from pages (%v)", err)
+	}
+	var records [][]byte
+	if err := p.scan(context.Background(), Filter{IDMax: 3}, func(Row) error {
+		records = append(records, append([]byte(nil), p.rec.data...))
+		return nil
+	}); err != nil || len(records) != 3 {
+		f.Fatalf("%d records (%v)", len(records), err)
+	}
+	p.c.close()
+	leaf := testPage(0x0d, 2048, records...)
+	var back [][]byte
+	if err := leafCells(leaf, 0, 2048, false, func(id int64, rest []byte, size int) error {
+		back = append(back, rest[:size])
+		return nil
+	}); err != nil || !reflect.DeepEqual(back, records) {
+		f.Fatalf("the seed page holds %d records, not the 3 put in (%v)", len(back), err)
+	}
+	f.Add(leaf, uint16(2000))
+	f.Add(testPage(0x0d, 1024, records[:1]...), uint16(1024))
+	f.Add(testPage(0x05, 512, []byte{0, 0, 0, 9, 5}, []byte{0, 0, 0, 7, 0x81, 0}), uint16(512))
+	f.Add([]byte{0x0d, 0, 0, 0, 1, 0, 0, 0, 0, 12, 3, 1, 2, 0, 0x13}, uint16(512))
+	f.Fuzz(func(t *testing.T, page []byte, usable uint16) {
+		cols := make([]pageCol, 12)
+		for i := range cols {
+			cols[i] = pageCol{cid: i - 1, class: i % 2}
+		}
+		rec := &record{sel: cols, last: 10}
+		if len(page) > 0 && page[0] == 0x05 {
+			interiorChildren(page, 0, int(usable), 3, 900)
+			return
+		}
+		leafCells(page, 0, int(usable), usable%2 == 0, func(id int64, rest []byte, size int) error {
+			if localPayload(size, max(int(usable), 480)) != size || size > len(rest) {
+				return nil
+			}
+			if plain, err := rec.decode(id, rest[:size]); err != nil || !plain {
+				return nil
+			}
+			for i := range len(cols) + 1 {
+				rec.nullAt(i)
+				rec.int64At(i)
+				rec.bytesAt(i)
+			}
+			return nil
+		})
+	})
+}
+
+// testPage is a B-tree page of size bytes of the given type holding cells:
+// for a leaf (0x0d), records, each made a cell with its size and an id
+// from 1; for an interior page (0x05), the cells as they are.
+func testPage(typ byte, size int, cells ...[]byte) []byte {
+	b := make([]byte, size)
+	hdr := 8
+	if typ == 0x05 {
+		hdr = 12
+		binary.BigEndian.PutUint32(b[8:], 3) // the right-most child
+	}
+	b[0] = typ
+	binary.BigEndian.PutUint16(b[3:], uint16(len(cells)))
+	end := size
+	for i, c := range cells {
+		if typ == 0x0d {
+			c = append(appendVarint(appendVarint(nil, uint64(len(c))), uint64(i+1)), c...)
+		}
+		end -= len(c)
+		copy(b[end:], c)
+		binary.BigEndian.PutUint16(b[hdr+2*i:], uint16(end))
+	}
+	binary.BigEndian.PutUint16(b[5:], uint16(end))
+	return b
+}
+
+// appendVarint appends v as a SQLite varint of up to 8 bytes (v < 2^56).
+func appendVarint(b []byte, v uint64) []byte {
+	var groups []byte
+	for {
+		groups = append(groups, byte(v&0x7f))
+		if v >>= 7; v == 0 {
+			break
+		}
+	}
+	for i := len(groups) - 1; i > 0; i-- {
+		b = append(b, groups[i]|0x80)
+	}
+	return append(b, groups[0])
+}
