@@ -460,13 +460,33 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 	for i := range parts {
 		fns[i] = part(i)
 	}
+	names, plain := columnNames(cols)
 	return len(parts), readParts(parts, func(i int, pf Filter) error {
+		if pf.dense && plain && usePages {
+			if used, err := db.pageScan(ctx, pf, names, false, fns[i]); used {
+				return err
+			}
+		}
 		where, args := pf.rangeWhere()
 		if f.Descending {
 			where += " ORDER BY li.id DESC" // the rowid or index walked backwards, no sorter
 		}
 		return db.Scan(ctx, "SELECT "+cols+" FROM line_items li"+where, args, fns[i])
 	})()
+}
+
+// columnNames returns the names of cols ("li.a, li.b"), and whether each
+// is such a plain column of line_items (what pageScan reads).
+func columnNames(cols string) ([]string, bool) {
+	var names []string
+	for c := range strings.SplitSeq(cols, ",") {
+		name, ok := strings.CutPrefix(strings.TrimSpace(c), "li.")
+		if !ok || name == "" || strings.IndexFunc(name, func(r rune) bool { return !(r == '_' || 'a' <= r && r <= 'z') }) >= 0 {
+			return nil, false
+		}
+		names = append(names, name)
+	}
+	return names, true
 }
 
 // loadPart reads one id range of f: from the table's pages when the
@@ -479,7 +499,7 @@ func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hi
 		return nil
 	}
 	if f.dense && usePages {
-		used, err := db.pageScan(ctx, f, loadColumnNames, func(r Row) error { return l.add(r, f.KeepID, add) })
+		used, err := db.pageScan(ctx, f, loadColumnNames, true, func(r Row) error { return l.add(r, f.KeepID, add) })
 		if used {
 			return items, err
 		}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -97,22 +98,33 @@ type pageCond struct {
 // (names of line_items, in this order). It returns used = false, having
 // called nothing, when the ledger is not one it reads (see above): the
 // caller then reads through SQL. Rows come by ascending id, or descending
-// with f.Descending.
-func (db *DB) pageScan(ctx context.Context, f Filter, cols []string, fn func(Row) error) (used bool, err error) {
-	p, err := db.openPages(ctx, f, cols)
+// with f.Descending. mapped reads the ledger through a memory map, as
+// scan does.
+func (db *DB) pageScan(ctx context.Context, f Filter, cols []string, mapped bool, fn func(Row) error) (used bool, err error) {
+	p, err := db.openPages(ctx, f, cols, mapped)
 	if err != nil || p == nil {
 		return false, err
 	}
 	defer p.c.close()
+	pageScans.Add(1)
 	return true, p.scan(ctx, f, fn)
 }
 
+// pageScans counts the reads pageScan made (for the tests).
+var pageScans atomic.Int64
+
 // openPages opens a connection in a read transaction and a pageReader on
 // it for f and cols; nil when the ledger is not one it reads.
-func (db *DB) openPages(ctx context.Context, f Filter, cols []string) (*pageReader, error) {
+func (db *DB) openPages(ctx context.Context, f Filter, cols []string, mapped bool) (*pageReader, error) {
 	c, err := openRawReadOnly(db.path)
 	if err != nil {
 		return nil, err
+	}
+	if mapped {
+		if _, err := c.exec(ctx, "PRAGMA mmap_size = "+strconv.Itoa(mappedBytes)); err != nil {
+			c.close()
+			return nil, fmt.Errorf("ledger: scan: %w", err)
+		}
 	}
 	p, err := newPageReader(ctx, c, f, cols)
 	if err != nil || p == nil {
@@ -137,9 +149,6 @@ func (p *pageReader) scan(ctx context.Context, f Filter, fn func(Row) error) err
 // newPageReader checks that pageTable can be read from its pages and
 // prepares the reader; nil when it cannot.
 func newPageReader(ctx context.Context, c *rawConn, f Filter, cols []string) (*pageReader, error) {
-	if _, err := c.exec(ctx, "PRAGMA mmap_size = "+strconv.Itoa(mappedBytes)); err != nil {
-		return nil, fmt.Errorf("ledger: scan: %w", err)
-	}
 	if _, err := c.exec(ctx, "BEGIN"); err != nil {
 		return nil, fmt.Errorf("ledger: scan: %w", err)
 	}
