@@ -108,25 +108,33 @@ func ParseWhatIfDuration(s string) (time.Duration, error) {
 
 type wiKey struct{ scenario, provider, currency string }
 
+// wiRow is a row being summed: the costs in DecimalSums (no math/big per
+// item while they fit an int64: decimal.Decimal.Add was 0.4 of 2.6 s of
+// CPU of a 297,600-item month's what-if).
+type wiRow struct {
+	WhatIfRow
+	actual, scenario ledger.DecimalSum
+}
+
 // wiRows are the rows of the scenarios by key.
-type wiRows map[wiKey]*WhatIfRow
+type wiRows map[wiKey]*wiRow
 
 // row is the row of scenario for li's provider and currency.
-func (rows wiRows) row(scenario string, li *ledger.LineItem) *WhatIfRow {
+func (rows wiRows) row(scenario string, li *ledger.LineItem) *wiRow {
 	k := wiKey{scenario, li.Provider, li.Currency}
 	r := rows[k]
 	if r == nil {
-		r = &WhatIfRow{Scenario: scenario, Provider: li.Provider, Currency: li.Currency}
+		r = &wiRow{WhatIfRow: WhatIfRow{Scenario: scenario, Provider: li.Provider, Currency: li.Currency}}
 		rows[k] = r
 	}
 	return r
 }
 
 // account adds li to r with its cost under the scenario.
-func account(r *WhatIfRow, li *ledger.LineItem, scenarioCost decimal.Decimal) {
+func account(r *wiRow, li *ledger.LineItem, scenarioCost decimal.Decimal) {
 	r.Items++
-	r.ActualCost = r.ActualCost.Add(li.BilledCost)
-	r.ScenarioCost = r.ScenarioCost.Add(scenarioCost)
+	r.actual.Add(li.BilledCost)
+	r.scenario.Add(scenarioCost)
 	if !scenarioCost.Equal(li.BilledCost) {
 		r.Changed++
 		r.LineItemIDs = append(r.LineItemIDs, li.ID)
@@ -232,9 +240,10 @@ func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfRepo
 	maps.Copy(rows, release)
 	rep := &WhatIfReport{Month: opts.Month, ShutdownAfter: opts.ShutdownAfter, ReleaseAfter: opts.ReleaseAfter}
 	for _, r := range rows {
+		r.ActualCost, r.ScenarioCost = r.actual.Decimal(), r.scenario.Decimal()
 		r.Saving = r.ActualCost.Sub(r.ScenarioCost)
 		sort.Slice(r.LineItemIDs, func(i, j int) bool { return r.LineItemIDs[i] < r.LineItemIDs[j] })
-		rep.Rows = append(rep.Rows, *r)
+		rep.Rows = append(rep.Rows, r.WhatIfRow)
 	}
 	rank := map[string]int{}
 	for i, s := range WhatIfScenarios {
