@@ -257,20 +257,22 @@ func (a lineItemKey) compare(b lineItemKey) int {
 	return a.at.compare(b.at)
 }
 
-// sortLineItems sorts items by CompareLineItems through an array of their
-// sort keys: the items are large and scattered in memory, and comparing
-// them through their pointers was mostly waiting for memory. The keys hold
-// the rank of the item's provider and resource among those of items rather
-// than the two strings: comparing integers only, a million-item month
-// sorted in 0.2 s of CPU instead of 0.6 s.
+// sortLineItems sorts items by CompareLineItems: by the rank of their
+// provider and resource among those of items (comparing the two strings
+// once per resource, not once per comparison of items), then by start and
+// id within a resource. The items are put in buckets by rank in one pass
+// (a counting sort, which keeps their order within a resource), and a
+// bucket is sorted only when its items are not in order already: read by
+// id, a resource's items mostly come by time. A million-item month sorted
+// in 0.42 s of CPU with a comparison sort of (rank, start, id) keys, in
+// 0.6 s comparing the items through their pointers.
 func sortLineItems(items []*LineItem) {
 	type resource struct{ provider, id string }
 	type keyed struct {
-		rank int32 // of the resource, then first seen order until ranked
-		at   startAndID
-		li   *LineItem
+		at startAndID
+		li *LineItem
 	}
-	keys := make([]keyed, len(items))
+	seenAt := make([]int32, len(items)) // the first-seen index of each item's resource
 	seen := map[resource]int32{}
 	var order []resource // in first seen order
 	var last resource
@@ -286,7 +288,7 @@ func sortLineItems(items []*LineItem) {
 			}
 			last, lastAt = r, at
 		}
-		keys[i] = keyed{lastAt, startAndIDOf(li), li}
+		seenAt[i] = lastAt
 	}
 	byName := make([]int32, len(order))
 	for i := range byName {
@@ -298,19 +300,31 @@ func sortLineItems(items []*LineItem) {
 		}
 		return strings.Compare(order[a].id, order[b].id)
 	})
+	// start[r] is where the bucket of the resource of rank r begins.
 	rank := make([]int32, len(order))
 	for r, at := range byName {
 		rank[at] = int32(r)
 	}
-	for i := range keys {
-		keys[i].rank = rank[keys[i].rank]
+	start := make([]int, len(order)+1)
+	for _, at := range seenAt {
+		start[rank[at]+1]++
 	}
-	slices.SortFunc(keys, func(a, b keyed) int {
-		if c := cmp.Compare(a.rank, b.rank); c != 0 {
-			return c
+	for r := range order {
+		start[r+1] += start[r]
+	}
+	keys := make([]keyed, len(items))
+	next := slices.Clone(start[:len(order)])
+	for i, li := range items {
+		r := rank[seenAt[i]]
+		keys[next[r]] = keyed{startAndIDOf(li), li}
+		next[r]++
+	}
+	for r := range order {
+		bucket := keys[start[r]:start[r+1]]
+		if !slices.IsSortedFunc(bucket, func(a, b keyed) int { return a.at.compare(b.at) }) {
+			slices.SortFunc(bucket, func(a, b keyed) int { return a.at.compare(b.at) })
 		}
-		return a.at.compare(b.at)
-	})
+	}
 	for i := range keys {
 		items[i] = keys[i].li
 	}

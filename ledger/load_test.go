@@ -365,12 +365,21 @@ func TestSelectionEstimate(t *testing.T) {
 func TestSortLineItemsByRank(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	base := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	for _, n := range []int{0, 1, 2, 50, 3000} {
+	for _, c := range []struct {
+		n       int
+		ordered bool
+	}{{0, false}, {1, false}, {2, false}, {50, false}, {3000, false}, {3000, true}} {
+		n, ordered := c.n, c.ordered
 		items := make([]*LineItem, n)
 		for i := range items {
 			items[i] = &LineItem{ID: int64(rng.IntN(n + 1)), Provider: []string{"autodl", "aliyun", "a"}[rng.IntN(3)],
 				ResourceID:        []string{"", "i-1", "i-10", "i-2", "i-1 ", "实例"}[rng.IntN(6)],
 				ChargePeriodStart: base.Add(time.Duration(rng.IntN(5))*time.Hour + time.Duration(rng.IntN(3))*time.Nanosecond)}
+			if ordered {
+				// As read by id: ids and times rise, some resources out of step.
+				items[i].ID = int64(i)
+				items[i].ChargePeriodStart = base.Add(time.Duration(i-rng.IntN(2)*rng.IntN(3)) * time.Minute)
+			}
 		}
 		want := slices.Clone(items)
 		slices.SortStableFunc(want, CompareLineItems)
