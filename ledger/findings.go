@@ -95,54 +95,83 @@ func (w *AuditWriter) Add(ctx context.Context, findings []Finding) error {
 // findingBatch is how many findings one INSERT writes (17 values each).
 const findingBatch = 64
 
-// upsert stores one batch of findings in a multi-row INSERT … ON CONFLICT
-// (one statement a finding cost 0.8 s for 41k findings). New findings get
-// their ids in the batch's order; a finding of an earlier run is updated in
-// place and its evidence deleted, to be written anew by Add.
+// upsert stores one batch of findings: those whose fingerprint no run has
+// stored in one multi-row INSERT (one statement a finding cost 0.8 s for
+// 41k findings), in the batch's order; each of the others is updated in
+// place (its state and first run are kept) and its evidence deleted, to be
+// written anew by Add. Not one INSERT … ON CONFLICT DO UPDATE: SQLite runs
+// the DO UPDATE with ABORT semantics, so that a statement of many rows
+// keeps a copy of every page it changes (a statement journal) to undo
+// itself: storing 41k findings wrote 392 MB in 48k writes to a temporary
+// file. An INSERT OR FAIL, and an UPDATE on a connection without foreign
+// keys, need none; an error rolls the whole run back anyway.
 func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
-	const cols = `INSERT INTO findings(fingerprint, run_id, first_run_id, month, rule_id, severity, provider,
+	const insert = `INSERT OR FAIL INTO findings(fingerprint, run_id, first_run_id, month, rule_id, severity, provider,
 			resource_id, period_start, period_end, amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en)
 			VALUES `
-	const conflict = ` ON CONFLICT(fingerprint) DO UPDATE SET run_id=excluded.run_id, month=excluded.month, severity=excluded.severity,
-				period_start=excluded.period_start, period_end=excluded.period_end, amount_at_risk=excluded.amount_at_risk,
-				currency=excluded.currency, basis=excluded.basis, reason_zh=excluded.reason_zh, reason_en=excluded.reason_en,
-				advice_zh=excluded.advice_zh, advice_en=excluded.advice_en
-			RETURNING fingerprint, id, state, first_run_id`
+	const update = `UPDATE findings SET run_id = ?, month = ?, severity = ?, period_start = ?, period_end = ?, amount_at_risk = ?,
+			currency = ?, basis = ?, reason_zh = ?, reason_en = ?, advice_zh = ?, advice_en = ? WHERE id = ?`
 	if len(findings) == 0 {
 		return nil
 	}
-	w.args = w.args[:0]
-	at := make(map[string]*Finding, len(findings))
-	for i := range findings {
-		f := &findings[i]
-		f.RunID = w.runID
-		f.Month = w.month
-		at[f.Fingerprint] = f
-		w.args = append(w.args, f.Fingerprint, w.runID, w.runID, w.month, f.RuleID, f.Severity, f.Provider, f.ResourceID,
-			FormatTime(f.PeriodStart), FormatTime(f.PeriodEnd), canonicalNullDec(f.AmountAtRisk), f.Currency, f.Basis,
-			f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN)
+	type stored struct {
+		id    int64
+		state string
 	}
-	q := cols + "(" + placeholders(17) + ")" + strings.Repeat(",("+placeholders(17)+")", len(findings)-1) + conflict
-	var stored []any // ids of findings of an earlier run: their evidence is written anew
-	if err := w.c.query(ctx, q, w.args, func(r rawRow) error {
-		f := at[r.Text(0)]
-		if f == nil {
-			return fmt.Errorf("stored a finding %q that was not given, or twice", r.Text(0))
-		}
-		delete(at, r.Text(0))
-		f.ID, f.State = r.Int64(1), r.Text(2)
-		if r.Int64(3) != w.runID {
-			stored = append(stored, f.ID)
-		}
-		return nil
-	}); err != nil {
+	old := map[string]stored{}
+	w.args = w.args[:0]
+	for i := range findings {
+		w.args = append(w.args, findings[i].Fingerprint)
+	}
+	if err := w.c.query(ctx, `SELECT fingerprint, id, state FROM findings WHERE fingerprint IN (`+placeholders(len(findings))+`)`,
+		w.args, func(r rawRow) error {
+			old[r.Text(0)] = stored{r.Int64(1), r.Text(2)}
+			return nil
+		}); err != nil {
 		return fmt.Errorf("ledger: save findings: %w", err)
 	}
-	if len(at) > 0 {
-		return fmt.Errorf("ledger: save findings: %d of %d not stored (repeated fingerprints?)", len(at), len(findings))
+	w.args = w.args[:0]
+	fresh := make(map[string]*Finding, len(findings))
+	var replaced []any // ids of findings of an earlier run: their evidence is written anew
+	for i := range findings {
+		f := &findings[i]
+		f.RunID, f.Month = w.runID, w.month
+		start, end, amount := FormatTime(f.PeriodStart), FormatTime(f.PeriodEnd), canonicalNullDec(f.AmountAtRisk)
+		if s, ok := old[f.Fingerprint]; ok {
+			f.ID, f.State = s.id, s.state
+			if _, err := w.c.exec(ctx, update, w.runID, w.month, f.Severity, start, end, amount, f.Currency, f.Basis,
+				f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN, f.ID); err != nil {
+				return fmt.Errorf("ledger: save findings: %w", err)
+			}
+			replaced = append(replaced, f.ID)
+			continue
+		}
+		if fresh[f.Fingerprint] != nil {
+			return fmt.Errorf("ledger: save findings: two findings with fingerprint %s", f.Fingerprint)
+		}
+		fresh[f.Fingerprint] = f
+		w.args = append(w.args, f.Fingerprint, w.runID, w.runID, w.month, f.RuleID, f.Severity, f.Provider, f.ResourceID,
+			start, end, amount, f.Currency, f.Basis, f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN)
 	}
-	if len(stored) > 0 {
-		if _, err := w.c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id IN (`+placeholders(len(stored))+`)`, stored...); err != nil {
+	if n := len(fresh); n > 0 {
+		q := insert + "(" + placeholders(17) + ")" + strings.Repeat(",("+placeholders(17)+")", n-1) + " RETURNING fingerprint, id, state"
+		if err := w.c.query(ctx, q, w.args, func(r rawRow) error {
+			f := fresh[r.Text(0)]
+			if f == nil {
+				return fmt.Errorf("stored a finding %q that was not given, or twice", r.Text(0))
+			}
+			delete(fresh, r.Text(0))
+			f.ID, f.State = r.Int64(1), r.Text(2)
+			return nil
+		}); err != nil {
+			return fmt.Errorf("ledger: save findings: %w", err)
+		}
+		if len(fresh) > 0 {
+			return fmt.Errorf("ledger: save findings: %d of %d not stored", len(fresh), n)
+		}
+	}
+	if len(replaced) > 0 {
+		if _, err := w.c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id IN (`+placeholders(len(replaced))+`)`, replaced...); err != nil {
 			return fmt.Errorf("ledger: save evidence: %w", err)
 		}
 	}
@@ -195,7 +224,7 @@ func insertEvidence(ctx context.Context, c *rawConn, findings []Finding) error {
 		}
 		q, ok := queries[n]
 		if !ok {
-			q = `INSERT INTO finding_evidence(finding_id, file, items) VALUES (?,?,?)` + strings.Repeat(`,(?,?,?)`, n-1)
+			q = `INSERT OR FAIL INTO finding_evidence(finding_id, file, items) VALUES (?,?,?)` + strings.Repeat(`,(?,?,?)`, n-1)
 			queries[n] = q
 		}
 		if _, err := c.exec(ctx, q, args...); err != nil {
