@@ -78,6 +78,7 @@ type pageReader struct {
 	rec    record
 	buf    []byte // a payload that spills to overflow pages, put together
 	slow   int    // rows read through SQL (byID)
+	idCid  int    // the record column of the id, the rowid's alias: NULL
 }
 
 // pageCond is a Filter's conditions but the id range, on a record: the
@@ -184,12 +185,14 @@ func newPageReader(ctx context.Context, c *rawConn, f Filter, cols []string) (*p
 		cid, name, typ, pk := int(r.Int64(0)), r.Text(1), r.Text(2), r.Int64(3)
 		switch {
 		case pk != 0:
-			// The rowid alias: the only key, an INTEGER PRIMARY KEY
-			// (its record column holds NULL).
+			// The rowid alias: the only key, an INTEGER PRIMARY KEY,
+			// whose record column holds NULL (row checks it: "INTEGER
+			// PRIMARY KEY DESC", say, is no alias).
 			if name != "id" || typ != "INTEGER" || pk != 1 {
 				plain = false
 			}
 			byName[name] = column{-1, classInt}
+			p.idCid = cid
 		case typ == "TEXT":
 			byName[name] = column{cid, classText}
 		case typ == "INTEGER":
@@ -217,22 +220,13 @@ func newPageReader(ctx context.Context, c *rawConn, f Filter, cols []string) (*p
 		}
 		p.cols = append(p.cols, pc)
 	}
-	var ok [6]bool
-	var pc pageCol
-	pc, ok[0] = col("billing_period")
-	p.cond.period = pc.cid
-	pc, ok[1] = col("provider")
-	p.cond.prov = pc.cid
-	pc, ok[2] = col("kind")
-	p.cond.kind = pc.cid
-	pc, ok[3] = col("import_id")
-	p.cond.imp = pc.cid
-	pc, ok[4] = col("charge_period_start")
-	p.cond.start = pc.cid
-	pc, ok[5] = col("usage_start")
-	p.cond.usStart = pc.cid
-	if slices.Contains(ok[:], false) {
-		return nil, nil
+	for name, cid := range map[string]*int{"billing_period": &p.cond.period, "provider": &p.cond.prov, "kind": &p.cond.kind,
+		"import_id": &p.cond.imp, "charge_period_start": &p.cond.start, "usage_start": &p.cond.usStart} {
+		pc, ok := col(name)
+		if !ok {
+			return nil, nil
+		}
+		*cid = pc.cid
 	}
 	if f.Month != "" {
 		p.cond.months = [][]byte{[]byte(f.Month)}
@@ -284,7 +278,7 @@ func newPageReader(ctx context.Context, c *rawConn, f Filter, cols []string) (*p
 	for _, c := range p.cols {
 		p.rec.last = max(p.rec.last, c.cid)
 	}
-	p.rec.last = max(p.rec.last, p.cond.period, p.cond.prov, p.cond.kind, p.cond.imp, p.cond.start, p.cond.usStart)
+	p.rec.last = max(p.rec.last, p.cond.period, p.cond.prov, p.cond.kind, p.cond.imp, p.cond.start, p.cond.usStart, p.idCid)
 	return p, nil
 }
 
@@ -495,6 +489,9 @@ func (p *pageReader) row(ctx context.Context, id int64, payload []byte, fn func(
 	plain, err := rec.decode(id, payload)
 	if err != nil {
 		return fmt.Errorf("row %d: %w", id, err)
+	}
+	if plain && rec.typ[p.idCid] != 0 {
+		return fmt.Errorf("row %d: the id is stored in the record: not the rowid", id)
 	}
 	if plain {
 		for _, c := range p.cols {
