@@ -151,21 +151,20 @@ func (r forgottenInstance) Run(ctx context.Context, in *Input) ([]ledger.Finding
 // costBeyond sums the items' billed cost after cutoff, each pro rata by the
 // part of its active span after cutoff; n counts the items that contribute.
 func costBeyond(items []*ledger.LineItem, cutoff time.Time) (sum decimal.Decimal, n int) {
+	var total ledger.DecimalSum // exactly decimal.Decimal.Add, without math/big while it fits an int64
 	for _, li := range items {
 		s, e := activeSpan(li)
-		var part decimal.Decimal
 		switch {
 		case !s.Before(cutoff):
-			part = li.BilledCost
+			total.Add(li.BilledCost)
 		case !e.After(cutoff):
 			continue
 		default:
-			part = proRata(li.BilledCost, int64(e.Sub(cutoff)/time.Second), int64(e.Sub(s)/time.Second))
+			total.Add(proRata(li.BilledCost, int64(e.Sub(cutoff)/time.Second), int64(e.Sub(s)/time.Second)))
 		}
-		sum = sum.Add(part)
 		n++
 	}
-	return sum, n
+	return total.Decimal(), n
 }
 
 // crossesNight reports whether [start, end) overlaps the night window
