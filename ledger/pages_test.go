@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -469,5 +470,50 @@ func TestColumnNames(t *testing.T) {
 		if ok != (want != nil) || !reflect.DeepEqual(got, want) {
 			t.Errorf("columnNames(%q) = %q, %v; want %q", cols, got, ok, want)
 		}
+	}
+}
+
+// A leaf page of line_items overwritten on disk: pageScan reports a
+// malformed page, naming it, and does not panic; LoadLineItems fails (here
+// SQLite's own reads find the page first), and other reads still work.
+func TestPageScanCorruptLeaf(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	importItems(t, db, pageTestItems(2000, 10))
+	var leaf, size int64
+	if err := db.SQL().QueryRowContext(ctx, `SELECT pageno, pgsize FROM dbstat WHERE name = 'line_items' AND pagetype = 'leaf'
+		ORDER BY pageno LIMIT 1 OFFSET 3`).Scan(&leaf, &size); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cell count and pointers beyond the page.
+	if _, err := f.WriteAt([]byte{0x0d, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0xff, 0xff, 0xff, 0xff}, (leaf-1)*size); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if db, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	used, err := db.pageScan(ctx, Filter{}, []string{"id", "provider"}, false, func(Row) error { return nil })
+	if !used || !errors.Is(err, errCorruptPage) || !strings.Contains(err.Error(), fmt.Sprintf("page %d", leaf)) {
+		t.Errorf("pageScan of a ledger with a broken leaf: %v, %v; want a malformed page %d", used, err, leaf)
+	}
+	if _, err := db.LoadLineItems(ctx, Filter{Month: "2026-10"}); err == nil {
+		t.Error("LoadLineItems of a ledger with a broken leaf: no error")
+	}
+	if _, err := db.Imports(ctx, 0); err != nil {
+		t.Errorf("the imports after a failed load: %v", err)
 	}
 }
