@@ -610,6 +610,27 @@ func TestImportsAndUndo(t *testing.T) {
 	}
 }
 
+// openWithPageSize opens a ledger made of a database that SQLite created
+// with pages of size bytes before gpubill first opened it.
+func openWithPageSize(t *testing.T, size int) *DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Exec(fmt.Sprintf("PRAGMA page_size = %d; CREATE TABLE before_gpubill(x)", size)); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // A new ledger gets pageSize pages; a ledger created with another page size
 // keeps it, and works.
 func TestPageSizeOfNewAndExistingLedgers(t *testing.T) {
@@ -626,20 +647,7 @@ func TestPageSizeOfNewAndExistingLedgers(t *testing.T) {
 		t.Errorf("new ledger: page size %d, want %d", got, pageSize)
 	}
 
-	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := old.Exec("PRAGMA page_size = 4096; CREATE TABLE before_gpubill(x)"); err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openWithPageSize(t, 4096)
 	if n := importItems(t, db, []LineItem{item("a", "1.5"), item("b", "2")}); n != 2 {
 		t.Fatalf("imported %d items, want 2", n)
 	}

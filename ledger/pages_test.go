@@ -174,20 +174,7 @@ func TestPageScanIsSelect(t *testing.T) {
 	})
 
 	t.Run("4KiB pages, three levels", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "old.db")
-		old, err := sql.Open("sqlite", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := old.Exec("PRAGMA page_size = 4096; CREATE TABLE before_gpubill(x)"); err != nil {
-			t.Fatal(err)
-		}
-		old.Close()
-		db, err := Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := openWithPageSize(t, 4096)
 		importItems(t, db, pageTestItems(2000, 5000))
 		// Payloads of sizes 41 bytes apart over two overflow pages' worth:
 		// every 100-byte window of the remainders that decide how much of a
