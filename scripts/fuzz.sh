@@ -61,6 +61,11 @@ for pkg in $(go list ./...); do
 		execs=$(sed -nE 's/.*execs: ([0-9]+).*/\1/p' <<<"$last")
 		newi=$(sed -nE 's/.*new interesting: ([0-9]+).*/\1/p' <<<"$last")
 		total_execs=$((total_execs + ${execs:-0}))
+		if [ -z "$execs" ] && [ "$result" = ok ]; then
+			# The time went to running the stored corpus (the baseline
+			# coverage) before any new input: only the seeds were checked.
+			result="ok (seeds only: the corpus took the ${secs}s)"
+		fi
 		printf '%-40s %-26s %12s %6s  %s\n' "${pkg#github.com/gpubill/gpubill/}" "$target" "${execs:--}" "${newi:--}" "$result"
 		if [ "$result" = CRASH ]; then
 			crashed=$((crashed + 1))
