@@ -64,7 +64,7 @@ func main() {
 	xlsxSizes := flag.String("xlsx-rows", "", "comma-separated row counts of XLSX bills to import against excelize's Rows() (empty: none)")
 	reports := flag.Bool("reports", true, "also time each report of the first month of the imported template ledger")
 	formatList := flag.String("formats", "template,aliyun", "comma-separated formats of the generated CSV bills: "+formatNames())
-	against := flag.String("against", "", "another gpubill binary to import each CSV with too, alternating with the measured one (to compare two builds)")
+	against := flag.String("against", "", "another gpubill binary to import each CSV with too, alternating with the measured one, and to audit and report on a copy of the same ledger (to compare two builds)")
 	zipped := flag.Bool("zip", false, "also import each generated CSV zipped (one Deflate member) against the baseline of the unzipped file")
 	readXLSX := flag.String("read-xlsx", "", "internal: read every cell of this workbook with excelize's Rows() and exit (the XLSX baseline)")
 	flag.Parse()
@@ -195,8 +195,10 @@ func runCSV(bin, against string, n int, f benchFormat, runs int, dir string, aud
 		}
 	}
 	ours := filepath.Join(dir, "ours.db")
-	var base, plain, others, zips, audits []sample
-	reportTimes := map[string][]sample{}
+	theirs := filepath.Join(dir, "against.db") // a copy of ours.db for -against's audit and reports
+	defer os.Remove(theirs)
+	var base, plain, others, zips, audits, theirAudits []sample
+	reportTimes, theirReports := map[string][]sample{}, map[string][]sample{}
 	for i := 0; i < runs; i++ {
 		b, err := timed(dir, exec.Command("sqlite3", filepath.Join(dir, "base.db"), ".import --csv "+csvPath+" bill"))
 		if err != nil {
@@ -215,20 +217,46 @@ func runCSV(bin, against string, n int, f benchFormat, runs int, dir string, aud
 			return err
 		}
 		plain = append(plain, o)
-		if audit {
-			a, err := auditAll(bin, ours, n)
-			if err != nil {
+		// With -against, the other binary audits and reports on a copy of
+		// the same ledger, alternating with ours (who goes first alternates
+		// too).
+		both := against != "" && (audit || reports)
+		if both {
+			if err := copyFile(ours, theirs); err != nil {
 				return err
 			}
-			audits = append(audits, a)
 		}
-		if reports {
-			for _, r := range reportNames {
-				t, err := reportTime(bin, ours, r)
+		sides := []struct {
+			bin, db         string
+			audits          *[]sample
+			reports         map[string][]sample
+			measured, first bool
+		}{{bin, ours, &audits, reportTimes, true, i%2 == 0}, {against, theirs, &theirAudits, theirReports, both, i%2 == 1}}
+		if !sides[0].first {
+			sides[0], sides[1] = sides[1], sides[0]
+		}
+		for _, side := range sides {
+			if !side.measured {
+				continue
+			}
+			if audit {
+				a, err := auditAll(side.bin, side.db, n)
 				if err != nil {
 					return err
 				}
-				reportTimes[r] = append(reportTimes[r], t)
+				*side.audits = append(*side.audits, a)
+			}
+		}
+		for _, r := range reportNames {
+			for _, side := range sides {
+				if !side.measured || !reports {
+					continue
+				}
+				t, err := reportTime(side.bin, side.db, r)
+				if err != nil {
+					return err
+				}
+				side.reports[r] = append(side.reports[r], t)
 			}
 		}
 		if zipped { // last: it replaces the ledger the audit and reports read
@@ -258,10 +286,19 @@ func runCSV(bin, against string, n int, f benchFormat, runs int, dir string, aud
 		ma := median(audits)
 		printRow(n, f.name, "gpubill audit (all)", ma, ratio(ma),
 			fmt.Sprintf("(audit / gpubill import: %.2f)", ma.wall.Seconds()/mo.wall.Seconds()))
+		if len(theirAudits) > 0 {
+			mt := median(theirAudits)
+			printRow(n, f.name, "-against audit (all)", mt, ratio(mt),
+				fmt.Sprintf("(gpubill audit / -against: %.2f)", ma.wall.Seconds()/mt.wall.Seconds()))
+		}
 	}
 	for _, r := range reportNames {
 		if t := reportTimes[r]; len(t) > 0 {
 			printRow(n, f.name, "report "+r+" 2026-10", median(t), "", "(target: 0.5 s at a million rows)")
+		}
+		if t := theirReports[r]; len(t) > 0 {
+			printRow(n, f.name, "-against "+r+" 2026-10", median(t), "",
+				fmt.Sprintf("(gpubill / -against: %.2f)", median(reportTimes[r]).wall.Seconds()/median(t).wall.Seconds()))
 		}
 	}
 	return nil
@@ -426,4 +463,25 @@ func numCPU() int {
 		return 0
 	}
 	return strings.Count(string(b), "\nprocessor") + 1
+}
+
+// copyFile copies the database at src (closed: no WAL) to dst.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	for _, suffix := range []string{"-wal", "-shm"} {
+		os.Remove(dst + suffix)
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
