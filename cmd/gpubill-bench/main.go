@@ -307,13 +307,13 @@ func runCSV(bin, against string, n int, f benchFormat, runs int, dir string, aud
 // printHeader prints the header of a results table; what names its third
 // column.
 func printHeader(what string) {
-	fmt.Printf("%-9s %-9s %-25s %10s %10s %8s\n", "rows", "format", what, "median s", "peak MB", "ratio")
+	fmt.Printf("%-9s %-9s %-27s %10s %10s %8s\n", "rows", "format", what, "median s", "peak MB", "ratio")
 }
 
 // printRow prints one line of the results table: the median wall time and
 // peak RSS of s, its ratio to the baseline and a note ("" for none).
 func printRow(rows int, format, what string, s sample, ratio, note string) {
-	line := fmt.Sprintf("%-9d %-9s %-25s %10.2f %10.1f %8s", rows, format, what, s.wall.Seconds(), float64(s.rssKB)/1024, ratio)
+	line := fmt.Sprintf("%-9d %-9s %-27s %10.2f %10.1f %8s", rows, format, what, s.wall.Seconds(), float64(s.rssKB)/1024, ratio)
 	if note != "" {
 		line += "  " + note
 	}
