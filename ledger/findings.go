@@ -123,8 +123,11 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 	for i := range findings {
 		w.args = append(w.args, findings[i].Fingerprint)
 	}
-	if err := w.c.query(ctx, `SELECT fingerprint, id, state FROM findings WHERE fingerprint IN (`+placeholders(len(findings))+`)`,
+	if err := w.c.query(ctx, `SELECT fingerprint, id, state, run_id FROM findings WHERE fingerprint IN (`+placeholders(len(findings))+`)`,
 		w.args, func(r rawRow) error {
+			if r.Int64(3) == w.runID {
+				return fmt.Errorf("two findings with fingerprint %s", r.Text(0))
+			}
 			old[r.Text(0)] = stored{r.Int64(1), r.Text(2)}
 			return nil
 		}); err != nil {

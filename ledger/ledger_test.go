@@ -665,3 +665,29 @@ func TestPageSizeOfNewAndExistingLedgers(t *testing.T) {
 		t.Errorf("existing ledger: sum %s, integrity %s; want 3.5, ok", sum, check)
 	}
 }
+
+// SaveAudit refuses two findings with one fingerprint, in one batch of the
+// writer or in two, and stores nothing.
+func TestSaveAuditRefusesRepeatedFingerprints(t *testing.T) {
+	db := openTest(t)
+	importItems(t, db, []LineItem{item("k", "1")})
+	ctx := context.Background()
+	for _, at := range []int{1, findingBatch + 3} {
+		var fs []Finding
+		for i := range findingBatch + 5 {
+			fp := fmt.Sprintf("fp%03d", i)
+			if i == at {
+				fp = "fp000"
+			}
+			fs = append(fs, Finding{Fingerprint: fp, RuleID: "seat_fee", Severity: SeverityLow, Provider: "autodl",
+				PeriodStart: time.Unix(0, 0), PeriodEnd: time.Unix(3600, 0), Currency: "CNY", ReasonZH: "原因", ReasonEN: "reason",
+				Evidence: []Evidence{{LineItemID: 1, File: "x.csv", Row: 1}}})
+		}
+		if _, err := db.SaveAudit(ctx, "2026-10", "Asia/Shanghai", "{}", fs); err == nil || !strings.Contains(err.Error(), "fp000") {
+			t.Errorf("fp000 again at %d: %v, want an error naming it", at, err)
+		}
+		if stored, err := db.Findings(ctx, "2026-10"); err != nil || len(stored) != 0 {
+			t.Errorf("fp000 again at %d: %d findings stored (%v), want none", at, len(stored), err)
+		}
+	}
+}

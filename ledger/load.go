@@ -263,9 +263,10 @@ func (a lineItemKey) compare(b lineItemKey) int {
 // id within a resource. The items are put in buckets by rank in one pass
 // (a counting sort, which keeps their order within a resource), and a
 // bucket is sorted only when its items are not in order already: read by
-// id, a resource's items mostly come by time. A million-item month sorted
-// in 0.42 s of CPU with a comparison sort of (rank, start, id) keys, in
-// 0.6 s comparing the items through their pointers.
+// id, a resource's items mostly come by time. Half a million-item month
+// sorts in 51–69 ms; a comparison sort of (rank, start, id) keys took
+// 195–377 ms (alternating runs), and comparing the items through their
+// pointers three times that.
 func sortLineItems(items []*LineItem) {
 	type resource struct{ provider, id string }
 	type keyed struct {
