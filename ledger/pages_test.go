@@ -504,3 +504,39 @@ func TestPageScanCorruptLeaf(t *testing.T) {
 		t.Errorf("the imports after a failed load: %v", err)
 	}
 }
+
+// BenchmarkLoadLineItems loads a month from the table's pages and through
+// the SELECT (GPUBILL_BENCH_ROWS items, default 100,000, as
+// pageTestItems makes them), alternating, and reports items a second:
+//
+//	go test ./ledger -run '^$' -bench LoadLineItems
+func BenchmarkLoadLineItems(b *testing.B) {
+	n := 100_000
+	if s := os.Getenv("GPUBILL_BENCH_ROWS"); s != "" {
+		if _, err := fmt.Sscan(s, &n); err != nil || n <= 0 {
+			b.Fatalf("GPUBILL_BENCH_ROWS=%q: want a positive number", s)
+		}
+	}
+	db := openTest(b)
+	items := pageTestItems(n, 10)
+	for i := range items { // one month, the way most ledgers hold it
+		items[i].BillingPeriod = "2026-10"
+	}
+	importItems(b, db, items)
+	defer func() { usePages = true }()
+	for _, c := range []struct {
+		name  string
+		pages bool
+	}{{"pages", true}, {"select", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			usePages = c.pages
+			for b.Loop() {
+				got, err := db.LoadLineItems(context.Background(), Filter{Month: "2026-10"})
+				if err != nil || len(got) != n {
+					b.Fatalf("%d items (%v), want %d", len(got), err, n)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+		})
+	}
+}
