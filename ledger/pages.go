@@ -76,9 +76,10 @@ type pageReader struct {
 	byID   string // the SELECT of one row by id, with the filter's conditions
 	byIDA  []any
 	rec    record
-	buf    []byte // a payload that spills to overflow pages, put together
-	slow   int    // rows read through SQL (byID)
-	idCid  int    // the record column of the id, the rowid's alias: NULL
+	buf    []byte   // a payload that spills to overflow pages, put together
+	slow   int      // rows read through SQL (byID)
+	idCid  int      // the record column of the id, the rowid's alias: NULL
+	walked []uint64 // a bit for each page of the tree walked
 }
 
 // pageCond is a Filter's conditions but the id range, on a record: the
@@ -312,6 +313,20 @@ func (p *pageReader) walk(ctx context.Context, pgno uint32, lo, hi int64, desc b
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// A page of the tree is walked once: a corrupt child pointer to a page
+	// already walked would read rows twice, or walk a subtree again and
+	// again within the depth bound.
+	if int64(pgno) > p.pages {
+		return fmt.Errorf("page %d: past the end of the database: %w", pgno, errCorruptPage)
+	}
+	if p.walked == nil {
+		p.walked = make([]uint64, p.pages/64+1)
+	}
+	w, bit := &p.walked[pgno/64], uint64(1)<<(pgno%64)
+	if *w&bit != 0 {
+		return fmt.Errorf("page %d: reached twice in the tree: %w", pgno, errCorruptPage)
+	}
+	*w |= bit
 	b, err := p.page(p.tree, pgno)
 	if err != nil {
 		return err
