@@ -118,15 +118,9 @@ var pageScans atomic.Int64
 // openPages opens a connection in a read transaction and a pageReader on
 // it for f and cols; nil when the ledger is not one it reads.
 func (db *DB) openPages(ctx context.Context, f Filter, cols []string, mapped bool) (*pageReader, error) {
-	c, err := openRawReadOnly(db.path)
+	c, err := db.openReader(ctx, mapped)
 	if err != nil {
 		return nil, err
-	}
-	if mapped {
-		if _, err := c.exec(ctx, "PRAGMA mmap_size = "+strconv.Itoa(mappedBytes)); err != nil {
-			c.close()
-			return nil, fmt.Errorf("ledger: scan: %w", err)
-		}
 	}
 	p, err := newPageReader(ctx, c, f, cols)
 	if err != nil || p == nil {

@@ -34,20 +34,31 @@ const mappedBytes = 8 << 30
 // scans of reports, which keep little, do without (report spend of a
 // 300k-item month: 97 → 163 MB with it, for no measurable speed).
 func (db *DB) scan(ctx context.Context, q string, args []any, fn func(Row) error, mapped bool) error {
-	c, err := openRawReadOnly(db.path)
+	c, err := db.openReader(ctx, mapped)
 	if err != nil {
 		return err
 	}
 	defer c.close()
-	if mapped {
-		if _, err := c.exec(ctx, "PRAGMA mmap_size = "+strconv.Itoa(mappedBytes)); err != nil {
-			return fmt.Errorf("ledger: scan: %w", err)
-		}
-	}
 	if err := c.query(ctx, q, args, func(r rawRow) error { return fn(Row{r: r}) }); err != nil {
 		return fmt.Errorf("ledger: scan: %w", err)
 	}
 	return nil
+}
+
+// openReader opens a read-only connection to the ledger, reading it
+// through a memory map when mapped (scan, pageScan).
+func (db *DB) openReader(ctx context.Context, mapped bool) (*rawConn, error) {
+	c, err := openRawReadOnly(db.path)
+	if err != nil {
+		return nil, err
+	}
+	if mapped {
+		if _, err := c.exec(ctx, "PRAGMA mmap_size = "+strconv.Itoa(mappedBytes)); err != nil {
+			c.close()
+			return nil, fmt.Errorf("ledger: scan: %w", err)
+		}
+	}
+	return c, nil
 }
 
 // Row is the current row of a Scan, valid only inside its callback: a
