@@ -220,43 +220,39 @@ func runCSV(bin, against string, n int, f benchFormat, runs int, dir string, aud
 		// With -against, the other binary audits and reports on a copy of
 		// the same ledger, alternating with ours (who goes first alternates
 		// too).
-		both := against != "" && (audit || reports)
-		if both {
+		type side struct {
+			bin, db string
+			audits  *[]sample
+			reports map[string][]sample
+		}
+		sides := []side{{bin, ours, &audits, reportTimes}}
+		if against != "" && (audit || reports) {
 			if err := copyFile(ours, theirs); err != nil {
 				return err
 			}
-		}
-		sides := []struct {
-			bin, db         string
-			audits          *[]sample
-			reports         map[string][]sample
-			measured, first bool
-		}{{bin, ours, &audits, reportTimes, true, i%2 == 0}, {against, theirs, &theirAudits, theirReports, both, i%2 == 1}}
-		if !sides[0].first {
-			sides[0], sides[1] = sides[1], sides[0]
-		}
-		for _, side := range sides {
-			if !side.measured {
-				continue
+			sides = append(sides, side{against, theirs, &theirAudits, theirReports})
+			if i%2 == 1 {
+				sides[0], sides[1] = sides[1], sides[0]
 			}
+		}
+		for _, sd := range sides {
 			if audit {
-				a, err := auditAll(side.bin, side.db, n)
+				a, err := auditAll(sd.bin, sd.db, n)
 				if err != nil {
 					return err
 				}
-				*side.audits = append(*side.audits, a)
+				*sd.audits = append(*sd.audits, a)
 			}
 		}
 		for _, r := range reportNames {
-			for _, side := range sides {
-				if !side.measured || !reports {
-					continue
+			for _, sd := range sides {
+				if reports {
+					t, err := reportTime(sd.bin, sd.db, r)
+					if err != nil {
+						return err
+					}
+					sd.reports[r] = append(sd.reports[r], t)
 				}
-				t, err := reportTime(side.bin, side.db, r)
-				if err != nil {
-					return err
-				}
-				side.reports[r] = append(side.reports[r], t)
 			}
 		}
 		if zipped { // last: it replaces the ledger the audit and reports read
