@@ -551,16 +551,12 @@ func TestPageScanSurvivesCorruption(t *testing.T) {
 	db := openWithPageSize(t, 4096)
 	importItems(t, db, pageTestItems(400, 3000))
 	var pages []int64
-	rows, err := db.SQL().QueryContext(ctx, "SELECT pageno FROM dbstat WHERE name = 'line_items'")
-	if err != nil {
+	if err := db.Scan(ctx, "SELECT pageno FROM dbstat WHERE name = 'line_items'", nil, func(r Row) error {
+		pages = append(pages, r.Int64(0))
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
-	for rows.Next() {
-		var p int64
-		rows.Scan(&p)
-		pages = append(pages, p)
-	}
-	rows.Close()
 	if _, err := db.SQL().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		t.Fatal(err)
 	}
