@@ -22,7 +22,8 @@
 // from there), an audit's findings (AuditWriter), and the scans of many line
 // items (Scan, EachLineItem), where the driver's mutex and copy per column
 // were most of the time. LoadLineItems (load.go) reads a month into memory
-// for an analysis: the fields the rules read, in id ranges on several
+// for an analysis: the fields the rules read (an Item: a LineItem holds one
+// and the rest of the source's detail), in id ranges on several
 // connections, items in slabs with shared texts and amounts, each range read
 // from the table's B-tree pages and its records decoded in Go (pages.go:
 // SQLite's file format, through the sqlite_dbpage table, in a read

@@ -80,7 +80,7 @@ func (b *rawItems) item(r Row) (*LineItem, error) {
 	b.buf = buf
 	s := string(buf)
 	col := func(i int) string { return s[end[i-1]:end[i]] }
-	li := &LineItem{ID: r.Int64(0)}
+	li := &LineItem{Item: Item{ID: r.Int64(0)}}
 	li.Provider, li.BillingAccountID, li.SubAccount, li.BillingPeriod = col(1), col(2), col(3), col(4)
 	var err error
 	if li.ChargePeriodStart, err = ParseTime(col(5)); err != nil {
@@ -144,22 +144,14 @@ func (b *rawItems) item(r Row) (*LineItem, error) {
 }
 
 // eachPart reads what f selects with the WHERE clause where gives, in
-// EachLineItem's order unless f.Unordered: through eachRaw, or with
-// f.Analysis through a loader.
+// EachLineItem's order unless f.Unordered.
 func (db *DB) eachPart(ctx context.Context, f Filter, where func() (string, []any), fn func(*LineItem) error) error {
 	w, args := where()
 	order := eachOrder
 	if f.Unordered {
 		order = ""
 	}
-	if !f.Analysis {
-		return db.eachRaw(ctx, f, w, order, args, fn)
-	}
-	paths, err := db.ImportPaths(ctx)
-	if err != nil {
-		return err
-	}
-	return db.eachLoaded(ctx, newLoader(paths), f.KeepID, false, w+order, args, fn)
+	return db.eachRaw(ctx, f, w, order, args, fn)
 }
 
 // eachBatch is how many items a reader of eachParallel hands over at once.
@@ -252,11 +244,11 @@ func eachUnordered(ch <-chan []*LineItem, fn func(*LineItem) error) error {
 }
 
 // eachMerged calls fn for every item of the batches of chans, each a sorted
-// stream, in CompareLineItems order.
-func eachMerged(chans []chan []*LineItem, fn func(*LineItem) error) error {
+// stream, in CompareItems order.
+func eachMerged[P interface{ item() *Item }](chans []chan []P, fn func(P) error) error {
 	type head struct {
-		ch <-chan []*LineItem
-		b  []*LineItem // b[0] is the stream's next item
+		ch <-chan []P
+		b  []P // b[0] is the stream's next item
 	}
 	// fill makes h.b hold the next item, and reports whether there is one.
 	fill := func(h *head) bool {
@@ -278,7 +270,7 @@ func eachMerged(chans []chan []*LineItem, fn func(*LineItem) error) error {
 	for len(heads) > 0 {
 		best := 0
 		for i := 1; i < len(heads); i++ {
-			if CompareLineItems(heads[i].b[0], heads[best].b[0]) < 0 {
+			if CompareItems(heads[i].b[0].item(), heads[best].b[0].item()) < 0 {
 				best = i
 			}
 		}

@@ -20,7 +20,7 @@ import (
 // whatif). EachLineItem hands out one item at a time and fills every field;
 // LoadLineItems keeps them all, so what matters is what a million items
 // cost to build and to hold:
-//   - only the columns an analysis reads (AnalysisFields), never the raw
+//   - only the columns an analysis reads, into an Item, never the raw
 //     cells, tags or the payment split;
 //   - items are allocated in slabs, not one by one;
 //   - repeated texts (provider, account, kind, resource id, units …) are
@@ -31,15 +31,6 @@ import (
 //     through the month index when the month fills most of its range;
 //   - such a range is read from the table's pages, its records decoded in
 //     Go, not through SQLite's virtual machine (pages.go).
-
-// AnalysisFields are the LineItem fields LoadLineItems fills; the others
-// are left empty (SubAccount, ResourceName, Region, Zone, ListCost,
-// VoucherPaid, CashPaid, OtherPaid, Unpaid, Tags, Raw).
-var AnalysisFields = []string{"ID", "Provider", "BillingAccountID", "BillingPeriod",
-	"ChargePeriodStart", "ChargePeriodEnd", "ChargeCategory", "Kind", "PricingModel", "ServiceName",
-	"ResourceID", "ResourceType", "SKU", "ParentResourceID", "GPUModel", "GPUCount",
-	"ConsumedQuantity", "ConsumedUnit", "PricingQuantity", "PricingUnit", "ListUnitPrice", "BilledCost",
-	"Currency", "UsageStart", "UsageEnd", "Description", "ImportID", "SourceRow", "RowKey", "File"}
 
 // loadColumnNames are the columns LoadLineItems reads, in the order of
 // the lc constants; loadColumns is their list in SQL.
@@ -164,10 +155,9 @@ func heapSizes() (live, heap int64) {
 }
 
 // loadItemBytes is what one loaded item holds on the heap, for
-// ReserveHeap: its LineItem (784 bytes with the Derived that rules fill)
-// and its share of strings, amounts and the sort (825 bytes an item
-// measured on a 600k-item load before Derived).
-const loadItemBytes = 1 << 10
+// ReserveHeap: its Item (560 bytes with the Derived that rules fill) and
+// its share of strings, amounts and the sort (about 100 bytes).
+const loadItemBytes = 704
 
 // loadPartMin is the fewest items worth a reader of their own.
 var loadPartMin int64 = 20000
@@ -175,12 +165,11 @@ var loadPartMin int64 = 20000
 // loadSlab is how many items one allocation holds.
 const loadSlab = 1024
 
-// LoadLineItems returns the line items f selects, with the fields of
-// AnalysisFields filled, in EachLineItem's order (CompareLineItems) unless
-// f.Unordered. Items may share strings and amounts; callers must treat them
-// as read-only. f.NoRaw is implied; f.IDMin and f.IDMax narrow the
-// selection.
-func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) {
+// LoadLineItems returns the line items f selects, as Items, in
+// EachLineItem's order (CompareItems) unless f.Unordered. Items may share
+// strings and amounts; callers must treat them as read-only. f.NoRaw is
+// implied; f.IDMin and f.IDMax narrow the selection.
+func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*Item, error) {
 	f.NoRaw = true
 	sel, err := db.selection(ctx, f)
 	if err != nil || sel.n == 0 {
@@ -193,7 +182,7 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) 
 	defer KeepingAllocations()()
 	ReserveHeap(sel.n * loadItemBytes)
 	parts := sel.parts()
-	out := make([][]*LineItem, len(parts))
+	out := make([][]*Item, len(parts))
 	err = readParts(parts, func(p int, pf Filter) error {
 		var err error
 		out[p], err = db.loadPart(ctx, pf, paths, int(sel.n)/len(parts))
@@ -211,9 +200,15 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) 
 	return mergeSorted(out), nil
 }
 
-// CompareLineItems orders line items as EachLineItem does: by provider,
+// CompareItems orders line items as EachLineItem does: by provider,
 // resource, charge period start and id.
-func CompareLineItems(a, b *LineItem) int { return keyOf(a).compare(keyOf(b)) }
+func CompareItems(a, b *Item) int { return keyOf(a).compare(keyOf(b)) }
+
+// CompareLineItems is CompareItems of two LineItems.
+func CompareLineItems(a, b *LineItem) int { return CompareItems(&a.Item, &b.Item) }
+
+// item is the Item of an *Item or a *LineItem (eachMerged reads both).
+func (it *Item) item() *Item { return it }
 
 // lineItemKey is what CompareLineItems orders line items by.
 type lineItemKey struct {
@@ -229,7 +224,7 @@ type startAndID struct {
 	id   int64
 }
 
-func startAndIDOf(li *LineItem) startAndID {
+func startAndIDOf(li *Item) startAndID {
 	return startAndID{li.ChargePeriodStart.Unix(), int32(li.ChargePeriodStart.Nanosecond()), li.ID}
 }
 
@@ -243,7 +238,7 @@ func (a startAndID) compare(b startAndID) int {
 	return cmp.Compare(a.id, b.id)
 }
 
-func keyOf(li *LineItem) lineItemKey {
+func keyOf(li *Item) lineItemKey {
 	return lineItemKey{li.Provider, li.ResourceID, startAndIDOf(li)}
 }
 
@@ -257,7 +252,7 @@ func (a lineItemKey) compare(b lineItemKey) int {
 	return a.at.compare(b.at)
 }
 
-// sortLineItems sorts items by CompareLineItems: by the rank of their
+// sortLineItems sorts items by CompareItems: by the rank of their
 // provider and resource among those of items (comparing the two strings
 // once per resource, not once per comparison of items), then by start and
 // id within a resource. The items are put in buckets by rank in one pass
@@ -267,11 +262,11 @@ func (a lineItemKey) compare(b lineItemKey) int {
 // sorts in 51–69 ms; a comparison sort of (rank, start, id) keys took
 // 195–377 ms (alternating runs), and comparing the items through their
 // pointers three times that.
-func sortLineItems(items []*LineItem) {
+func sortLineItems(items []*Item) {
 	type resource struct{ provider, id string }
 	type keyed struct {
 		at startAndID
-		li *LineItem
+		li *Item
 	}
 	seenAt := make([]int32, len(items)) // the first-seen index of each item's resource
 	seen := map[resource]int32{}
@@ -331,19 +326,19 @@ func sortLineItems(items []*LineItem) {
 	}
 }
 
-// mergeSorted merges lists sorted by CompareLineItems into one (eachMerged,
+// mergeSorted merges lists sorted by CompareItems into one (eachMerged,
 // each list a stream of one batch).
-func mergeSorted(lists [][]*LineItem) []*LineItem {
+func mergeSorted(lists [][]*Item) []*Item {
 	total := 0
-	chans := make([]chan []*LineItem, len(lists))
+	chans := make([]chan []*Item, len(lists))
 	for i, l := range lists {
 		total += len(l)
-		chans[i] = make(chan []*LineItem, 1)
+		chans[i] = make(chan []*Item, 1)
 		chans[i] <- l
 		close(chans[i])
 	}
-	out := make([]*LineItem, 0, total)
-	eachMerged(chans, func(li *LineItem) error {
+	out := make([]*Item, 0, total)
+	eachMerged(chans, func(li *Item) error {
 		out = append(out, li)
 		return nil
 	})
@@ -506,10 +501,10 @@ func columnNames(cols string) ([]string, bool) {
 
 // loadPart reads one id range of f: from the table's pages when the
 // selection fills its range (pages.go), else through the SELECT.
-func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*LineItem, error) {
-	items := make([]*LineItem, 0, hint)
+func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*Item, error) {
+	items := make([]*Item, 0, hint)
 	l := newLoader(paths)
-	add := func(li *LineItem) error {
+	add := func(li *Item) error {
 		items = append(items, li)
 		return nil
 	}
@@ -531,7 +526,7 @@ var usePages = true
 // eachLoaded reads the line items of "WHERE … ORDER BY …" (rest) with l and
 // calls fn for each that keep (if set) accepts; mapped reads the ledger
 // through a memory map (scan).
-func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, mapped bool, rest string, args []any, fn func(*LineItem) error) error {
+func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, mapped bool, rest string, args []any, fn func(*Item) error) error {
 	return db.scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+rest, args, func(r Row) error {
 		return l.add(r, keep, fn)
 	}, mapped)
@@ -539,7 +534,7 @@ func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, 
 
 // add builds the item of r and hands it to fn, unless keep (if set)
 // refuses its id.
-func (l *loader) add(r Row, keep func(int64) bool, fn func(*LineItem) error) error {
+func (l *loader) add(r Row, keep func(int64) bool, fn func(*Item) error) error {
 	if keep != nil && !keep(r.Int64(lcID)) {
 		return nil
 	}
@@ -558,13 +553,13 @@ func newLoader(paths map[int64]string) *loader {
 // texts and amounts between them.
 type loader struct {
 	paths map[int64]string
-	slab  []LineItem
+	slab  []Item
 	*RowShare
 }
 
-func (l *loader) item(r Row) (*LineItem, error) {
+func (l *loader) item(r Row) (*Item, error) {
 	if len(l.slab) == 0 {
-		l.slab = make([]LineItem, loadSlab)
+		l.slab = make([]Item, loadSlab)
 	}
 	li := &l.slab[0]
 	l.slab = l.slab[1:]
@@ -608,6 +603,5 @@ func (l *loader) item(r Row) (*LineItem, error) {
 	li.ImportID, li.SourceRow = r.Int64(lcImport), int(r.Int64(lcSourceRow))
 	li.RowKey = r.Text(lcRowKey)
 	li.File = l.paths[li.ImportID]
-	li.Raw = []string{}
 	return li, nil
 }

@@ -17,28 +17,51 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// TestLoadLineItemsEqualsEachLineItem: LoadLineItems fills exactly the
-// fields of AnalysisFields, equal to EachLineItem's, in its order, whether
-// it reads one id range or several (merged), by table range (a month that
-// fills its ids) or through the indexes (months interleaved), with kinds
-// and provider filters, and with shared texts and amounts; and so does
-// EachLineItem with Analysis, and both within an id range.
+// TestLoadLineItemsEqualsEachLineItem: LoadLineItems' items are the Items
+// of EachLineItem's, every field equal, in its order, whether it reads one
+// id range or several (merged), by table range (a month that fills its
+// ids) or through the indexes (months interleaved), with kinds and provider
+// filters, within an id range, and with shared texts and amounts.
 func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
 	var items []LineItem
 	for i := range 3000 {
-		li := LineItem{
-			Provider: []string{"aliyun", "autodl", "tencent"}[i%3], BillingAccountID: "acct", SubAccount: "proj",
-			BillingPeriod: "2026-10", ChargePeriodStart: start.Add(time.Duration(i%97) * time.Hour),
-			ChargeCategory: CategoryUsage, Kind: []string{KindCompute, KindStorage, KindNetwork}[i%3*i%2],
-			PricingModel: "on_demand", ServiceName: "ECS", ResourceID: fmt.Sprintf("i-%d", i%41), ResourceName: "训练机",
-			ResourceType: "gpu", SKU: "sku", ParentResourceID: fmt.Sprintf("p-%d", i%7), GPUModel: "A10", GPUCount: i % 3,
-			Region: "cn", Zone: "z", ConsumedUnit: "hour", PricingUnit: "hour", Currency: "CNY",
-			BilledCost: decimal.New(int64(i%13), -2), Tags: `{"a":"b"}`, Description: fmt.Sprintf("说明 %d", i%5),
-			RowKey: fmt.Sprintf("k%d", i), SourceRow: i + 1, Raw: []string{"x"},
-			ListCost: nd("1"), VoucherPaid: nd("2"), CashPaid: nd("3"), OtherPaid: nd("4"), Unpaid: nd("5"),
+		li := LineItem{Item: Item{
+			Provider:          []string{"aliyun", "autodl", "tencent"}[i%3],
+			BillingAccountID:  "acct",
+			BillingPeriod:     "2026-10",
+			ChargePeriodStart: start.Add(time.Duration(i%97) * time.Hour),
+			ChargeCategory:    CategoryUsage,
+			Kind:              []string{KindCompute, KindStorage, KindNetwork}[i%3*i%2],
+			PricingModel:      "on_demand",
+			ServiceName:       "ECS",
+			ResourceID:        fmt.Sprintf("i-%d", i%41),
+			ResourceType:      "gpu",
+			SKU:               "sku",
+			ParentResourceID:  fmt.Sprintf("p-%d", i%7),
+			GPUModel:          "A10",
+			GPUCount:          i % 3,
+			ConsumedUnit:      "hour",
+			PricingUnit:       "hour",
+			Currency:          "CNY",
+			BilledCost:        decimal.New(int64(i%13), -2),
+			Description:       fmt.Sprintf("说明 %d", i%5),
+			RowKey:            fmt.Sprintf("k%d", i),
+			SourceRow:         i + 1,
+		},
+			SubAccount:   "proj",
+			ResourceName: "训练机",
+			Region:       "cn",
+			Zone:         "z",
+			Tags:         `{"a":"b"}`,
+			Raw:          []string{"x"},
+			ListCost:     nd("1"),
+			VoucherPaid:  nd("2"),
+			CashPaid:     nd("3"),
+			OtherPaid:    nd("4"),
+			Unpaid:       nd("5"),
 		}
 		li.ChargePeriodEnd = li.ChargePeriodStart.Add(time.Hour)
 		if i%4 != 0 {
@@ -54,10 +77,6 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 	importItems(t, db, items)
 	defer func(old int64) { loadPartMin = old }(loadPartMin)
 	defer func(exact, window int64) { selectionExact, selectionWindow = exact, window }(selectionExact, selectionWindow)
-	analysis := map[string]bool{}
-	for _, f := range AnalysisFields {
-		analysis[f] = true
-	}
 	for _, min := range []int64{1 << 30, 500} { // one reader, counted; several, estimated from samples
 		loadPartMin = min
 		selectionExact, selectionWindow = 1<<30, 1024
@@ -75,40 +94,21 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 				}); err != nil {
 				t.Fatal(err)
 			}
-			loaded, err := db.LoadLineItems(ctx, f)
+			got, err := db.LoadLineItems(ctx, f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var streamed []*LineItem // EachLineItem with Analysis
-			fa := f
-			fa.Analysis = true
-			if err := db.EachLineItem(ctx, fa, func(li *LineItem) error {
-				streamed = append(streamed, li)
-				return nil
-			}); err != nil {
-				t.Fatal(err)
+			if f.Unordered {
+				slices.SortFunc(got, CompareItems)
 			}
-			for how, got := range map[string][]*LineItem{"LoadLineItems": loaded, "EachLineItem with Analysis": streamed} {
-				if f.Unordered {
-					slices.SortFunc(got, CompareLineItems)
-				}
-				if len(got) != len(want) || (f.Month != "2026-12" && len(got) == 0) {
-					t.Fatalf("%s, readers for %d, %+v: %d items, want %d", how, min, f, len(got), len(want))
-				}
-				for i := range want {
-					g, w := reflect.ValueOf(*got[i]), reflect.ValueOf(*want[i])
-					for j := range g.NumField() {
-						name := g.Type().Field(j).Name
-						gv, wv := g.Field(j).Interface(), w.Field(j).Interface()
-						if !analysis[name] {
-							wv = reflect.Zero(g.Field(j).Type()).Interface()
-							if name == "Raw" {
-								wv = []string{}
-							}
-						}
-						if !reflect.DeepEqual(gv, wv) {
-							t.Fatalf("%s, readers for %d, %+v, item %d (%s): %s = %#v, want %#v", how, min, f, i, want[i].RowKey, name, gv, wv)
-						}
+			if len(got) != len(want) || (f.Month != "2026-12" && len(got) == 0) {
+				t.Fatalf("readers for %d, %+v: %d items, want %d", min, f, len(got), len(want))
+			}
+			for i := range want {
+				g, w := reflect.ValueOf(*got[i]), reflect.ValueOf(want[i].Item)
+				for j := range g.NumField() {
+					if gv, wv := g.Field(j).Interface(), w.Field(j).Interface(); !reflect.DeepEqual(gv, wv) {
+						t.Fatalf("readers for %d, %+v, item %d (%s): %s = %#v, want %#v", min, f, i, want[i].RowKey, g.Type().Field(j).Name, gv, wv)
 					}
 				}
 			}
@@ -187,7 +187,7 @@ func TestEachLineItemInParallel(t *testing.T) {
 	// KeepID: exactly the items it accepts, whichever way they are read.
 	keep := func(id int64) bool { return id%7 == 3 }
 	for _, f := range []Filter{{Month: "2026-10", NoRaw: true}, {Month: "2026-10", NoRaw: true, Unordered: true},
-		{Month: "2026-10", Analysis: true, Unordered: true}, {Month: "2026-10", IDMin: 100, IDMax: 900}} {
+		{Month: "2026-10", IDMin: 100, IDMax: 900}} {
 		for _, min := range []int64{1 << 40, 300} {
 			loadPartMin = min
 			f.KeepID = keep
@@ -198,6 +198,14 @@ func TestEachLineItemInParallel(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
+			loaded, err := db.LoadLineItems(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var loadedIDs []int64
+			for _, li := range loaded {
+				loadedIDs = append(loadedIDs, li.ID)
+			}
 			var wantIDs []int64
 			for _, li := range want {
 				if keep(li.ID) && (f.IDMin == 0 || li.ID >= f.IDMin && li.ID <= f.IDMax) {
@@ -205,9 +213,13 @@ func TestEachLineItemInParallel(t *testing.T) {
 				}
 			}
 			slices.Sort(kept)
+			slices.Sort(loadedIDs)
 			slices.Sort(wantIDs)
 			if len(wantIDs) < 50 || !slices.Equal(kept, wantIDs) {
 				t.Errorf("KeepID, %+v, readers for %d: %d items, want the %d it accepts", f, min, len(kept), len(wantIDs))
+			}
+			if !slices.Equal(loadedIDs, wantIDs) {
+				t.Errorf("KeepID, LoadLineItems, %+v, readers for %d: %d items, want the %d it accepts", f, min, len(loadedIDs), len(wantIDs))
 			}
 		}
 	}
@@ -370,11 +382,14 @@ func TestSortLineItemsByRank(t *testing.T) {
 		ordered bool
 	}{{0, false}, {1, false}, {2, false}, {50, false}, {3000, false}, {3000, true}} {
 		n, ordered := c.n, c.ordered
-		items := make([]*LineItem, n)
+		items := make([]*Item, n)
 		for i := range items {
-			items[i] = &LineItem{ID: int64(rng.IntN(n + 1)), Provider: []string{"autodl", "aliyun", "a"}[rng.IntN(3)],
+			items[i] = &Item{
+				ID:                int64(rng.IntN(n + 1)),
+				Provider:          []string{"autodl", "aliyun", "a"}[rng.IntN(3)],
 				ResourceID:        []string{"", "i-1", "i-10", "i-2", "i-1 ", "实例"}[rng.IntN(6)],
-				ChargePeriodStart: base.Add(time.Duration(rng.IntN(5))*time.Hour + time.Duration(rng.IntN(3))*time.Nanosecond)}
+				ChargePeriodStart: base.Add(time.Duration(rng.IntN(5))*time.Hour + time.Duration(rng.IntN(3))*time.Nanosecond),
+			}
 			if ordered {
 				// As read by id: ids and times rise, some resources out of step.
 				items[i].ID = int64(i)
@@ -382,11 +397,11 @@ func TestSortLineItemsByRank(t *testing.T) {
 			}
 		}
 		want := slices.Clone(items)
-		slices.SortStableFunc(want, CompareLineItems)
+		slices.SortStableFunc(want, CompareItems)
 		got := slices.Clone(items)
 		sortLineItems(got)
 		for i := range got {
-			if CompareLineItems(got[i], want[i]) != 0 {
+			if CompareItems(got[i], want[i]) != 0 {
 				t.Fatalf("n=%d: item %d is %+v, want %+v", n, i, *got[i], *want[i])
 			}
 		}

@@ -99,13 +99,24 @@ func pageTestItems(n, rawBytes int) []LineItem {
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
 	items := make([]LineItem, n)
 	for i := range items {
-		li := LineItem{
-			Provider: []string{"aliyun", "autodl", "tencent"}[i%3], BillingAccountID: "acct", BillingPeriod: "2026-10",
-			ChargePeriodStart: start.Add(time.Duration(i%97) * time.Hour), ChargeCategory: CategoryUsage,
-			Kind: []string{KindCompute, KindStorage, KindNetwork}[i%3*i%2], PricingModel: "on_demand",
-			ResourceID: fmt.Sprintf("i-%d", i%41), GPUModel: "A10", GPUCount: i % 3, Currency: "CNY",
-			BilledCost: decimal.New(int64(i%13)-3, -2), Description: fmt.Sprintf("说明 %d", i%5),
-			RowKey: fmt.Sprintf("k%d", i), SourceRow: i + 1, Raw: []string{strings.Repeat("x", rawBytes*(1+i%9)/4)},
+		li := LineItem{Item: Item{
+			Provider:          []string{"aliyun", "autodl", "tencent"}[i%3],
+			BillingAccountID:  "acct",
+			BillingPeriod:     "2026-10",
+			ChargePeriodStart: start.Add(time.Duration(i%97) * time.Hour),
+			ChargeCategory:    CategoryUsage,
+			Kind:              []string{KindCompute, KindStorage, KindNetwork}[i%3*i%2],
+			PricingModel:      "on_demand",
+			ResourceID:        fmt.Sprintf("i-%d", i%41),
+			GPUModel:          "A10",
+			GPUCount:          i % 3,
+			Currency:          "CNY",
+			BilledCost:        decimal.New(int64(i%13)-3, -2),
+			Description:       fmt.Sprintf("说明 %d", i%5),
+			RowKey:            fmt.Sprintf("k%d", i),
+			SourceRow:         i + 1,
+		},
+			Raw: []string{strings.Repeat("x", rawBytes*(1+i%9)/4)},
 		}
 		li.ChargePeriodEnd = li.ChargePeriodStart.Add(time.Hour)
 		if i%4 != 0 {
@@ -290,7 +301,7 @@ func loadBothWays(t *testing.T, db *DB, f Filter) {
 	t.Helper()
 	ctx := context.Background()
 	defer func() { usePages = true }()
-	var loaded [2][]*LineItem
+	var loaded [2][]*Item
 	for i, pages := range []bool{true, false} {
 		usePages = pages
 		before := pageScans.Load()

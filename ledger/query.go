@@ -24,10 +24,6 @@ type Filter struct {
 	// Descending: ScanLineItems reads each of its id ranges from the
 	// highest id down (ids rise with import order, so mostly with time).
 	Descending bool
-	// Analysis fills only AnalysisFields, as LoadLineItems does, and items
-	// may share strings and amounts (read-only): fewer columns read and
-	// fewer allocations. Implies NoRaw.
-	Analysis bool
 	// KeepID, when set, skips every row whose id it refuses before the row
 	// becomes an item: a second pass that wants a few items it knows by id
 	// reads the month without building the others. It is called from the

@@ -8,12 +8,34 @@ import (
 
 // LineItem is one charge of a bill, normalised (DESIGN.md "The ledger").
 // Optional amounts are decimal.NullDecimal (Valid false = unknown, never 0);
-// optional times are the zero time.
+// optional times are the zero time. Its Item holds what analyses read; the
+// fields beside it are the rest of the source's detail.
 type LineItem struct {
+	Item
+	SubAccount   string
+	ResourceName string
+	Region       string
+	Zone         string
+	ListCost     decimal.NullDecimal
+	VoucherPaid  decimal.NullDecimal
+	CashPaid     decimal.NullDecimal
+	OtherPaid    decimal.NullDecimal
+	Unpaid       decimal.NullDecimal
+	Tags         string   // JSON object; "" = {}
+	Raw          []string // the source row's cells
+}
+
+// Item is the part of a line item that analyses read (the audit's rules,
+// whatif, the reports' scans), and all LoadLineItems fills: a month of a
+// million items is held in memory, and the fields an analysis never reads
+// (a third of a LineItem's bytes) were a third of the memory it touched.
+// Measured on the audit of a million-item month, 6 alternating pairs: the
+// load 0.80–1.29 s → 0.71–1.04 s (medians 1.08 → 0.81), 227k → 172k page
+// faults.
+type Item struct {
 	ID                int64
 	Provider          string
 	BillingAccountID  string
-	SubAccount        string
 	BillingPeriod     string // YYYY-MM
 	ChargePeriodStart time.Time
 	ChargePeriodEnd   time.Time // half-open
@@ -27,31 +49,21 @@ type LineItem struct {
 	PricingModel     string
 	ServiceName      string
 	ResourceID       string
-	ResourceName     string
 	ResourceType     string
 	SKU              string
 	ParentResourceID string
 	GPUModel         string
 	GPUCount         int // 0 = unknown
-	Region           string
-	Zone             string
 	ConsumedQuantity decimal.NullDecimal
 	ConsumedUnit     string
 	PricingQuantity  decimal.NullDecimal
 	PricingUnit      string
 	ListUnitPrice    decimal.NullDecimal
-	ListCost         decimal.NullDecimal
 	BilledCost       decimal.Decimal
-	VoucherPaid      decimal.NullDecimal
-	CashPaid         decimal.NullDecimal
-	OtherPaid        decimal.NullDecimal
-	Unpaid           decimal.NullDecimal
 	Currency         string
 	UsageStart       time.Time
 	UsageEnd         time.Time
-	Tags             string // JSON object; "" = {}
 	Description      string
-	Raw              []string // the source row's cells
 
 	ImportID  int64
 	SourceRow int    // 1-based record number in its file (header = 0)

@@ -74,7 +74,7 @@ func scanGPUHours(ctx context.Context, db *ledger.DB, month string) (*ghTally, e
 type ghScan struct {
 	t      *ghTally
 	share  *ledger.RowShare
-	li     ledger.LineItem          // the compute row at hand (compute)
+	li     ledger.Item              // the compute row at hand (compute)
 	spells map[string]*ghSpelling   // by provider, GPU model as written, currency
 	insts  map[string]*ghInstance   // compute of a named resource: by provider, resource, currency, GPU model as written
 	served map[string]*ghServedInst // gpuHourHidden kinds: by provider, served instance, currency
@@ -210,10 +210,10 @@ func (s *ghScan) newSpelling(r ledger.Row) *ghSpelling {
 // perGPUHourQuote read, and the pricing model. The billed cost is the
 // parsed term's value (not a shared amount: it repeats far less than the
 // others, and a table of them cost more than it saved).
-func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.LineItem, error) {
+func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.Item, error) {
 	sh := s.share
 	li := &s.li
-	*li = ledger.LineItem{Kind: ledger.KindCompute, ChargeCategory: sh.Text(r, gcCategory),
+	*li = ledger.Item{Kind: ledger.KindCompute, ChargeCategory: sh.Text(r, gcCategory),
 		PricingModel: sh.Text(r, gcPricingModel), GPUCount: int(r.Int64(gcGPUCount)), // NULL reads as 0 = unknown
 		PricingUnit: sh.Text(r, gcPricingUnit), ConsumedUnit: sh.Text(r, gcConsumedUnit),
 		BilledCost: billed.Decimal()}
@@ -240,7 +240,7 @@ func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.LineItem
 // quote counts the running compute row li (r) among the per-GPU-hour
 // quotes of g. perGPUHourQuote runs once per distinct set of its inputs:
 // a month repeats a few list prices on most of its rows.
-func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.LineItem) {
+func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.Item) {
 	s.key = quoteInputs(s.key[:0], r, li)
 	if q := g.quotes[string(s.key)]; q != nil {
 		if !q.none {
@@ -257,7 +257,7 @@ func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.LineItem) {
 // price is), the pricing unit, the GPU count, the list unit price, and the
 // billed cost when the list unit price is not positive. Amounts are named
 // by their stored text, which decides their value and precision.
-func quoteInputs(b []byte, r ledger.Row, li *ledger.LineItem) []byte {
+func quoteInputs(b []byte, r ledger.Row, li *ledger.Item) []byte {
 	list := li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive()
 	pqPositive := li.PricingQuantity.Valid && li.PricingQuantity.Decimal.IsPositive()
 	b = append(b, byte(boolInt(list)), byte(boolInt(pqPositive)))

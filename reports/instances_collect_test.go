@@ -20,7 +20,8 @@ func collectRef(t *testing.T, s *instanceSet, db *ledger.DB, ids map[int64]bool,
 		in := s.ownerOf(id)
 		return ids[id] || in != nil && all(in)
 	}
-	err := db.EachLineItem(context.Background(), ledger.Filter{Month: s.month, NoRaw: true, Unordered: true, KeepID: keep}, func(li *ledger.LineItem) error {
+	err := db.EachLineItem(context.Background(), ledger.Filter{Month: s.month, NoRaw: true, Unordered: true, KeepID: keep}, func(full *ledger.LineItem) error {
+		li := &full.Item
 		in := s.ownerOf(li.ID)
 		s.items[li.ID] = li
 		if in != nil && all(in) {
@@ -32,7 +33,7 @@ func collectRef(t *testing.T, s *instanceSet, db *ledger.DB, ids map[int64]bool,
 		t.Fatal(err)
 	}
 	for _, in := range s.order {
-		slices.SortFunc(in.items, ledger.CompareLineItems)
+		slices.SortFunc(in.items, ledger.CompareItems)
 	}
 }
 

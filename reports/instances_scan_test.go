@@ -21,10 +21,11 @@ import (
 // goroutine. scanInstances must gather the same.
 func instRefSet(t *testing.T, db *ledger.DB, month string) *instanceSet {
 	t.Helper()
-	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
+	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.Item{},
 		comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}}
 	compAt := map[instKey]rank{}
-	err := db.EachLineItem(context.Background(), ledger.Filter{Month: month, NoRaw: true}, func(li *ledger.LineItem) error {
+	err := db.EachLineItem(context.Background(), ledger.Filter{Month: month, NoRaw: true}, func(full *ledger.LineItem) error {
+		li := &full.Item
 		if li.ChargePeriodEnd.After(s.dataEnd[li.Provider]) {
 			s.dataEnd[li.Provider] = li.ChargePeriodEnd
 		}
@@ -58,10 +59,10 @@ func instRefSet(t *testing.T, db *ledger.DB, month string) *instanceSet {
 			if in.firstStart.IsZero() || start.Before(in.firstStart) {
 				in.firstStart = start
 			}
-			in.seeCompute(li.ID, li.GPUModel, li.ResourceName, end)
+			in.seeCompute(li.ID, li.GPUModel, full.ResourceName, end)
 			in.pricing[li.PricingModel] = true
-		} else if li.ResourceName != "" && li.ResourceID == id {
-			in.otherName.keep(li.ResourceName, li.ChargePeriodStart, li.ID, false)
+		} else if full.ResourceName != "" && li.ResourceID == id {
+			in.otherName.keep(full.ResourceName, li.ChargePeriodStart, li.ID, false)
 		}
 		return nil
 	})
@@ -88,13 +89,20 @@ func instEdgeLedger(t *testing.T, n int) *ledger.DB {
 		var items []ledger.LineItem
 		for i := range n {
 			start := base.Add(time.Duration(rng.IntN(40)) * time.Hour) // ties on purpose
-			li := ledger.LineItem{Provider: pick("autodl", "aliyun"), BillingPeriod: period, ChargePeriodStart: start,
-				ChargePeriodEnd: start.Add(time.Duration(rng.IntN(3)) * time.Hour), Currency: pick("CNY", "CNY", "USD"),
-				BilledCost: dec(t, pick("1.00", "0", "-0.50", "2.5", "0.01", "123456789.12345678901")),
+			li := ledger.LineItem{Item: ledger.Item{
+				Provider:          pick("autodl", "aliyun"),
+				BillingPeriod:     period,
+				ChargePeriodStart: start,
+				ChargePeriodEnd:   start.Add(time.Duration(rng.IntN(3)) * time.Hour),
+				Currency:          pick("CNY", "CNY", "USD"),
+				BilledCost:        dec(t, pick("1.00", "0", "-0.50", "2.5", "0.01", "123456789.12345678901")),
 				ChargeCategory: pick(ledger.CategoryUsage, ledger.CategoryUsage, ledger.CategoryPurchase, ledger.CategoryCredit,
 					ledger.CategoryTax, ledger.CategoryAdjustment),
-				PricingModel: pick("on_demand", "reserved", "vendor_x"), ResourceName: pick("", "", "train", "eval", "big"),
-				GPUModel: pick("RTX 4090", "A100", "")}
+				PricingModel: pick("on_demand", "reserved", "vendor_x"),
+				GPUModel:     pick("RTX 4090", "A100", ""),
+			},
+				ResourceName: pick("", "", "train", "eval", "big"),
+			}
 			if rng.IntN(12) > 0 {
 				li.ResourceID = fmt.Sprintf("i-%d", rng.IntN(20))
 			}
@@ -130,9 +138,19 @@ func instEdgeLedger(t *testing.T, n int) *ledger.DB {
 		// Instances that run up to the end of the data, in both providers.
 		end := base.Add(45 * time.Hour)
 		for i, prov := range []string{"autodl", "aliyun", "autodl", "aliyun"} {
-			items = append(items, ledger.LineItem{Provider: prov, BillingPeriod: period, ChargePeriodStart: end.Add(-time.Hour),
-				ChargePeriodEnd: end, Kind: ledger.KindCompute, ResourceID: fmt.Sprintf("i-%d", i), ResourceName: "late",
-				BilledCost: dec(t, "1.5"), Currency: "CNY", RowKey: fmt.Sprintf("%s#late%d", period, i)})
+			items = append(items, ledger.LineItem{Item: ledger.Item{
+				Provider:          prov,
+				BillingPeriod:     period,
+				ChargePeriodStart: end.Add(-time.Hour),
+				ChargePeriodEnd:   end,
+				Kind:              ledger.KindCompute,
+				ResourceID:        fmt.Sprintf("i-%d", i),
+				BilledCost:        dec(t, "1.5"),
+				Currency:          "CNY",
+				RowKey:            fmt.Sprintf("%s#late%d", period, i),
+			},
+				ResourceName: "late",
+			})
 		}
 		return items
 	}
@@ -318,7 +336,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	// must not depend on it; by time then id brings ties of time last.
 	for i, split := range []int{2, 3, 7, 1, 2, 3} {
 		order := [...]string{" ORDER BY li.id", " ORDER BY li.id DESC", " ORDER BY li.charge_period_end, li.id"}[i%3]
-		s := &instanceSet{month: "2026-10", byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
+		s := &instanceSet{month: "2026-10", byKey: map[instKey]*instance{}, items: map[int64]*ledger.Item{},
 			comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}, costs: map[int64]decimal.NullDecimal{}}
 		compAt := map[instKey]rank{}
 		for k := range split {
@@ -380,7 +398,8 @@ func TestInstancesScanDescending(t *testing.T) {
 	ctx := context.Background()
 	// The currencies of each instance by the first id of each.
 	want := map[instKey][]string{}
-	err := db.EachLineItem(ctx, ledger.Filter{Month: "2026-10", NoRaw: true, Unordered: true}, func(li *ledger.LineItem) error {
+	err := db.EachLineItem(ctx, ledger.Filter{Month: "2026-10", NoRaw: true, Unordered: true}, func(full *ledger.LineItem) error {
+		li := &full.Item
 		if id := instOwnerID(li); id != "" {
 			k := instKey{li.Provider, id}
 			if !slices.Contains(want[k], li.Currency) {
@@ -454,9 +473,20 @@ func TestInstancesScanOutrankedTies(t *testing.T) {
 	db := testkit.OpenLedger(t)
 	start := bj("2026-10-10 00:00")
 	item := func(key string, end time.Time, gpu string) ledger.LineItem {
-		return ledger.LineItem{Provider: "autodl", BillingPeriod: "2026-10", Kind: ledger.KindCompute, ResourceID: "i-1",
-			ChargeCategory: ledger.CategoryUsage, ChargePeriodStart: start, ChargePeriodEnd: end, BilledCost: dec(t, "1"),
-			Currency: "CNY", GPUModel: gpu, RowKey: key}
+		return ledger.LineItem{Item: ledger.Item{
+			Provider:          "autodl",
+			BillingPeriod:     "2026-10",
+			Kind:              ledger.KindCompute,
+			ResourceID:        "i-1",
+			ChargeCategory:    ledger.CategoryUsage,
+			ChargePeriodStart: start,
+			ChargePeriodEnd:   end,
+			BilledCost:        dec(t, "1"),
+			Currency:          "CNY",
+			GPUModel:          gpu,
+			RowKey:            key,
+		},
+		}
 	}
 	early := item("c", start.Add(time.Hour), "early")
 	used := item("d", start.Add(time.Hour), "used")

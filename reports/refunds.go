@@ -86,7 +86,7 @@ type RefundClaim struct {
 	Evidence    []ledger.Evidence
 
 	// what the ticket text says about it
-	items       []*ledger.LineItem
+	items       []*ledger.Item
 	lastCompute time.Time
 	releaseAt   time.Time
 	releaseDays int
@@ -296,7 +296,7 @@ func claimableFindings(ctx context.Context, db *ledger.DB, month string) ([]ledg
 }
 
 // itemsPeriod is the span of the items' charge periods.
-func refundItemsPeriod(items []*ledger.LineItem) (start, end time.Time) {
+func refundItemsPeriod(items []*ledger.Item) (start, end time.Time) {
 	for _, li := range items {
 		if start.IsZero() || li.ChargePeriodStart.Before(start) {
 			start = li.ChargePeriodStart
@@ -309,7 +309,7 @@ func refundItemsPeriod(items []*ledger.LineItem) (start, end time.Time) {
 }
 
 // accountOf is the billing account of the items (the first stated).
-func refundAccount(items []*ledger.LineItem) string {
+func refundAccount(items []*ledger.Item) string {
 	for _, li := range items {
 		if li.BillingAccountID != "" {
 			return li.BillingAccountID
@@ -368,7 +368,7 @@ func (s *instanceSet) afterRelease() []RefundClaim {
 // countClaims sets each claim's Counted: its money once per line item,
 // under the claim of higher severity, then the rule listed first (the
 // attribution of the findings report).
-func countClaims(claims []RefundClaim, items map[int64]*ledger.LineItem) {
+func countClaims(claims []RefundClaim, items map[int64]*ledger.Item) {
 	fs := make([]ledger.Finding, len(claims))
 	billed := map[int64]decimal.Decimal{}
 	for i, c := range claims {

@@ -120,7 +120,7 @@ type wiRow struct {
 type wiRows map[wiKey]*wiRow
 
 // row is the row of scenario for li's provider and currency.
-func (rows wiRows) row(scenario string, li *ledger.LineItem) *wiRow {
+func (rows wiRows) row(scenario string, li *ledger.Item) *wiRow {
 	k := wiKey{scenario, li.Provider, li.Currency}
 	r := rows[k]
 	if r == nil {
@@ -131,7 +131,7 @@ func (rows wiRows) row(scenario string, li *ledger.LineItem) *wiRow {
 }
 
 // account adds li to r with its cost under the scenario.
-func account(r *wiRow, li *ledger.LineItem, scenarioCost decimal.Decimal) {
+func account(r *wiRow, li *ledger.Item, scenarioCost decimal.Decimal) {
 	r.Items++
 	r.actual.Add(li.BilledCost)
 	r.scenario.Add(scenarioCost)
@@ -171,7 +171,7 @@ func autoShutdownRows(in *rules.Input, shutdownAfter time.Duration) wiRows {
 			}
 			cost := li.BilledCost
 			if long {
-				beyond, _ := rules.CostBeyond([]*ledger.LineItem{li}, cutoff)
+				beyond, _ := rules.CostBeyond([]*ledger.Item{li}, cutoff)
 				cost = cost.Sub(beyond)
 			}
 			account(rows.row(WhatIfAutoShutdown, li), li, cost)
@@ -266,7 +266,7 @@ func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfRepo
 // seconds × unit price, when it is billed in time for more than it ran.
 // ok is false when the bill states no actual use (or bills no time): li
 // then stays as billed.
-func perSecondCost(li *ledger.LineItem) (cost decimal.Decimal, ok bool) {
+func perSecondCost(li *ledger.Item) (cost decimal.Decimal, ok bool) {
 	if !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
 		return li.BilledCost, false
 	}
@@ -320,7 +320,7 @@ func newIdleIndex(in *rules.Input) *idleIndex {
 // after: the whole cost when its charge period starts at or after that
 // moment, pro rata by time when the period crosses it, 0 when the instance
 // ran compute during the period or not long enough before it.
-func (x *idleIndex) releasable(li *ledger.LineItem, instance string, after time.Duration) decimal.Decimal {
+func (x *idleIndex) releasable(li *ledger.Item, instance string, after time.Duration) decimal.Decimal {
 	k := [2]string{li.Provider, instance}
 	s, e := li.ChargePeriodStart, li.ChargePeriodEnd
 	if !e.After(s) {

@@ -56,7 +56,7 @@ func nextMonthEdge(in *Input) time.Time {
 }
 
 // loadContext loads the compute of the previous month and of the next one
-// up to its edge into in.Context (in ledger.CompareLineItems order), and who
+// up to its edge into in.Context (in ledger.CompareItems order), and who
 // ran compute in the next month past the edge into in.later.
 func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 	prev, next := in.MonthStart.AddDate(0, -1, 0).Format("2006-01"), in.MonthEnd.Format("2006-01")
@@ -129,14 +129,14 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 	return nil
 }
 
-// mergeLineItems merges two lists sorted by ledger.CompareLineItems (the
+// mergeLineItems merges two lists sorted by ledger.CompareItems (the
 // months LoadLineItems returns). It replaced sorting the two months again:
 // 0.58 s of CPU, on the audit's critical path, for the 2026-11 of a
 // 1M-row ledger of four months (300k context items).
-func mergeLineItems(a, b []*ledger.LineItem) []*ledger.LineItem {
-	out := make([]*ledger.LineItem, 0, len(a)+len(b))
+func mergeLineItems(a, b []*ledger.Item) []*ledger.Item {
+	out := make([]*ledger.Item, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
-		if ledger.CompareLineItems(b[0], a[0]) < 0 {
+		if ledger.CompareItems(b[0], a[0]) < 0 {
 			out, b = append(out, b[0]), b[1:]
 		} else {
 			out, a = append(out, a[0]), a[1:]

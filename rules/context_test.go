@@ -63,8 +63,8 @@ func TestNextMonthEdgeChangesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, in := range []*Input{whole, cut} {
-				if !slices.IsSortedFunc(in.Context, ledger.CompareLineItems) || !slices.IsSortedFunc(in.Items, ledger.CompareLineItems) {
-					t.Error("the context or the items are not in ledger.CompareLineItems order")
+				if !slices.IsSortedFunc(in.Context, ledger.CompareItems) || !slices.IsSortedFunc(in.Items, ledger.CompareItems) {
+					t.Error("the context or the items are not in ledger.CompareItems order")
 				}
 			}
 			if month != "2026-10" && (len(cut.Context) >= len(whole.Context) || len(cut.later.inst) == 0) {
@@ -118,7 +118,7 @@ func TestDerivedIsComputed(t *testing.T) {
 	}
 	signs := map[int]int{}
 	cut := 0
-	for _, lis := range [][]*ledger.LineItem{in.Items, in.Context} {
+	for _, lis := range [][]*ledger.Item{in.Items, in.Context} {
 		for _, li := range lis {
 			d := li.Derived
 			s, e := computeActiveSpan(li)
@@ -135,8 +135,8 @@ func TestDerivedIsComputed(t *testing.T) {
 		t.Fatalf("context %d, signs %v, spans cut short %d: the test checks nothing of what it should", len(in.Context), signs, cut)
 	}
 	byHand := item(t, "aliyun", ledger.KindCompute, "by-hand", "2026-10-05 00:00", "2026-10-06 00:00", "-3.00", qty("2", "小时"))
-	if s, e := activeSpan(&byHand); e.Sub(s) != 2*time.Hour || billedSign(&byHand) != -1 || isRunning(&byHand) {
-		t.Errorf("an item without Derived: span %v–%v, sign %d", s, e, billedSign(&byHand))
+	if s, e := activeSpan(&byHand.Item); e.Sub(s) != 2*time.Hour || billedSign(&byHand.Item) != -1 || isRunning(&byHand.Item) {
+		t.Errorf("an item without Derived: span %v–%v, sign %d", s, e, billedSign(&byHand.Item))
 	}
 }
 

@@ -63,7 +63,7 @@ type duplicateGroupKey struct {
 
 // duplicateSet is one charge and its copies.
 type duplicateSet struct {
-	items []*ledger.LineItem // ordered by billing period, file, row, id
+	items []*ledger.Item // ordered by billing period, file, row, id
 }
 
 func (r duplicateCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
@@ -126,18 +126,18 @@ func (r duplicateCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding, 
 // Month items and context items are disjoint (different billing periods).
 // Grouping by resource first keeps the hashing cheap on a million items.
 // overlapping_charge uses it too: built once (caches), read by both.
-func duplicateCandidates(in *Input) [][]*ledger.LineItem {
+func duplicateCandidates(in *Input) [][]*ledger.Item {
 	c := in.cache()
 	c.dup.once.Do(func() { c.dup.groups = buildDuplicateCandidates(in) })
 	return c.dup.groups
 }
 
-func buildDuplicateCandidates(in *Input) [][]*ledger.LineItem {
+func buildDuplicateCandidates(in *Input) [][]*ledger.Item {
 	idx := map[instKey]int{}
-	var groups [][]*ledger.LineItem
+	var groups [][]*ledger.Item
 	cur := -1
 	var curKey instKey
-	add := func(li *ledger.LineItem) {
+	add := func(li *ledger.Item) {
 		if !isUsage(li) || li.ResourceID == "" {
 			return
 		}
@@ -171,7 +171,7 @@ func buildDuplicateCandidates(in *Input) [][]*ledger.LineItem {
 // duplicateKeyCompare orders items of one provider and resource by what two
 // copies of one charge have in common; 0 means copies. Amounts compare by
 // value (1.50 = 1.5).
-func duplicateKeyCompare(a, b *ledger.LineItem) int {
+func duplicateKeyCompare(a, b *ledger.Item) int {
 	if c := a.ChargePeriodStart.Compare(b.ChargePeriodStart); c != 0 {
 		return c
 	}
@@ -197,7 +197,7 @@ func duplicateKeyCompare(a, b *ledger.LineItem) int {
 
 // duplicateCompare is duplicateKeyCompare, then billing period, file, row
 // and id: among copies, the one billed first comes first.
-func duplicateCompare(a, b *ledger.LineItem) int {
+func duplicateCompare(a, b *ledger.Item) int {
 	if c := duplicateKeyCompare(a, b); c != 0 {
 		return c
 	}
@@ -215,7 +215,7 @@ func duplicateCompare(a, b *ledger.LineItem) int {
 
 func (duplicateCharge) finding(in *Input, g duplicateGroupKey, ss []*duplicateSet, total decimal.Decimal, th thresholds) ledger.Finding {
 	cur := g.currency
-	var items []*ledger.LineItem
+	var items []*ledger.Item
 	var start, end time.Time
 	extra := 0
 	var periods, terms []string
@@ -272,7 +272,7 @@ func (duplicateCharge) finding(in *Input, g duplicateGroupKey, ss []*duplicateSe
 
 // duplicatePeriodText renders a charge period in loc: "2026-10-03 10:00–11:00",
 // "2026-10-03 00:00–2026-10-04 00:00", or one instant.
-func duplicatePeriodText(li *ledger.LineItem, loc *time.Location) string {
+func duplicatePeriodText(li *ledger.Item, loc *time.Location) string {
 	s, e := li.ChargePeriodStart, li.ChargePeriodEnd
 	if !e.After(s) {
 		return formatTime(s, loc)

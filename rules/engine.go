@@ -313,12 +313,12 @@ type Input struct {
 	TZ                   *time.Location
 	// Items are the line items whose billing period is Month. Raw cells are
 	// not loaded.
-	Items []*ledger.LineItem
+	Items []*ledger.Item
 	// Context are compute line items of the previous billing period, and
 	// of the next one up to where they can meet the month's items
 	// (context.go): they complete sessions and idle days at the month's
 	// edges. Rules never report them on their own.
-	Context []*ledger.LineItem
+	Context []*ledger.Item
 	// DataEnd is, per provider, the latest charge period end in the whole
 	// ledger: a session ending there is still running as far as we know.
 	DataEnd map[string]time.Time
@@ -347,7 +347,7 @@ type caches struct {
 	}
 	dup struct {
 		once   sync.Once
-		groups [][]*ledger.LineItem
+		groups [][]*ledger.Item
 	}
 }
 
@@ -391,7 +391,7 @@ func (in *Input) clockParam(name string) (time.Duration, error) {
 func (in *Input) Policy(provider string) (Policy, bool) { return in.cfg.policyFor(provider) }
 
 // InMonth reports whether li belongs to the audited month (not context).
-func (in *Input) InMonth(li *ledger.LineItem) bool { return li.BillingPeriod == in.Month }
+func (in *Input) InMonth(li *ledger.Item) bool { return li.BillingPeriod == in.Month }
 
 // Result is what an audit produced.
 type Result struct {
@@ -472,8 +472,8 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 		return nil, err
 	}
 	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, shared: &caches{}}
-	// Rules read only ledger.AnalysisFields (measured: the load is most of
-	// an audit's time).
+	// Rules read only a line item's ledger.Item (measured: the load is most
+	// of an audit's time, and memory touched most of the load's).
 	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month}); err != nil {
 		return nil, fmt.Errorf("rules: load %s: %w", month, err)
 	}

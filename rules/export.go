@@ -26,12 +26,12 @@ func LoadInput(ctx context.Context, db *ledger.DB, month string, cfg Config) (*I
 // needs them too).
 
 // IsPrepaid reports whether li is prepaid (package or reserved).
-func IsPrepaid(li *ledger.LineItem) bool { return isPrepaid(li) }
+func IsPrepaid(li *ledger.Item) bool { return isPrepaid(li) }
 
 // CostBeyond sums the items' billed cost after cutoff, each pro rata by the
 // part of its active span after cutoff (8 decimals), as forgotten_instance
 // computes its money at risk; n counts the items that contribute.
-func CostBeyond(items []*ledger.LineItem, cutoff time.Time) (sum decimal.Decimal, n int) {
+func CostBeyond(items []*ledger.Item, cutoff time.Time) (sum decimal.Decimal, n int) {
 	return costBeyond(items, cutoff)
 }
 
@@ -61,7 +61,7 @@ const (
 // ServedBy says which instance the charge li serves: how (ServedParent,
 // ServedSame or ServedAccount) and the instance id (the billing account id
 // for ServedAccount), as stopped_storage and snapshot_image decide it.
-func (in *Input) ServedBy(li *ledger.LineItem) (how, id string) {
+func (in *Input) ServedBy(li *ledger.Item) (how, id string) {
 	sv := in.servedBy(li)
 	return sv.how, sv.id
 }
@@ -76,7 +76,7 @@ const (
 // it: usage_end − usage_start where both are given, else the consumed
 // quantity in its time unit (the pricing unit when the consumed unit is
 // empty). known is false when the bill gives neither in time.
-func UsageSeconds(li *ledger.LineItem) (secs decimal.Decimal, basis string, known bool) {
+func UsageSeconds(li *ledger.Item) (secs decimal.Decimal, basis string, known bool) {
 	u, ok := parseTimeUnit(li.PricingUnit)
 	if !ok && li.UsageStart.IsZero() {
 		if _, cok := parseTimeUnit(li.ConsumedUnit); !cok {

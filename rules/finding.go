@@ -12,7 +12,7 @@ import (
 // amount, which charges count, pro-rata amounts.
 
 // evidenceOf lists the evidence of items.
-func evidenceOf(items []*ledger.LineItem) []ledger.Evidence {
+func evidenceOf(items []*ledger.Item) []ledger.Evidence {
 	ev := make([]ledger.Evidence, 0, len(items))
 	for _, li := range items {
 		ev = append(ev, ledger.Evidence{LineItemID: li.ID, File: li.File, Row: li.SourceRow, RowKey: li.RowKey})
@@ -56,13 +56,13 @@ func (t thresholds) severity(amount decimal.Decimal) string {
 // total billed cost and the span of their charge periods. Rules embed it in
 // their group types.
 type charges struct {
-	items      []*ledger.LineItem
+	items      []*ledger.Item
 	amount     decimal.Decimal
 	start, end time.Time
 }
 
 // addItem counts li whole.
-func (c *charges) addItem(li *ledger.LineItem) {
+func (c *charges) addItem(li *ledger.Item) {
 	c.items = append(c.items, li)
 	c.amount = c.amount.Add(li.BilledCost)
 	if c.start.IsZero() || li.ChargePeriodStart.Before(c.start) {
@@ -107,7 +107,7 @@ func valid(d decimal.Decimal) decimal.NullDecimal {
 
 // isUsage reports whether li is an ordinary charge (not a credit, tax or
 // adjustment row) with a positive amount.
-func isUsage(li *ledger.LineItem) bool {
+func isUsage(li *ledger.Item) bool {
 	switch li.ChargeCategory {
 	case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
 		return false
@@ -116,7 +116,7 @@ func isUsage(li *ledger.LineItem) bool {
 }
 
 // isPrepaid reports whether li is a package (包日/周/月/年) or reserved charge.
-func isPrepaid(li *ledger.LineItem) bool {
+func isPrepaid(li *ledger.Item) bool {
 	return li.PricingModel == ledger.PricingPackage || li.PricingModel == ledger.PricingReserved
 }
 

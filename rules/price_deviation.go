@@ -86,7 +86,7 @@ func (in *Input) referencePrices() *PriceCatalog {
 
 // priceQuote is one compute line item's unit price.
 type priceQuote struct {
-	li         *ledger.LineItem
+	li         *ledger.Item
 	start      int64 // charge period start, Unix ns (orders the history without chasing li)
 	key        int32 // index into the rule's history keys
 	inMonth    bool  // of the audited month (else context)
@@ -327,7 +327,7 @@ func priceExcess(q *priceQuote, ref decimal.Decimal) (priceTerm, bool) {
 
 // priceQuoteOf reads li's unit price; ok is false for an item the rule does
 // not judge (not compute, a credit, no GPU model, no billed time, spot …).
-func priceQuoteOf(li *ledger.LineItem, models map[string]priceModelInfo, includeSpot bool) (priceQuote, priceHistKey, bool) {
+func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot bool) (priceQuote, priceHistKey, bool) {
 	q := priceQuote{li: li, start: li.ChargePeriodStart.UnixNano(), med: -1}
 	if li.Kind != ledger.KindCompute || !isUsage(li) || !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
 		return q, priceHistKey{}, false
@@ -569,7 +569,7 @@ func (priceDeviation) finding(in *Input, g *priceGroup, th thresholds) ledger.Fi
 	})
 	k := g.key
 	cur := k.currency
-	items := make([]*ledger.LineItem, 0, len(g.terms))
+	items := make([]*ledger.Item, 0, len(g.terms))
 	var start, end time.Time
 	var secs decimal.Decimal
 	minP, maxP := g.terms[0].q.perGPU(), g.terms[0].q.perGPU()

@@ -340,17 +340,29 @@ func BenchmarkPriceDeviation(b *testing.B) {
 	providers := []string{"autodl", "gpushare", "matpool", "gpugeek", "lanrui", "luchen"}
 	prices := []string{"1.88", "1.32", "7.98", "6.5", "2.58", "4.28"}
 	base := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	items := make([]*ledger.LineItem, n)
+	items := make([]*ledger.Item, n)
 	for i := range items {
 		k := i % 6
 		q := decimal.New(int64(600+i%3001), 0).Div(decimal.New(3600, 0)).Round(6)
 		p := decimal.RequireFromString(prices[k])
-		items[i] = &ledger.LineItem{ID: int64(i + 1), Provider: providers[k], Kind: ledger.KindCompute,
-			ResourceID: "i-" + strconv.Itoa(i%400), BillingPeriod: "2026-10", ChargeCategory: ledger.CategoryUsage,
-			PricingModel: ledger.PricingOnDemand, GPUModel: models[k], GPUCount: 1, Currency: "CNY",
-			ChargePeriodStart: base.Add(time.Duration(i/400) * time.Hour), ChargePeriodEnd: base.Add(time.Duration(i/400+1) * time.Hour),
-			PricingQuantity: decimal.NewNullDecimal(q), PricingUnit: "hour", ListUnitPrice: decimal.NewNullDecimal(p),
-			BilledCost: p.Mul(q).Round(2)}
+		items[i] = &ledger.Item{
+			ID:                int64(i + 1),
+			Provider:          providers[k],
+			Kind:              ledger.KindCompute,
+			ResourceID:        "i-" + strconv.Itoa(i%400),
+			BillingPeriod:     "2026-10",
+			ChargeCategory:    ledger.CategoryUsage,
+			PricingModel:      ledger.PricingOnDemand,
+			GPUModel:          models[k],
+			GPUCount:          1,
+			Currency:          "CNY",
+			ChargePeriodStart: base.Add(time.Duration(i/400) * time.Hour),
+			ChargePeriodEnd:   base.Add(time.Duration(i/400+1) * time.Hour),
+			PricingQuantity:   decimal.NewNullDecimal(q),
+			PricingUnit:       "hour",
+			ListUnitPrice:     decimal.NewNullDecimal(p),
+			BilledCost:        p.Mul(q).Round(2),
+		}
 	}
 	in := &Input{Month: "2026-10", TZ: bj, Items: items, cfg: DefaultConfig(), ruleID: "price_deviation"}
 	b.ResetTimer()

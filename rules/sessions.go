@@ -20,8 +20,8 @@ type Session struct {
 	Account    string
 	ResourceID string
 	Currency   string
-	Start, End time.Time          // union of the items' active spans
-	Items      []*ledger.LineItem // ordered by active start
+	Start, End time.Time      // union of the items' active spans
+	Items      []*ledger.Item // ordered by active start
 }
 
 // sessionGapMin is the largest gap that still joins two items when the
@@ -34,7 +34,7 @@ const sessionGapMin = time.Minute
 // daily row of 阿里云 or 火山引擎 that bills "2 小时" is a 2-hour run, not a
 // day-long one; when in the day is unknown, so it is taken from the start).
 // A span never ends before it starts.
-func activeSpan(li *ledger.LineItem) (start, end time.Time) {
+func activeSpan(li *ledger.Item) (start, end time.Time) {
 	if li.Derived.Set {
 		return li.Derived.SpanStart, li.Derived.SpanEnd
 	}
@@ -42,7 +42,7 @@ func activeSpan(li *ledger.LineItem) (start, end time.Time) {
 }
 
 // computeActiveSpan is activeSpan without li.Derived.
-func computeActiveSpan(li *ledger.LineItem) (start, end time.Time) {
+func computeActiveSpan(li *ledger.Item) (start, end time.Time) {
 	start, end = li.ChargePeriodStart, li.ChargePeriodEnd
 	if li.UsageStart.IsZero() && li.UsageEnd.IsZero() && li.PricingQuantity.Valid {
 		if u, ok := parseTimeUnit(li.PricingUnit); ok && li.PricingQuantity.Decimal.Sign() > 0 {
@@ -72,7 +72,7 @@ func computeActiveSpan(li *ledger.LineItem) (start, end time.Time) {
 // isRunning reports whether li says its resource ran: a compute charge that
 // is not a credit, tax or adjustment and not negative. Prepaid items count
 // (a package runs whether on or off).
-func isRunning(li *ledger.LineItem) bool {
+func isRunning(li *ledger.Item) bool {
 	if li.Kind != ledger.KindCompute {
 		return false
 	}
@@ -84,7 +84,7 @@ func isRunning(li *ledger.LineItem) bool {
 }
 
 // billedSign is the sign of li's billed cost (li.Derived when set).
-func billedSign(li *ledger.LineItem) int {
+func billedSign(li *ledger.Item) int {
 	if li.Derived.Set {
 		return int(li.Derived.BilledSign)
 	}
@@ -93,7 +93,7 @@ func billedSign(li *ledger.LineItem) int {
 
 // derive fills the Derived of items (freshly loaded, not yet shared with
 // the rules), one part per processor, side by side.
-func derive(items []*ledger.LineItem) {
+func derive(items []*ledger.Item) {
 	var wg sync.WaitGroup
 	size := max(1, (len(items)+runtime.GOMAXPROCS(0)-1)/runtime.GOMAXPROCS(0))
 	for lo := 0; lo < len(items); lo += size {
@@ -110,7 +110,7 @@ func derive(items []*ledger.LineItem) {
 
 // isSessionItem reports whether li takes part in on-demand sessions:
 // running compute of a named resource that is not prepaid.
-func isSessionItem(li *ledger.LineItem) bool {
+func isSessionItem(li *ledger.Item) bool {
 	return isRunning(li) && !isPrepaid(li) && li.ResourceID != ""
 }
 
@@ -120,14 +120,14 @@ func isSessionItem(li *ledger.LineItem) bool {
 func (in *Input) Sessions() []Session {
 	c := in.cache()
 	c.sessions.once.Do(func() {
-		c.sessions.list = buildSessions(append(append([]*ledger.LineItem(nil), in.Items...), in.Context...), in.cfg)
+		c.sessions.list = buildSessions(append(append([]*ledger.Item(nil), in.Items...), in.Context...), in.cfg)
 	})
 	return c.sessions.list
 }
 
 // isLoneSession reports whether li is a session on its own (the one item of
 // its session).
-func (in *Input) isLoneSession(li *ledger.LineItem) bool {
+func (in *Input) isLoneSession(li *ledger.Item) bool {
 	c := in.cache()
 	c.lone.once.Do(func() {
 		c.lone.ids = map[int64]bool{}
@@ -142,12 +142,12 @@ func (in *Input) isLoneSession(li *ledger.LineItem) bool {
 
 type sessionKey struct{ provider, resource, currency string }
 
-func buildSessions(items []*ledger.LineItem, cfg Config) []Session {
+func buildSessions(items []*ledger.Item, cfg Config) []Session {
 	// items come mostly in runs of one resource (the input's order): each
 	// run is appended to its group at once rather than item by item. An
 	// item is in items once (the month and its context are disjoint).
-	groups := map[sessionKey][]*ledger.LineItem{}
-	var run []*ledger.LineItem
+	groups := map[sessionKey][]*ledger.Item{}
+	var run []*ledger.Item
 	var runKey sessionKey
 	for _, li := range items {
 		if !isSessionItem(li) {
@@ -180,7 +180,7 @@ func buildSessions(items []*ledger.LineItem, cfg Config) []Session {
 	})
 	var out []Session
 	type spanned struct {
-		li         *ledger.LineItem
+		li         *ledger.Item
 		start, end time.Time
 	}
 	for _, k := range keys {
@@ -206,7 +206,7 @@ func buildSessions(items []*ledger.LineItem, cfg Config) []Session {
 		}
 		// The sessions of a group are runs of its sorted items: their Items
 		// share one array (capped, so that an append copies).
-		ptrs := make([]*ledger.LineItem, len(lis))
+		ptrs := make([]*ledger.Item, len(lis))
 		for i, sp := range lis {
 			ptrs[i] = sp.li
 		}
@@ -241,8 +241,8 @@ func buildSessions(items []*ledger.LineItem, cfg Config) []Session {
 }
 
 // lastItem is the item of s whose charge period ends last (ties: higher id).
-func (s Session) lastItem() *ledger.LineItem {
-	var last *ledger.LineItem
+func (s Session) lastItem() *ledger.Item {
+	var last *ledger.Item
 	for _, li := range s.Items {
 		if last == nil || li.ChargePeriodEnd.After(last.ChargePeriodEnd) ||
 			(li.ChargePeriodEnd.Equal(last.ChargePeriodEnd) && li.ID > last.ID) {
@@ -313,7 +313,7 @@ func (in *Input) buildCoverage() *coverage {
 	// list is kept at hand while its key lasts (keyedIntervals).
 	inst := keyedIntervals[instKey]{m: c.byInstance}
 	acct := keyedIntervals[acctKey]{m: c.byAccount}
-	add := func(li *ledger.LineItem) {
+	add := func(li *ledger.Item) {
 		if !isRunning(li) {
 			return
 		}
@@ -398,7 +398,7 @@ func overlaps(ivs []secSpan, s, e time.Time) bool {
 // if the bill names one; else its own resource id when that resource has
 // compute in the data (an instance's own component row); else, as a
 // fallback, the provider account as a whole.
-func (in *Input) servedBy(li *ledger.LineItem) served {
+func (in *Input) servedBy(li *ledger.Item) served {
 	if li.ParentResourceID != "" {
 		return served{servedParent, li.Provider, li.ParentResourceID}
 	}
