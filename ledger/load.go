@@ -601,7 +601,7 @@ func (l *loader) item(r Row) (*Item, error) {
 	}
 	li.Description = l.Text(r, lcDescription)
 	li.ImportID, li.SourceRow = r.Int64(lcImport), int(r.Int64(lcSourceRow))
-	li.RowKey = r.Text(lcRowKey)
+	li.RowKey = l.Own(r.Bytes(lcRowKey))
 	li.File = l.paths[li.ImportID]
 	return li, nil
 }

@@ -1,6 +1,10 @@
 package ledger
 
-import "github.com/shopspring/decimal"
+import (
+	"unsafe"
+
+	"github.com/shopspring/decimal"
+)
 
 // RowShare turns the columns of the rows of one reader (LoadLineItems'
 // loaders, the reports' narrow scans) into strings and amounts without an
@@ -9,9 +13,10 @@ import "github.com/shopspring/decimal"
 // build and then to collect. A decimal.Decimal is immutable, so sharing one
 // is safe. A RowShare belongs to one goroutine.
 type RowShare struct {
-	strs map[string]string
-	decs *[amountSlots]sharedAmount
-	last []string // the text of each column in the row before
+	strs  map[string]string
+	decs  *[amountSlots]sharedAmount
+	last  []string // the text of each column in the row before
+	texts textArena
 }
 
 // amountSlots is the size of RowShare's amount table: direct-mapped by a
@@ -81,7 +86,32 @@ func (s *RowShare) AmountOf(r Row, i int, b []byte) (decimal.NullDecimal, error)
 	}
 	d, err := r.decimalOf(i, b)
 	if d.Valid {
-		slot.text, slot.d = string(b), d.Decimal
+		slot.text, slot.d = s.texts.String(b), d.Decimal
 	}
 	return d, err
+}
+
+// Own is b as a string of its own, for a text that rarely repeats (a row
+// key): copied into a shared allocation, not one of its own.
+func (s *RowShare) Own(b []byte) string { return s.texts.String(b) }
+
+// textArena makes strings of copied bytes, many to an allocation: a string
+// per row (a row key; the text of a billed cost, which rarely repeats) was
+// an allocation per row, 1M of them for a million-item month. The bytes are
+// never written again once a string points at them.
+type textArena struct{ buf []byte }
+
+// textArenaChunk is the size of one allocation of a textArena.
+const textArenaChunk = 64 << 10
+
+func (a *textArena) String(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if cap(a.buf)-len(a.buf) < len(b) {
+		a.buf = make([]byte, 0, max(textArenaChunk, len(b)))
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, b...)
+	return unsafe.String(&a.buf[start], len(b))
 }

@@ -67,3 +67,43 @@ func TestRowShareIsRow(t *testing.T) {
 		t.Fatalf("read %d rows, %d with an amount error: the test reads nothing it should", n, errs)
 	}
 }
+
+// TestTextArena: each string a textArena makes keeps its text while the
+// bytes it was made from are overwritten and the arena goes on into new
+// chunks, including texts longer than a chunk and the empty text.
+func TestTextArena(t *testing.T) {
+	var a textArena
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 0, 3*textArenaChunk)
+	var got, want []string
+	for i := range 20000 {
+		n := rng.IntN(60)
+		if i%5000 == 17 {
+			n = textArenaChunk + rng.IntN(100)
+		}
+		buf = buf[:0]
+		for range n {
+			buf = append(buf, byte('a'+rng.IntN(26)))
+		}
+		got = append(got, a.String(buf))
+		want = append(want, string(buf))
+		for j := range buf {
+			buf[j] = '#' // the caller's bytes change; the string must not
+		}
+	}
+	chunks := 0
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("string %d is %.40q, want %.40q", i, got[i], want[i])
+		}
+		if len(want[i]) > textArenaChunk {
+			chunks++
+		}
+	}
+	if chunks < 4 {
+		t.Fatalf("%d texts longer than a chunk: the test misses them", chunks)
+	}
+	if s := a.String(nil); s != "" {
+		t.Errorf("String(nil) = %q", s)
+	}
+}
