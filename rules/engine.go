@@ -623,7 +623,7 @@ func (in *Input) rowKeys() map[int64]string {
 func runRules(ctx context.Context, db *ledger.DB, in *Input, w *ledger.AuditWriter) (*Result, error) {
 	ctx, cancel := context.WithCancel(ctx) // on an error, the rules still running stop
 	defer cancel()
-	var all []ledger.Finding
+	var found [][]ledger.Finding // each rule's, joined once at the end
 	seen := map[string]string{}
 	// add adds the completed findings of one rule, all or none, unless two
 	// share a fingerprint.
@@ -648,7 +648,7 @@ func runRules(ctx context.Context, db *ledger.DB, in *Input, w *ledger.AuditWrit
 		for fp := range mine {
 			seen[fp] = ruleID
 		}
-		all = append(all, fs...)
+		found = append(found, fs)
 		return nil
 	}
 	results := runBuiltins(ctx, in)
@@ -676,6 +676,7 @@ func runRules(ctx context.Context, db *ledger.DB, in *Input, w *ledger.AuditWrit
 			return nil, fmt.Errorf("rules: %w", err)
 		}
 	}
+	all := slices.Concat(found...)
 	SortFindings(all)
 	res.Findings = all
 	res.Params = in.cfg.ParamsJSON()

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"context"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -326,6 +327,63 @@ func TestFixed8(t *testing.T) {
 	} {
 		if got := fixed8(dec(t, tc.in)); got != tc.want {
 			t.Errorf("fixed8(%s): got %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestHourPrice8IsDivRound: the price per hour priceQuoteOf computes in
+// integers is fixed8 of the decimal division it replaced, whenever the
+// integers suffice, and they suffice for ordinary bills; and its price per
+// GPU is fixed8 of the decimal per-GPU price.
+func TestHourPrice8IsDivRound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	amount := func() decimal.Decimal {
+		switch rng.IntN(8) {
+		case 0:
+			return decimal.New(rng.Int64N(1_000_000_000_000_000_000), int32(rng.IntN(40)-30)) // long, any scale
+		case 1:
+			return decimal.New(rng.Int64N(10), int32(rng.IntN(6)-3))
+		case 2:
+			return decimal.New(-rng.Int64N(1000), -2)
+		}
+		return decimal.New(rng.Int64N(10_000_000), -int32(rng.IntN(9))) // a bill's amounts
+	}
+	fast, checked := 0, 0
+	for range 200_000 {
+		billed, qty := amount(), amount()
+		unit := []int64{1, 60, 3600, 86400, 7, 2_592_000}[rng.IntN(6)]
+		if !qty.IsPositive() {
+			continue
+		}
+		want := fixed8(billed.Mul(decimal.NewFromInt(3600)).DivRound(qty.Mul(decimal.NewFromInt(unit)), 8))
+		checked++
+		got, ok := hourPrice8(billed, qty, unit)
+		if !ok {
+			continue
+		}
+		fast++
+		if got != want {
+			t.Fatalf("hourPrice8(%s, %s, %d) = %d, want %d", billed, qty, unit, got, want)
+		}
+	}
+	if fast < checked/2 {
+		t.Fatalf("the integers sufficed for %d of %d quotes", fast, checked)
+	}
+	for _, tc := range []struct{ billed, qty string }{{"3.45", "1"}, {"1.88", "0.333333"}, {"0.01", "7"}, {"99999.99", "0.5"}, {"123.456789", "3.5"}} {
+		for _, count := range []int{2, 3, 7, 8} {
+			li := &ledger.Item{Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, GPUModel: "A100", GPUCount: count,
+				BilledCost: dec(t, tc.billed), PricingQuantity: ndec(t, tc.qty), PricingUnit: "小时", Currency: "CNY"}
+			q, _, ok := priceQuoteOf(li, map[string]priceModelInfo{}, false)
+			if !ok || !q.fixOnly {
+				t.Fatalf("%+v: no quote (%v) or not in integers", tc, ok)
+			}
+			perHour := li.BilledCost.Mul(decimal.NewFromInt(3600)).DivRound(li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(3600)), 8)
+			if !q.price().Equal(perHour) || q.price().Exponent() != perHour.Exponent() {
+				t.Errorf("%+v: price %s, want %s", tc, q.price(), perHour)
+			}
+			if want := fixed8(perHour.DivRound(decimal.NewFromInt(int64(count)), 8)); q.perGPUFix != want {
+				t.Errorf("%+v, %d GPUs: per GPU %d, want %d", tc, count, q.perGPUFix, want)
+			}
 		}
 	}
 }

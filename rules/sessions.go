@@ -183,23 +183,29 @@ func buildSessions(items []*ledger.Item, cfg Config) []Session {
 		li         *ledger.Item
 		start, end time.Time
 	}
+	bySpan := func(a, b spanned) int {
+		if c := a.start.Compare(b.start); c != 0 {
+			return c
+		}
+		if c := a.end.Compare(b.end); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.li.ID, b.li.ID)
+	}
+	var lis []spanned // one group's items with their spans, reused group after group
 	for _, k := range keys {
 		// Spans are computed once per item: activeSpan does decimal
-		// arithmetic, too dear for a sort comparator.
-		lis := make([]spanned, len(groups[k]))
-		for i, li := range groups[k] {
+		// arithmetic, too dear for a sort comparator. A group's items come
+		// in time order mostly (the input's order): sorted already, they
+		// are not sorted again.
+		lis = lis[:0]
+		for _, li := range groups[k] {
 			s, e := activeSpan(li)
-			lis[i] = spanned{li, s, e}
+			lis = append(lis, spanned{li, s, e})
 		}
-		slices.SortFunc(lis, func(a, b spanned) int {
-			if c := a.start.Compare(b.start); c != 0 {
-				return c
-			}
-			if c := a.end.Compare(b.end); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.li.ID, b.li.ID)
-		})
+		if !slices.IsSortedFunc(lis, bySpan) {
+			slices.SortFunc(lis, bySpan)
+		}
 		gap := sessionGapMin
 		if p, ok := cfg.policyFor(k.provider); ok && p.BillingStep > gap {
 			gap = p.BillingStep
