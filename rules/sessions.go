@@ -2,10 +2,8 @@ package rules
 
 import (
 	"cmp"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -91,21 +89,12 @@ func billedSign(li *ledger.Item) int {
 	return li.BilledCost.Sign()
 }
 
-// derive fills the Derived of items (freshly loaded, not yet shared with
-// the rules), one part per processor, side by side.
-func derive(items []*ledger.Item) {
-	var wg sync.WaitGroup
-	size := max(1, (len(items)+runtime.GOMAXPROCS(0)-1)/runtime.GOMAXPROCS(0))
-	for lo := 0; lo < len(items); lo += size {
-		part := items[lo:min(lo+size, len(items))]
-		wg.Go(func() {
-			for _, li := range part {
-				s, e := computeActiveSpan(li)
-				li.Derived = ledger.Derived{SpanStart: s, SpanEnd: e, BilledSign: int8(li.BilledCost.Sign()), Set: true}
-			}
-		})
-	}
-	wg.Wait()
+// derive fills the Derived of li, freshly loaded and not yet shared with
+// the rules (ledger.Filter.Prepare: each loader calls it on the item it
+// has just built).
+func derive(li *ledger.Item) {
+	s, e := computeActiveSpan(li)
+	li.Derived = ledger.Derived{SpanStart: s, SpanEnd: e, BilledSign: int8(li.BilledCost.Sign()), Set: true}
 }
 
 // isSessionItem reports whether li takes part in on-demand sessions:
