@@ -206,12 +206,17 @@ func (r priceDeviation) Run(ctx context.Context, in *Input) ([]ledger.Finding, e
 	quotes := make([]priceQuote, 0, len(in.Items)+len(in.Context))
 	var infos []*priceKeyInfo
 	keyIdx := map[priceHistKey]int32{}
+	var lastHist priceHistKey
+	lastK := int32(-1)
 	for i, li := range slices.Concat(in.Items, in.Context) {
 		q, hist, ok := priceQuoteOf(li, models, includeSpot)
 		if !ok {
 			continue
 		}
-		k, seen := keyIdx[hist]
+		k, seen := lastK, lastK >= 0 && hist == lastHist // a resource's items come together: mostly the key before
+		if !seen {
+			k, seen = keyIdx[hist]
+		}
 		if !seen {
 			ki := &priceKeyInfo{hist: hist, limRef: -1}
 			// keyed by pricing model: a package item only meets package prices
@@ -222,6 +227,7 @@ func (r priceDeviation) Run(ctx context.Context, in *Input) ([]ledger.Finding, e
 			keyIdx[hist] = k
 			infos = append(infos, ki)
 		}
+		lastHist, lastK = hist, k
 		q.key, q.inMonth = k, i < len(in.Items)
 		if infos[k].price == nil {
 			infos[k].quotes = append(infos[k].quotes, int32(len(quotes)))
