@@ -530,6 +530,56 @@ type ruleResult struct {
 	findings []ledger.Finding
 	err      error
 	done     chan struct{}
+	// A streamer's findings come in chunks, completed, while it runs:
+	// pending holds those not taken yet, and ready is signalled when it
+	// grows (runRules takes them; unbounded, so that a streamer never waits
+	// for runRules to reach it).
+	mu      sync.Mutex
+	pending [][]ledger.Finding
+	ready   chan struct{}
+}
+
+// streamer is a rule that hands its findings over as it finds them
+// (emit), in an order of its own that does not depend on timing, so that
+// they are stored while it and the other rules still run. emit owns what
+// it is given. Run returns the same findings.
+//
+// forgotten_instance is one: it finds most of a big month's findings (39k
+// of 41k on a million items), and storing them all once it was done was
+// the audit's last 0.45 s, with one core idle.
+type streamer interface {
+	Stream(ctx context.Context, in *Input, emit func([]ledger.Finding) error) error
+}
+
+// take returns the chunks a streamer emitted since the last call.
+func (res *ruleResult) take() [][]ledger.Finding {
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	chunks := res.pending
+	res.pending = nil
+	return chunks
+}
+
+// each hands fn the rule's findings as they come: a streamer's chunks in
+// the order it emitted them, then (once the rule is done) its findings, and
+// returns the rule's error, or fn's.
+func (res *ruleResult) each(fn func([]ledger.Finding) error) error {
+	for done := false; !done; {
+		select {
+		case <-res.ready: // a streamer's chunks (nil for other rules)
+		case <-res.done:
+			done = true
+		}
+		for _, fs := range res.take() {
+			if err := fn(fs); err != nil {
+				return err
+			}
+		}
+	}
+	if res.err != nil {
+		return res.err
+	}
+	return fn(res.findings)
 }
 
 // runBuiltins starts the enabled built-in rules side by side, as many at
@@ -544,6 +594,9 @@ func runBuiltins(ctx context.Context, in *Input) []*ruleResult {
 	order := runOrder(in.cfg)
 	for _, i := range order {
 		results[i] = &ruleResult{done: make(chan struct{})}
+		if _, ok := registry[i].(streamer); ok {
+			results[i].ready = make(chan struct{}, 1)
+		}
 	}
 	todo := make(chan int, len(registry))
 	for _, i := range order {
@@ -560,9 +613,25 @@ func runBuiltins(ctx context.Context, in *Input) []*ruleResult {
 				if res.err = ctx.Err(); res.err == nil {
 					own := *in
 					own.ruleID = r.ID()
-					res.findings, res.err = r.Run(ctx, &own)
-					if res.err == nil {
-						res.err = complete(in, r.ID(), res.findings, nil)
+					if s, ok := r.(streamer); ok {
+						res.err = s.Stream(ctx, &own, func(fs []ledger.Finding) error {
+							if err := complete(in, r.ID(), fs, nil); err != nil {
+								return err
+							}
+							res.mu.Lock()
+							res.pending = append(res.pending, fs)
+							res.mu.Unlock()
+							select {
+							case res.ready <- struct{}{}:
+							default: // signalled already
+							}
+							return ctx.Err()
+						})
+					} else {
+						res.findings, res.err = r.Run(ctx, &own)
+						if res.err == nil {
+							res.err = complete(in, r.ID(), res.findings, nil)
+						}
 					}
 				}
 				close(res.done)
@@ -623,19 +692,15 @@ func runRules(ctx context.Context, db *ledger.DB, in *Input, w *ledger.AuditWrit
 	defer cancel()
 	var found [][]ledger.Finding // each rule's, joined once at the end
 	seen := map[string]string{}
-	// add adds the completed findings of one rule, all or none, unless two
-	// share a fingerprint.
+	// add adds completed findings of a rule (all of them, or a streamer's
+	// chunk), unless two share a fingerprint (an error ends the audit).
 	add := func(ruleID string, fs []ledger.Finding) error {
-		mine := make(map[string]bool, len(fs))
 		for i := range fs {
 			fp := fs[i].Fingerprint
-			if prev, dup := seen[fp]; dup || mine[fp] {
-				if !dup {
-					prev = ruleID
-				}
+			if prev, dup := seen[fp]; dup {
 				return fmt.Errorf("two findings with fingerprint %s (also from %s): same resource, period and evidence", fp, prev)
 			}
-			mine[fp] = true
+			seen[fp] = ruleID
 		}
 		if w != nil {
 			SortFindings(fs)
@@ -643,20 +708,13 @@ func runRules(ctx context.Context, db *ledger.DB, in *Input, w *ledger.AuditWrit
 				return err
 			}
 		}
-		for fp := range mine {
-			seen[fp] = ruleID
-		}
 		found = append(found, fs)
 		return nil
 	}
 	results := runBuiltins(ctx, in)
 	for _, i := range runOrder(in.cfg) {
-		r, res := registry[i], results[i]
-		<-res.done
-		if res.err != nil {
-			return nil, fmt.Errorf("rules: %s: %w", r.ID(), res.err)
-		}
-		if err := add(r.ID(), res.findings); err != nil {
+		r := registry[i]
+		if err := results[i].each(func(fs []ledger.Finding) error { return add(r.ID(), fs) }); err != nil {
 			return nil, fmt.Errorf("rules: %s: %w", r.ID(), err)
 		}
 	}

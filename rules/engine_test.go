@@ -3,6 +3,8 @@ package rules
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -283,5 +285,81 @@ func TestPolicyOverride(t *testing.T) {
 	checkFindings(t, fs, []want{{rule: "min_duration_rounding", resource: "inst-1", amount: "null", severity: "info", evidence: 1}})
 	if !strings.Contains(cfg.ParamsJSON(), `"policy.autodl.minimum_billed":"1h0m0s"`) {
 		t.Errorf("ParamsJSON does not record the override: %s", cfg.ParamsJSON())
+	}
+}
+
+// TestRuleResultEach: a streamer's chunks reach runRules in the order it
+// emitted them, every one, whether they wait for runRules (emitted before it
+// looks) or come while it waits, followed by the rule's own findings; an
+// error of the rule comes after the chunks taken before it, and one of fn
+// stops the hand-over.
+func TestRuleResultEach(t *testing.T) {
+	chunk := func(n int) []ledger.Finding { return []ledger.Finding{{Fingerprint: strconv.Itoa(n)}} }
+	emit := func(res *ruleResult, n int) {
+		res.mu.Lock()
+		res.pending = append(res.pending, chunk(n))
+		res.mu.Unlock()
+		select {
+		case res.ready <- struct{}{}:
+		default:
+		}
+	}
+	collect := func(res *ruleResult) ([]string, error) {
+		var got []string
+		err := res.each(func(fs []ledger.Finding) error {
+			for _, f := range fs {
+				got = append(got, f.Fingerprint)
+			}
+			return nil
+		})
+		return got, err
+	}
+	want := func(n int, last string) string {
+		var w []string
+		for i := range n {
+			w = append(w, strconv.Itoa(i))
+		}
+		return strings.Join(append(w, last), ",")
+	}
+	// All emitted before anyone looks.
+	res := &ruleResult{done: make(chan struct{}), ready: make(chan struct{}, 1), findings: chunk(-1)}
+	for i := range 5 {
+		emit(res, i)
+	}
+	close(res.done)
+	if got, err := collect(res); err != nil || strings.Join(got, ",") != want(5, "-1") {
+		t.Errorf("emitted before: got %v (%v), want %s", got, err, want(5, "-1"))
+	}
+	// Emitted while runRules waits, some in bursts.
+	res = &ruleResult{done: make(chan struct{}), ready: make(chan struct{}, 1)}
+	go func() {
+		for i := range 300 {
+			emit(res, i)
+			if i%7 == 0 {
+				time.Sleep(50 * time.Microsecond)
+			}
+		}
+		res.findings = chunk(-1)
+		close(res.done)
+	}()
+	if got, err := collect(res); err != nil || strings.Join(got, ",") != want(300, "-1") {
+		t.Errorf("emitted while waiting: got %d findings (%v), want 301 in order", len(got), err)
+	}
+	// The rule fails: the chunks before, then its error.
+	boom := errors.New("boom")
+	res = &ruleResult{done: make(chan struct{}), ready: make(chan struct{}, 1), err: boom}
+	emit(res, 0)
+	close(res.done)
+	if got, err := collect(res); !errors.Is(err, boom) || len(got) != 1 {
+		t.Errorf("failing rule: got %v, %v; want one chunk, then %v", got, err, boom)
+	}
+	// fn fails: nothing more is handed over.
+	res = &ruleResult{done: make(chan struct{}), ready: make(chan struct{}, 1), findings: chunk(-1)}
+	emit(res, 0)
+	emit(res, 1)
+	close(res.done)
+	calls := 0
+	if err := res.each(func([]ledger.Finding) error { calls++; return boom }); !errors.Is(err, boom) || calls != 1 {
+		t.Errorf("fn failing: %d calls, %v", calls, err)
 	}
 }

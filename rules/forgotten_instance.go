@@ -52,21 +52,36 @@ func (forgottenInstance) Info() Info {
 }
 
 func (r forgottenInstance) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
+	var out []ledger.Finding
+	err := r.Stream(ctx, in, func(fs []ledger.Finding) error {
+		out = append(out, fs...)
+		return nil
+	})
+	return out, err
+}
+
+// forgottenChunk is how many findings Stream hands over at once (a
+// variable for the tests).
+var forgottenChunk = 1024
+
+// Stream emits the findings of Run, forgottenChunk at a time, in the order
+// of the sessions (streamer).
+func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]ledger.Finding) error) error {
 	limit, err := in.durationParam("limit")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	nightStart, err := in.clockParam("night_start")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	nightEnd, err := in.clockParam("night_end")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	th, err := in.thresholds()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Texts every finding shares, built once (a million-item month gives
 	// tens of thousands of findings).
@@ -74,7 +89,20 @@ func (r forgottenInstance) Run(ctx context.Context, in *Input) ([]ledger.Finding
 	nightZH := fmt.Sprintf("期间跨越夜间（%s–%s）。", clockText(nightStart), clockText(nightEnd))
 	nightEN := fmt.Sprintf("It ran through the night (%s–%s).", clockText(nightStart), clockText(nightEnd))
 	var out []ledger.Finding
+	flush := func() error {
+		if len(out) == 0 {
+			return nil
+		}
+		fs := out
+		out = nil
+		return emit(fs)
+	}
 	for _, s := range in.Sessions() {
+		if len(out) >= forgottenChunk {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
 		last := s.lastItem()
 		if !in.InMonth(last) {
 			continue
@@ -145,7 +173,7 @@ func (r forgottenInstance) Run(ctx context.Context, in *Input) ([]ledger.Finding
 		f.ReasonEN = strings.Join(en, " ")
 		out = append(out, f)
 	}
-	return out, nil
+	return flush()
 }
 
 // costBeyond sums the items' billed cost after cutoff, each pro rata by the
