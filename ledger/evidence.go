@@ -54,7 +54,7 @@ func (db *DB) attachEvidence(ctx context.Context, month string, fs []Finding) er
 		return fmt.Errorf("ledger: evidence: %w", err)
 	}
 	for i := range fs {
-		slices.SortFunc(fs[i].Evidence, compareEvidence)
+		slices.SortFunc(fs[i].Evidence, CompareEvidence)
 	}
 	return nil
 }

@@ -240,9 +240,9 @@ func insertEvidence(ctx context.Context, c *rawConn, findings []Finding) error {
 	var sorted []Evidence
 	for i := range findings {
 		ev := findings[i].Evidence
-		if !slices.IsSortedFunc(ev, compareEvidence) {
+		if !slices.IsSortedFunc(ev, CompareEvidence) {
 			sorted = append(sorted[:0], ev...)
-			slices.SortFunc(sorted, compareEvidence)
+			slices.SortFunc(sorted, CompareEvidence)
 			ev = sorted
 		}
 		for len(ev) > 0 {
@@ -278,8 +278,9 @@ func insertEvidence(ctx context.Context, c *rawConn, findings []Finding) error {
 	return flush()
 }
 
-// compareEvidence orders evidence by file, row and line item.
-func compareEvidence(a, b Evidence) int {
+// CompareEvidence orders evidence by file, row and line item (the order
+// findings keep it in).
+func CompareEvidence(a, b Evidence) int {
 	if c := strings.Compare(a.File, b.File); c != 0 {
 		return c
 	}

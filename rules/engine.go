@@ -749,17 +749,13 @@ func runRules(ctx context.Context, db *ledger.DB, in *Input, w *ledger.AuditWrit
 	return res, nil
 }
 
+// sortEvidence puts evidence in ledger.CompareEvidence order. A rule's
+// evidence mostly comes in it already (a resource's items by time are its
+// file's rows in order): checked first, it is sorted only when it is not.
 func sortEvidence(ev []ledger.Evidence) {
-	sort.Slice(ev, func(i, j int) bool {
-		a, b := ev[i], ev[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Row != b.Row {
-			return a.Row < b.Row
-		}
-		return a.LineItemID < b.LineItemID
-	})
+	if !slices.IsSortedFunc(ev, ledger.CompareEvidence) {
+		slices.SortFunc(ev, ledger.CompareEvidence)
+	}
 }
 
 // Fingerprint identifies a finding across reruns: the first 16 hex digits of
