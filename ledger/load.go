@@ -568,8 +568,10 @@ func newLoader(paths map[int64]string) *loader {
 // loader builds the items of one reader; its RowShare shares repeated
 // texts and amounts between them.
 type loader struct {
-	paths map[int64]string
-	slab  []Item
+	paths      map[int64]string
+	lastImport int64 // the import of the row before, and its path
+	lastFile   string
+	slab       []Item
 	*RowShare
 }
 
@@ -618,6 +620,9 @@ func (l *loader) item(r Row) (*Item, error) {
 	li.Description = l.Text(r, lcDescription)
 	li.ImportID, li.SourceRow = r.Int64(lcImport), int(r.Int64(lcSourceRow))
 	li.RowKey = l.Own(r.Bytes(lcRowKey))
-	li.File = l.paths[li.ImportID]
+	if li.ImportID != l.lastImport || l.lastFile == "" {
+		l.lastImport, l.lastFile = li.ImportID, l.paths[li.ImportID] // rows of one import come together
+	}
+	li.File = l.lastFile
 	return li, nil
 }
