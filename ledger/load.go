@@ -210,7 +210,7 @@ func CompareItems(a, b *Item) int { return keyOf(a).compare(keyOf(b)) }
 // CompareLineItems is CompareItems of two LineItems.
 func CompareLineItems(a, b *LineItem) int { return CompareItems(&a.Item, &b.Item) }
 
-// lineItemKey is what CompareLineItems orders line items by.
+// lineItemKey is what CompareItems orders line items by.
 type lineItemKey struct {
 	provider, resource string
 	at                 startAndID
@@ -531,7 +531,7 @@ func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hi
 		}
 	}
 	where, args := f.rangeWhere()
-	err := db.eachLoaded(ctx, l, f.KeepID, true, where, args, add)
+	err := db.eachLoaded(ctx, l, f.KeepID, where, args, add)
 	return items, err
 }
 
@@ -539,13 +539,13 @@ func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hi
 // the tests that compare both ways).
 var usePages = true
 
-// eachLoaded reads the line items of "WHERE … ORDER BY …" (rest) with l and
-// calls fn for each that keep (if set) accepts; mapped reads the ledger
-// through a memory map (scan).
-func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, mapped bool, rest string, args []any, fn func(*Item) error) error {
+// eachLoaded reads the line items of "WHERE … ORDER BY …" (rest) with l,
+// through a memory map of the ledger (scan), and calls fn for each that
+// keep (if set) accepts.
+func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, rest string, args []any, fn func(*Item) error) error {
 	return db.scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+rest, args, func(r Row) error {
 		return l.add(r, keep, fn)
-	}, mapped)
+	}, true)
 }
 
 // add builds the item of r and hands it to fn, unless keep (if set)

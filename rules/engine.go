@@ -686,7 +686,8 @@ func (in *Input) rowKeys() map[int64]string {
 // runRules runs the built-in rules, then the user rules, and returns their
 // findings sorted (SortFindings). With w, each rule's findings are stored as
 // soon as it and the rules before it (runOrder) are done, sorted within the
-// rule: their ids follow that order, whichever rule finished first.
+// rule (a streamer's as each chunk comes, sorted within the chunk): their
+// ids follow that order, whichever rule finished first.
 func runRules(ctx context.Context, db *ledger.DB, in *Input, w *ledger.AuditWriter) (*Result, error) {
 	ctx, cancel := context.WithCancel(ctx) // on an error, the rules still running stop
 	defer cancel()
