@@ -28,41 +28,18 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
 	var items []LineItem
 	for i := range 3000 {
-		li := LineItem{Item: Item{
-			Provider:          []string{"aliyun", "autodl", "tencent"}[i%3],
-			BillingAccountID:  "acct",
-			BillingPeriod:     "2026-10",
-			ChargePeriodStart: start.Add(time.Duration(i%97) * time.Hour),
-			ChargeCategory:    CategoryUsage,
-			Kind:              []string{KindCompute, KindStorage, KindNetwork}[i%3*i%2],
-			PricingModel:      "on_demand",
-			ServiceName:       "ECS",
-			ResourceID:        fmt.Sprintf("i-%d", i%41),
-			ResourceType:      "gpu",
-			SKU:               "sku",
-			ParentResourceID:  fmt.Sprintf("p-%d", i%7),
-			GPUModel:          "A10",
-			GPUCount:          i % 3,
-			ConsumedUnit:      "hour",
-			PricingUnit:       "hour",
-			Currency:          "CNY",
-			BilledCost:        decimal.New(int64(i%13), -2),
-			Description:       fmt.Sprintf("说明 %d", i%5),
-			RowKey:            fmt.Sprintf("k%d", i),
-			SourceRow:         i + 1,
-		},
-			SubAccount:   "proj",
-			ResourceName: "训练机",
-			Region:       "cn",
-			Zone:         "z",
-			Tags:         `{"a":"b"}`,
-			Raw:          []string{"x"},
-			ListCost:     nd("1"),
-			VoucherPaid:  nd("2"),
-			CashPaid:     nd("3"),
-			OtherPaid:    nd("4"),
-			Unpaid:       nd("5"),
-		}
+		li := LineItem{Item: Item{Provider: []string{"aliyun", "autodl", "tencent"}[i%3],
+			BillingAccountID: "acct", BillingPeriod: "2026-10",
+			ChargePeriodStart: start.Add(time.Duration(i%97) * time.Hour), ChargeCategory: CategoryUsage,
+			Kind:         []string{KindCompute, KindStorage, KindNetwork}[i%3*i%2],
+			PricingModel: "on_demand", ServiceName: "ECS", ResourceID: fmt.Sprintf("i-%d", i%41),
+			ResourceType: "gpu", SKU: "sku", ParentResourceID: fmt.Sprintf("p-%d", i%7),
+			GPUModel: "A10", GPUCount: i % 3, ConsumedUnit: "hour",
+			PricingUnit: "hour", Currency: "CNY", BilledCost: decimal.New(int64(i%13), -2),
+			Description: fmt.Sprintf("说明 %d", i%5), RowKey: fmt.Sprintf("k%d", i),
+			SourceRow: i + 1}, SubAccount: "proj", ResourceName: "训练机", Region: "cn",
+			Zone: "z", Tags: `{"a":"b"}`, Raw: []string{"x"}, ListCost: nd("1"),
+			VoucherPaid: nd("2"), CashPaid: nd("3"), OtherPaid: nd("4"), Unpaid: nd("5")}
 		li.ChargePeriodEnd = li.ChargePeriodStart.Add(time.Hour)
 		if i%4 != 0 {
 			li.ConsumedQuantity, li.PricingQuantity, li.ListUnitPrice = nd("0.5"), nd(fmt.Sprint(i%9)), nd("12.34567891")

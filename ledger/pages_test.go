@@ -99,25 +99,14 @@ func pageTestItems(n, rawBytes int) []LineItem {
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
 	items := make([]LineItem, n)
 	for i := range items {
-		li := LineItem{Item: Item{
-			Provider:          []string{"aliyun", "autodl", "tencent"}[i%3],
-			BillingAccountID:  "acct",
-			BillingPeriod:     "2026-10",
-			ChargePeriodStart: start.Add(time.Duration(i%97) * time.Hour),
-			ChargeCategory:    CategoryUsage,
-			Kind:              []string{KindCompute, KindStorage, KindNetwork}[i%3*i%2],
-			PricingModel:      "on_demand",
-			ResourceID:        fmt.Sprintf("i-%d", i%41),
-			GPUModel:          "A10",
-			GPUCount:          i % 3,
-			Currency:          "CNY",
-			BilledCost:        decimal.New(int64(i%13)-3, -2),
-			Description:       fmt.Sprintf("说明 %d", i%5),
-			RowKey:            fmt.Sprintf("k%d", i),
-			SourceRow:         i + 1,
-		},
-			Raw: []string{strings.Repeat("x", rawBytes*(1+i%9)/4)},
-		}
+		li := LineItem{Item: Item{Provider: []string{"aliyun", "autodl", "tencent"}[i%3],
+			BillingAccountID: "acct", BillingPeriod: "2026-10",
+			ChargePeriodStart: start.Add(time.Duration(i%97) * time.Hour), ChargeCategory: CategoryUsage,
+			Kind:         []string{KindCompute, KindStorage, KindNetwork}[i%3*i%2],
+			PricingModel: "on_demand", ResourceID: fmt.Sprintf("i-%d", i%41), GPUModel: "A10",
+			GPUCount: i % 3, Currency: "CNY", BilledCost: decimal.New(int64(i%13)-3, -2),
+			Description: fmt.Sprintf("说明 %d", i%5), RowKey: fmt.Sprintf("k%d", i),
+			SourceRow: i + 1}, Raw: []string{strings.Repeat("x", rawBytes*(1+i%9)/4)}}
 		li.ChargePeriodEnd = li.ChargePeriodStart.Add(time.Hour)
 		if i%4 != 0 {
 			li.PricingQuantity, li.ListUnitPrice = nd(fmt.Sprint(i%9)), nd("12.34567891")

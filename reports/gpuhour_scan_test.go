@@ -119,18 +119,13 @@ func gpuHourEdgeLedger(t *testing.T, n int) *ledger.DB {
 	var items []ledger.LineItem
 	for i := range n {
 		start := base.Add(time.Duration(rng.IntN(600)) * time.Minute)
-		li := ledger.LineItem{Item: ledger.Item{
-			Provider:          pick("autodl", "aliyun", "aws"),
-			BillingPeriod:     "2026-10",
-			ChargePeriodStart: start,
-			ChargePeriodEnd:   start.Add(time.Duration(rng.IntN(3)) * time.Hour),
-			Currency:          pick("CNY", "CNY", "USD"),
-			BilledCost:        dec(t, amount()),
+		li := ledger.LineItem{Item: ledger.Item{Provider: pick("autodl", "aliyun", "aws"),
+			BillingPeriod: "2026-10", ChargePeriodStart: start,
+			ChargePeriodEnd: start.Add(time.Duration(rng.IntN(3)) * time.Hour),
+			Currency:        pick("CNY", "CNY", "USD"), BilledCost: dec(t, amount()),
 			ChargeCategory: pick(ledger.CategoryUsage, ledger.CategoryUsage, ledger.CategoryUsage, ledger.CategoryPurchase,
 				ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment),
-			PricingModel: pick("on_demand", "on_demand", "reserved", "spot", "vendor_x"),
-		},
-		}
+			PricingModel: pick("on_demand", "on_demand", "reserved", "spot", "vendor_x")}}
 		if rng.IntN(10) > 0 {
 			li.ResourceID = fmt.Sprintf("i-%d", rng.IntN(12))
 		}

@@ -89,20 +89,15 @@ func instEdgeLedger(t *testing.T, n int) *ledger.DB {
 		var items []ledger.LineItem
 		for i := range n {
 			start := base.Add(time.Duration(rng.IntN(40)) * time.Hour) // ties on purpose
-			li := ledger.LineItem{Item: ledger.Item{
-				Provider:          pick("autodl", "aliyun"),
-				BillingPeriod:     period,
-				ChargePeriodStart: start,
-				ChargePeriodEnd:   start.Add(time.Duration(rng.IntN(3)) * time.Hour),
-				Currency:          pick("CNY", "CNY", "USD"),
-				BilledCost:        dec(t, pick("1.00", "0", "-0.50", "2.5", "0.01", "123456789.12345678901")),
+			li := ledger.LineItem{Item: ledger.Item{Provider: pick("autodl", "aliyun"),
+				BillingPeriod: period, ChargePeriodStart: start,
+				ChargePeriodEnd: start.Add(time.Duration(rng.IntN(3)) * time.Hour),
+				Currency:        pick("CNY", "CNY", "USD"),
+				BilledCost:      dec(t, pick("1.00", "0", "-0.50", "2.5", "0.01", "123456789.12345678901")),
 				ChargeCategory: pick(ledger.CategoryUsage, ledger.CategoryUsage, ledger.CategoryPurchase, ledger.CategoryCredit,
 					ledger.CategoryTax, ledger.CategoryAdjustment),
-				PricingModel: pick("on_demand", "reserved", "vendor_x"),
-				GPUModel:     pick("RTX 4090", "A100", ""),
-			},
-				ResourceName: pick("", "", "train", "eval", "big"),
-			}
+				PricingModel: pick("on_demand", "reserved", "vendor_x"), GPUModel: pick("RTX 4090", "A100", "")},
+				ResourceName: pick("", "", "train", "eval", "big")}
 			if rng.IntN(12) > 0 {
 				li.ResourceID = fmt.Sprintf("i-%d", rng.IntN(20))
 			}
@@ -138,19 +133,10 @@ func instEdgeLedger(t *testing.T, n int) *ledger.DB {
 		// Instances that run up to the end of the data, in both providers.
 		end := base.Add(45 * time.Hour)
 		for i, prov := range []string{"autodl", "aliyun", "autodl", "aliyun"} {
-			items = append(items, ledger.LineItem{Item: ledger.Item{
-				Provider:          prov,
-				BillingPeriod:     period,
-				ChargePeriodStart: end.Add(-time.Hour),
-				ChargePeriodEnd:   end,
-				Kind:              ledger.KindCompute,
-				ResourceID:        fmt.Sprintf("i-%d", i),
-				BilledCost:        dec(t, "1.5"),
-				Currency:          "CNY",
-				RowKey:            fmt.Sprintf("%s#late%d", period, i),
-			},
-				ResourceName: "late",
-			})
+			items = append(items, ledger.LineItem{Item: ledger.Item{Provider: prov, BillingPeriod: period,
+				ChargePeriodStart: end.Add(-time.Hour), ChargePeriodEnd: end, Kind: ledger.KindCompute,
+				ResourceID: fmt.Sprintf("i-%d", i), BilledCost: dec(t, "1.5"), Currency: "CNY",
+				RowKey: fmt.Sprintf("%s#late%d", period, i)}, ResourceName: "late"})
 		}
 		return items
 	}
@@ -473,20 +459,11 @@ func TestInstancesScanOutrankedTies(t *testing.T) {
 	db := testkit.OpenLedger(t)
 	start := bj("2026-10-10 00:00")
 	item := func(key string, end time.Time, gpu string) ledger.LineItem {
-		return ledger.LineItem{Item: ledger.Item{
-			Provider:          "autodl",
-			BillingPeriod:     "2026-10",
-			Kind:              ledger.KindCompute,
-			ResourceID:        "i-1",
-			ChargeCategory:    ledger.CategoryUsage,
-			ChargePeriodStart: start,
-			ChargePeriodEnd:   end,
-			BilledCost:        dec(t, "1"),
-			Currency:          "CNY",
-			GPUModel:          gpu,
-			RowKey:            key,
-		},
-		}
+		return ledger.LineItem{Item: ledger.Item{Provider: "autodl", BillingPeriod: "2026-10",
+			Kind: ledger.KindCompute, ResourceID: "i-1",
+			ChargeCategory: ledger.CategoryUsage, ChargePeriodStart: start, ChargePeriodEnd: end,
+			BilledCost: dec(t, "1"), Currency: "CNY", GPUModel: gpu,
+			RowKey: key}}
 	}
 	early := item("c", start.Add(time.Hour), "early")
 	used := item("d", start.Add(time.Hour), "used")
