@@ -200,7 +200,7 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*Item, error) {
 	if f.Unordered {
 		return slices.Concat(out...), nil
 	}
-	return mergeSorted(out), nil
+	return MergeItems(out...), nil
 }
 
 // CompareItems orders line items as EachLineItem does: by provider,
@@ -326,11 +326,12 @@ func sortLineItems(items []*Item) {
 	}
 }
 
-// mergeSorted merges lists sorted by CompareItems into one. It runs on the
-// load's critical path, after the readers: a loop over the lists' heads, a
-// comparison an item, took a third of what eachMerged's streams took (80 ms
-// for a million items).
-func mergeSorted(lists [][]*Item) []*Item {
+// MergeItems merges lists sorted by CompareItems into one (on equal items,
+// the earlier list's first). It runs on the load's critical path, after
+// the readers: a loop over the lists' heads, a comparison an item, took a
+// third of what eachMerged's streams took (80 ms for a million items); the
+// audit merges its context's two months with it too.
+func MergeItems(lists ...[]*Item) []*Item {
 	total := 0
 	var heads [][]*Item
 	for _, l := range lists {

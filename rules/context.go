@@ -73,7 +73,10 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 	if items, err = db.LoadLineItems(ctx, f); err != nil {
 		return fmt.Errorf("rules: load context %s: %w", next, err)
 	}
-	in.Context = mergeLineItems(in.Context, items)
+	// Merged, not sorted again: sorting the two months took 0.58 s of CPU,
+	// on the audit's critical path, for the 2026-11 of a 1M-row ledger of
+	// four months (300k context items).
+	in.Context = ledger.MergeItems(in.Context, items)
 	in.later = laterCompute{inst: map[instKey]bool{}, acct: map[acctKey]bool{}}
 	if wholeNextMonth {
 		return nil
@@ -127,22 +130,6 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 		maps.Copy(in.later.acct, lc.acct)
 	}
 	return nil
-}
-
-// mergeLineItems merges two lists sorted by ledger.CompareItems (the
-// months LoadLineItems returns). It replaced sorting the two months again:
-// 0.58 s of CPU, on the audit's critical path, for the 2026-11 of a
-// 1M-row ledger of four months (300k context items).
-func mergeLineItems(a, b []*ledger.Item) []*ledger.Item {
-	out := make([]*ledger.Item, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if ledger.CompareItems(b[0], a[0]) < 0 {
-			out, b = append(out, b[0]), b[1:]
-		} else {
-			out, a = append(out, a[0]), a[1:]
-		}
-	}
-	return append(append(out, a...), b...)
 }
 
 // ranLater reports whether the served instance (or account) ran compute in
