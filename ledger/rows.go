@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/shopspring/decimal"
 )
@@ -39,7 +38,7 @@ type lineItemRow struct {
 // rows the allocations were a third of the parsing goroutine's time.
 type LineItemRows struct {
 	rows  []lineItemRow
-	arena []byte
+	arena textArena
 }
 
 // arenaChunk is the size of a batch's arena; a batch that outgrows it gets
@@ -53,7 +52,7 @@ func (r *LineItemRows) Len() int { return len(r.rows) }
 // (they may still be bound): the next rows get a new arena.
 func (r *LineItemRows) Reset() {
 	r.rows = r.rows[:0]
-	r.arena = nil
+	r.arena = textArena{}
 }
 
 // Append renders li (with its ImportID, SourceRow and RowKey set) into the
@@ -100,28 +99,10 @@ func (r *LineItemRows) Append(li *LineItem) {
 	t[38] = li.RowKey
 }
 
-// take returns the arena's bytes from start as a string. The bytes are never
-// written again: later appends write past them, or into a new array.
-func (r *LineItemRows) take(start int) string {
-	if len(r.arena) == start {
-		return ""
-	}
-	return unsafe.String(&r.arena[start], len(r.arena)-start)
-}
-
-// reserve makes room for n more bytes, starting a new arena when the current
-// one is full (growing it would copy what the rows already point at).
-func (r *LineItemRows) reserve(n int) int {
-	if cap(r.arena)-len(r.arena) < n {
-		r.arena = make([]byte, 0, max(arenaChunk, n))
-	}
-	return len(r.arena)
-}
-
 func (r *LineItemRows) dec(d decimal.Decimal) string {
-	start := r.reserve(48)
-	r.arena = AppendDecimal(r.arena, d)
-	return r.take(start)
+	start := r.arena.reserve(48, arenaChunk)
+	r.arena.buf = AppendDecimal(r.arena.buf, d)
+	return r.arena.take(start)
 }
 
 func (r *LineItemRows) ndec(row *lineItemRow, col int, d decimal.NullDecimal) {
@@ -133,9 +114,9 @@ func (r *LineItemRows) ndec(row *lineItemRow, col int, d decimal.NullDecimal) {
 }
 
 func (r *LineItemRows) time(t time.Time) string {
-	start := r.reserve(len(TimeLayout) + 8)
-	r.arena = AppendTime(r.arena, t)
-	return r.take(start)
+	start := r.arena.reserve(len(TimeLayout)+8, arenaChunk)
+	r.arena.buf = AppendTime(r.arena.buf, t)
+	return r.arena.take(start)
 }
 
 func (r *LineItemRows) ntime(row *lineItemRow, col int, t time.Time) {
@@ -151,9 +132,9 @@ func (r *LineItemRows) raw(cells []string) string {
 	for _, c := range cells {
 		n += len(c) + 3
 	}
-	start := r.reserve(n + n/8)
-	r.arena = appendJSONStrings(r.arena, cells)
-	return r.take(start)
+	start := r.arena.reserve(n+n/8, arenaChunk)
+	r.arena.buf = appendJSONStrings(r.arena.buf, cells)
+	return r.arena.take(start)
 }
 
 // AppendDecimal appends d as DecimalString renders it.

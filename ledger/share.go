@@ -95,23 +95,38 @@ func (s *RowShare) AmountOf(r Row, i int, b []byte) (decimal.NullDecimal, error)
 // key): copied into a shared allocation, not one of its own.
 func (s *RowShare) Own(b []byte) string { return s.texts.String(b) }
 
-// textArena makes strings of copied bytes, many to an allocation: a string
-// per row (a row key; the text of a billed cost, which rarely repeats) was
-// an allocation per row, 1M of them for a million-item month. The bytes are
-// never written again once a string points at them.
+// textArena makes strings of bytes appended to it, many to an allocation:
+// a string per row (a row key; the text of a billed cost, which rarely
+// repeats) was an allocation per row, 1M of them for a million-item month.
+// The bytes are never written again once a string points at them: later
+// appends write past them, or into a new array (growing one would copy
+// what strings already point at). LineItemRows renders into one too.
 type textArena struct{ buf []byte }
 
-// textArenaChunk is the size of one allocation of a textArena.
+// textArenaChunk is the size of one allocation of a RowShare's textArena.
 const textArenaChunk = 64 << 10
 
-func (a *textArena) String(b []byte) string {
-	if len(b) == 0 {
+// reserve makes room for n more bytes, starting a new array of at least
+// chunk bytes when the current one is full, and returns where they start
+// (for take).
+func (a *textArena) reserve(n, chunk int) int {
+	if cap(a.buf)-len(a.buf) < n {
+		a.buf = make([]byte, 0, max(chunk, n))
+	}
+	return len(a.buf)
+}
+
+// take returns the bytes appended since start (reserve) as a string.
+func (a *textArena) take(start int) string {
+	if len(a.buf) == start {
 		return ""
 	}
-	if cap(a.buf)-len(a.buf) < len(b) {
-		a.buf = make([]byte, 0, max(textArenaChunk, len(b)))
-	}
-	start := len(a.buf)
+	return unsafe.String(&a.buf[start], len(a.buf)-start)
+}
+
+// String is b copied into the arena.
+func (a *textArena) String(b []byte) string {
+	start := a.reserve(len(b), textArenaChunk)
 	a.buf = append(a.buf, b...)
-	return unsafe.String(&a.buf[start], len(b))
+	return a.take(start)
 }
