@@ -31,13 +31,39 @@ var pow10 = func() (p [19]int64) {
 
 // Add adds d.
 func (s *DecimalSum) Add(d decimal.Decimal) {
-	if s.big == nil && d.Exponent() <= 0 && d.Exponent() >= -18 && d.NumDigits() <= 18 {
-		if s.addSmall(d.CoefficientInt64(), d.Exponent()) {
-			return
-		}
+	if c, e, ok := SmallOf(d); ok && s.big == nil && s.addSmall(c, e) {
+		return
 	}
 	s.toBig()
 	*s.big = s.big.Add(d)
+}
+
+// AddSmall adds c × 10^e, as Add(decimal.New(c, e)) does.
+func (s *DecimalSum) AddSmall(c int64, e int32) {
+	if e <= 0 && s.big == nil && s.addSmall(c, e) {
+		return
+	}
+	s.Add(decimal.New(c, e))
+}
+
+// AddBilled adds li's billed cost: from li.Derived when it holds it
+// (BilledSmall), without reading the cost's *big.Int.
+func (s *DecimalSum) AddBilled(li *Item) {
+	if d := &li.Derived; d.Set && d.BilledSmall {
+		s.AddSmall(d.Billed, d.BilledExp)
+		return
+	}
+	s.Add(li.BilledCost)
+}
+
+// SmallOf is d as an int64 coefficient and exponent (d = c × 10^e) when
+// it has at most 18 digits and no positive exponent: what DecimalSum adds
+// without math/big.
+func SmallOf(d decimal.Decimal) (c int64, e int32, ok bool) {
+	if e = d.Exponent(); e > 0 || e < -18 || d.NumDigits() > 18 {
+		return 0, 0, false
+	}
+	return d.CoefficientInt64(), e, true
 }
 
 // AddMul adds d × m, exactly as Add(d.Mul(decimal.NewFromInt(m))) does,

@@ -78,8 +78,14 @@ type Item struct {
 // 4–5 times an item.
 type Derived struct {
 	SpanStart, SpanEnd time.Time
-	BilledSign         int8 // -1, 0, 1
-	Set                bool
+	// Billed × 10^BilledExp is the billed cost when BilledSmall (SmallOf):
+	// summed without its *big.Int, which is a cache miss an item when a
+	// month's costs are summed (DecimalSum.AddBilled).
+	Billed      int64
+	BilledExp   int32
+	BilledSign  int8 // -1, 0, 1
+	BilledSmall bool
+	Set         bool
 }
 
 // Transaction is one movement of a platform balance (收支明细).

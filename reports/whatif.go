@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,7 +31,7 @@ import (
 //   - auto_shutdown: the on-demand sessions of forgotten_instance (same
 //     session code, rules.Input.Sessions) cut after ShutdownAfter; the
 //     saving is the cost of the session beyond that point, each item pro
-//     rata by time (rules.CostBeyond). Only the items of the month count.
+//     rata by time (rules.AddCostBeyond). Only the items of the month count.
 //   - release_idle_storage: storage, image and snapshot charges of an
 //     instance from the moment it had run no compute for ReleaseAfter; an
 //     item across that moment counts pro rata by time. The instance is the
@@ -106,34 +107,53 @@ func ParseWhatIfDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-type wiKey struct{ scenario, provider, currency string }
+type wiKey struct{ provider, currency string }
 
 // wiRow is a row being summed: the costs in DecimalSums (no math/big per
 // item while they fit an int64: decimal.Decimal.Add was 0.4 of 2.6 s of
-// CPU of a 297,600-item month's what-if).
+// CPU of a 297,600-item month's what-if), an unchanged cost added from the
+// item's Derived, without reading its *big.Int (a cache miss an item).
 type wiRow struct {
 	WhatIfRow
 	actual, scenario ledger.DecimalSum
 }
 
-// wiRows are the rows of the scenarios by key.
-type wiRows map[wiKey]*wiRow
+// wiRows are the rows of one scenario by provider and currency.
+type wiRows struct {
+	scenario string
+	m        map[wiKey]*wiRow
+	last     *wiRow // the row asked for before: items come by provider
+}
 
-// row is the row of scenario for li's provider and currency.
-func (rows wiRows) row(scenario string, li *ledger.Item) *wiRow {
-	k := wiKey{scenario, li.Provider, li.Currency}
-	r := rows[k]
-	if r == nil {
-		r = &wiRow{WhatIfRow: WhatIfRow{Scenario: scenario, Provider: li.Provider, Currency: li.Currency}}
-		rows[k] = r
+func newWiRows(scenario string) *wiRows { return &wiRows{scenario: scenario, m: map[wiKey]*wiRow{}} }
+
+// row is the row for li's provider and currency.
+func (rows *wiRows) row(li *ledger.Item) *wiRow {
+	if r := rows.last; r != nil && r.Provider == li.Provider && r.Currency == li.Currency {
+		return r
 	}
+	k := wiKey{li.Provider, li.Currency}
+	r := rows.m[k]
+	if r == nil {
+		r = &wiRow{WhatIfRow: WhatIfRow{Scenario: rows.scenario, Provider: li.Provider, Currency: li.Currency}}
+		rows.m[k] = r
+	}
+	rows.last = r
 	return r
 }
 
-// account adds li to r with its cost under the scenario.
-func account(r *wiRow, li *ledger.Item, scenarioCost decimal.Decimal) {
+// same adds li, its cost the same under the scenario.
+func (r *wiRow) same(li *ledger.Item) {
 	r.Items++
-	r.actual.Add(li.BilledCost)
+	r.actual.AddBilled(li)
+	r.scenario.AddBilled(li)
+}
+
+// costs adds li with its cost under the scenario, computed anew (the
+// sum keeps its precision, as it keeps every term's).
+func (r *wiRow) costs(li *ledger.Item, scenarioCost decimal.Decimal) {
+	r.Items++
+	r.actual.AddBilled(li)
 	r.scenario.Add(scenarioCost)
 	if !scenarioCost.Equal(li.BilledCost) {
 		r.Changed++
@@ -142,26 +162,30 @@ func account(r *wiRow, li *ledger.Item, scenarioCost decimal.Decimal) {
 }
 
 // perSecondRows is the per_second scenario.
-func perSecondRows(in *rules.Input) wiRows {
-	rows := wiRows{}
+func perSecondRows(in *rules.Input) *wiRows {
+	rows := newWiRows(WhatIfPerSecond)
 	for _, li := range in.Items {
 		if !rules.IsRunning(li) || rules.IsPrepaid(li) {
 			continue
 		}
-		r := rows.row(WhatIfPerSecond, li)
-		cost, ok := perSecondCost(li)
-		if !ok {
+		r := rows.row(li)
+		switch cost, repriced, ok := perSecondCost(li); {
+		case !ok:
 			r.Unknown++
+			r.same(li)
+		case repriced:
+			r.costs(li, cost)
+		default:
+			r.same(li)
 		}
-		account(r, li, cost)
 	}
 	return rows
 }
 
 // autoShutdownRows is the auto_shutdown scenario: the sessions cut after
 // shutdownAfter.
-func autoShutdownRows(in *rules.Input, shutdownAfter time.Duration) wiRows {
-	rows := wiRows{}
+func autoShutdownRows(in *rules.Input, shutdownAfter time.Duration) *wiRows {
+	rows := newWiRows(WhatIfAutoShutdown)
 	for _, s := range in.Sessions() {
 		cutoff := s.Start.Add(shutdownAfter)
 		long := s.End.Sub(s.Start) > shutdownAfter
@@ -169,20 +193,20 @@ func autoShutdownRows(in *rules.Input, shutdownAfter time.Duration) wiRows {
 			if !in.InMonth(li) {
 				continue
 			}
-			cost := li.BilledCost
-			if long {
-				beyond, _ := rules.CostBeyond([]*ledger.Item{li}, cutoff)
-				cost = cost.Sub(beyond)
+			var beyond ledger.DecimalSum
+			if long && rules.AddCostBeyond(&beyond, li, cutoff) {
+				rows.row(li).costs(li, li.BilledCost.Sub(beyond.Decimal()))
+				continue
 			}
-			account(rows.row(WhatIfAutoShutdown, li), li, cost)
+			rows.row(li).same(li)
 		}
 	}
 	return rows
 }
 
 // releaseIdleRows is the release_idle_storage scenario.
-func releaseIdleRows(in *rules.Input, idle *idleIndex, releaseAfter time.Duration) wiRows {
-	rows := wiRows{}
+func releaseIdleRows(in *rules.Input, idle *idleIndex, releaseAfter time.Duration) *wiRows {
+	rows := newWiRows(WhatIfReleaseIdle)
 	for _, li := range in.Items {
 		switch li.Kind {
 		case ledger.KindStorage, ledger.KindImage, ledger.KindSnapshot:
@@ -192,14 +216,20 @@ func releaseIdleRows(in *rules.Input, idle *idleIndex, releaseAfter time.Duratio
 		if li.ChargeCategory == ledger.CategoryCredit || li.BilledCost.IsNegative() {
 			continue
 		}
-		r := rows.row(WhatIfReleaseIdle, li)
+		r := rows.row(li)
 		how, id := in.ServedBy(li)
 		if how == rules.ServedAccount || id == "" {
 			r.Unknown++
-			account(r, li, li.BilledCost)
+			r.same(li)
 			continue
 		}
-		account(r, li, li.BilledCost.Sub(idle.releasable(li, id, releaseAfter)))
+		// Nothing releasable at no finer a precision than the cost's
+		// leaves the cost as it is.
+		if rel := idle.releasable(li, id, releaseAfter); rel.Sign() != 0 || rel.Exponent() < li.BilledCost.Exponent() {
+			r.costs(li, li.BilledCost.Sub(rel))
+			continue
+		}
+		r.same(li)
 	}
 	return rows
 }
@@ -230,16 +260,15 @@ func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfRepo
 	// them build (the sessions; the idle index, through the coverage of
 	// ServedBy): they run side by side, each into rows of its own (their
 	// keys differ by scenario), as the audit builds its caches.
-	var shutdown, release wiRows
+	var shutdown, release *wiRows
 	var side sync.WaitGroup
 	side.Go(func() { shutdown = autoShutdownRows(in, opts.ShutdownAfter) })
 	side.Go(func() { release = releaseIdleRows(in, newIdleIndex(in), opts.ReleaseAfter) })
-	rows := perSecondRows(in)
+	perSecond := perSecondRows(in)
 	side.Wait()
-	maps.Copy(rows, shutdown)
-	maps.Copy(rows, release)
 	rep := &WhatIfReport{Month: opts.Month, ShutdownAfter: opts.ShutdownAfter, ReleaseAfter: opts.ReleaseAfter}
-	for _, r := range rows {
+	for _, r := range slices.Concat(slices.Collect(maps.Values(perSecond.m)), slices.Collect(maps.Values(shutdown.m)),
+		slices.Collect(maps.Values(release.m))) {
 		r.ActualCost, r.ScenarioCost = r.actual.Decimal(), r.scenario.Decimal()
 		r.Saving = r.ActualCost.Sub(r.ScenarioCost)
 		sort.Slice(r.LineItemIDs, func(i, j int) bool { return r.LineItemIDs[i] < r.LineItemIDs[j] })
@@ -263,24 +292,25 @@ func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfRepo
 }
 
 // perSecondCost is what li would cost billed by the second: its actual
-// seconds × unit price, when it is billed in time for more than it ran.
-// ok is false when the bill states no actual use (or bills no time): li
-// then stays as billed.
-func perSecondCost(li *ledger.Item) (cost decimal.Decimal, ok bool) {
+// seconds × unit price, when it is billed in time for more than it ran
+// (repriced: the cost is computed anew, never above what was billed). ok
+// is false when the bill states no actual use (or bills no time): li then
+// stays as billed.
+func perSecondCost(li *ledger.Item) (cost decimal.Decimal, repriced, ok bool) {
 	if !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
-		return li.BilledCost, false
+		return li.BilledCost, false, false
 	}
 	unit, isTime := rules.TimeUnitSeconds(li.PricingUnit)
 	if !isTime {
-		return li.BilledCost, false
+		return li.BilledCost, false, false
 	}
 	actual, _, known := actualUse(li)
 	if !known {
-		return li.BilledCost, false
+		return li.BilledCost, false, false
 	}
 	billed := li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(unit))
 	if !actual.LessThan(billed) {
-		return li.BilledCost, true
+		return li.BilledCost, false, true
 	}
 	var c decimal.Decimal
 	if li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive() {
@@ -289,9 +319,9 @@ func perSecondCost(li *ledger.Item) (cost decimal.Decimal, ok bool) {
 		c = actual.Mul(li.BilledCost).DivRound(billed, 8)
 	}
 	if c.Cmp(li.BilledCost) > 0 {
-		c = li.BilledCost
+		return li.BilledCost, false, true
 	}
-	return c, true
+	return c, true, true
 }
 
 // idleIndex knows when each instance ran compute (month and context:

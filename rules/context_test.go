@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -124,6 +126,11 @@ func TestDerivedIsComputed(t *testing.T) {
 			s, e := computeActiveSpan(li)
 			if !d.Set || !d.SpanStart.Equal(s) || !d.SpanEnd.Equal(e) || int(d.BilledSign) != li.BilledCost.Sign() {
 				t.Fatalf("item %d: derived %+v, computed span %v–%v, sign %d", li.ID, d, s, e, li.BilledCost.Sign())
+			}
+			// The small form is the cost itself, to its exponent (the text
+			// a sum prints keeps it).
+			if !d.BilledSmall || d.BilledExp != li.BilledCost.Exponent() || !decimal.New(d.Billed, d.BilledExp).Equal(li.BilledCost) {
+				t.Fatalf("item %d: billed %s, derived %d × 10^%d (small %v)", li.ID, li.BilledCost, d.Billed, d.BilledExp, d.BilledSmall)
 			}
 			signs[int(d.BilledSign)]++
 			if e.Before(li.ChargePeriodEnd) {

@@ -345,6 +345,10 @@ type caches struct {
 		once sync.Once
 		c    *coverage
 	}
+	acctCover struct {
+		once sync.Once
+		m    map[acctKey][]secSpan
+	}
 	dup struct {
 		once   sync.Once
 		groups [][]*ledger.Item

@@ -28,11 +28,11 @@ func LoadInput(ctx context.Context, db *ledger.DB, month string, cfg Config) (*I
 // IsPrepaid reports whether li is prepaid (package or reserved).
 func IsPrepaid(li *ledger.Item) bool { return isPrepaid(li) }
 
-// CostBeyond sums the items' billed cost after cutoff, each pro rata by the
+// AddCostBeyond adds to sum li's billed cost after cutoff, pro rata by the
 // part of its active span after cutoff (8 decimals), as forgotten_instance
-// computes its money at risk; n counts the items that contribute.
-func CostBeyond(items []*ledger.Item, cutoff time.Time) (sum decimal.Decimal, n int) {
-	return costBeyond(items, cutoff)
+// computes its money at risk; false when li ends by cutoff.
+func AddCostBeyond(sum *ledger.DecimalSum, li *ledger.Item, cutoff time.Time) bool {
+	return addCostBeyond(sum, li, cutoff)
 }
 
 // TimeUnitSeconds gives the length in seconds of a pure time unit (小时,

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"math"
+	"math/bits"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -129,3 +131,41 @@ func proRata(cost decimal.Decimal, part, whole int64) decimal.Decimal {
 	}
 	return cost.Mul(decimal.NewFromInt(part)).DivRound(decimal.NewFromInt(whole), 8)
 }
+
+// proRata8 is proRata of the cost c × 10^e for 0 ≤ part < whole, computed
+// in integers: the result × 10^8, rounded half away from zero as DivRound
+// rounds. ok is false where integers do not suffice (more than 8
+// decimals, a product past 128 bits, a result past an int64): the caller
+// divides in decimals then. A session's cost beyond a cutoff splits an
+// item in two this way, for every long session of a month.
+func proRata8(c int64, e int32, part, whole int64) (int64, bool) {
+	if whole <= 0 || part < 0 || part >= whole || e > 0 || e < -8 || c == math.MinInt64 {
+		return 0, false
+	}
+	neg := c < 0
+	if neg {
+		c = -c
+	}
+	hi, num := bits.Mul64(uint64(c), uint64(pow10u[8+e]))
+	if hi != 0 {
+		return 0, false
+	}
+	hi, lo := bits.Mul64(num, uint64(part))
+	if hi >= uint64(whole) {
+		return 0, false
+	}
+	quo, rem := bits.Div64(hi, lo, uint64(whole))
+	if rem >= uint64(whole)-rem { // 2 × rem ≥ whole, without overflow
+		quo++
+	}
+	if quo > math.MaxInt64 {
+		return 0, false
+	}
+	if neg {
+		return -int64(quo), true
+	}
+	return int64(quo), true
+}
+
+// pow10u are the powers of ten to 10^8.
+var pow10u = [9]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}

@@ -181,18 +181,34 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 func costBeyond(items []*ledger.Item, cutoff time.Time) (sum decimal.Decimal, n int) {
 	var total ledger.DecimalSum // exactly decimal.Decimal.Add, without math/big while it fits an int64
 	for _, li := range items {
-		s, e := activeSpan(li)
-		switch {
-		case !s.Before(cutoff):
-			total.Add(li.BilledCost)
-		case !e.After(cutoff):
-			continue
-		default:
-			total.Add(proRata(li.BilledCost, int64(e.Sub(cutoff)/time.Second), int64(e.Sub(s)/time.Second)))
+		if addCostBeyond(&total, li, cutoff) {
+			n++
 		}
-		n++
 	}
 	return total.Decimal(), n
+}
+
+// addCostBeyond adds to sum li's billed cost after cutoff, pro rata by the
+// part of its active span after cutoff (8 decimals); false when li ends by
+// cutoff (nothing added).
+func addCostBeyond(sum *ledger.DecimalSum, li *ledger.Item, cutoff time.Time) bool {
+	s, e := activeSpan(li)
+	switch {
+	case !s.Before(cutoff):
+		sum.AddBilled(li)
+	case !e.After(cutoff):
+		return false
+	default:
+		part, whole := int64(e.Sub(cutoff)/time.Second), int64(e.Sub(s)/time.Second)
+		if d := &li.Derived; d.Set && d.BilledSmall {
+			if q, ok := proRata8(d.Billed, d.BilledExp, part, whole); ok {
+				sum.AddSmall(q, -8)
+				return true
+			}
+		}
+		sum.Add(proRata(li.BilledCost, part, whole))
+	}
+	return true
 }
 
 // crossesNight reports whether [start, end) overlaps the night window

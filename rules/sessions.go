@@ -94,7 +94,9 @@ func billedSign(li *ledger.Item) int {
 // has just built).
 func derive(li *ledger.Item) {
 	s, e := computeActiveSpan(li)
-	li.Derived = ledger.Derived{SpanStart: s, SpanEnd: e, BilledSign: int8(li.BilledCost.Sign()), Set: true}
+	c, exp, small := ledger.SmallOf(li.BilledCost)
+	li.Derived = ledger.Derived{SpanStart: s, SpanEnd: e, Billed: c, BilledExp: exp, BilledSign: int8(li.BilledCost.Sign()),
+		BilledSmall: small, Set: true}
 }
 
 // isSessionItem reports whether li takes part in on-demand sessions:
@@ -167,7 +169,15 @@ func buildSessions(items []*ledger.Item, cfg Config) []Session {
 		}
 		return a.currency < b.currency
 	})
-	var out []Session
+	// Each item of a group may start a session: out is made that big at
+	// once (the memory past the sessions made is never touched). Grown by
+	// doubling, it was 63 MB allocated and copied for the 230k sessions of
+	// a 297,600-item month.
+	n := 0
+	for _, g := range groups {
+		n += len(g)
+	}
+	out := make([]Session, 0, n)
 	type spanned struct {
 		li         *ledger.Item
 		start, end time.Time
@@ -217,12 +227,6 @@ func buildSessions(items []*ledger.Item, cfg Config) []Session {
 			}
 			if cur != nil {
 				cur.Items = ptrs[first:i:i]
-			}
-			if len(out) == cap(out) {
-				// Doubled: append grows a big slice by a quarter at a time,
-				// copying the sessions over and over (hourly jobs make one
-				// session an item).
-				out = slices.Grow(out, max(len(out), 64))
 			}
 			out = append(out, Session{Provider: k.provider, Account: sp.li.BillingAccountID, ResourceID: k.resource,
 				Currency: k.currency, Start: s, End: e})
@@ -287,29 +291,55 @@ func ceilSec(t time.Time) int64 {
 // secTime is the time of Unix second s, in UTC.
 func secTime(s int64) time.Time { return time.Unix(s, 0).UTC() }
 
-// coverage holds when each instance and each account ran compute, as sorted,
-// merged half-open spans.
+// coverage holds when each instance ran compute, as sorted, merged
+// half-open spans.
 type coverage struct {
 	byInstance map[instKey][]secSpan
-	byAccount  map[acctKey][]secSpan
 }
 
-// coverage builds (once) the compute coverage from the month's items and
-// their context. Every running compute item counts, prepaid ones included.
+// coverage builds (once) the compute coverage of each instance from the
+// month's items and their context. Every running compute item counts,
+// prepaid ones included.
 func (in *Input) coverage() *coverage {
 	shared := in.cache()
-	shared.cover.once.Do(func() { shared.cover.c = in.buildCoverage() })
+	shared.cover.once.Do(func() {
+		m := map[instKey][]secSpan{}
+		addCoverage(in, m, func(li *ledger.Item) (instKey, bool) {
+			return instKey{li.Provider, li.ResourceID}, li.ResourceID != ""
+		})
+		shared.cover.c = &coverage{byInstance: m}
+	})
 	return shared.cover.c
 }
 
-func (in *Input) buildCoverage() *coverage {
-	c := &coverage{byInstance: map[instKey][]secSpan{}, byAccount: map[acctKey][]secSpan{}}
+// accountCoverage builds (once) the compute coverage of each provider
+// account, as coverage does for instances. It is built apart: the what-if
+// report never asks for it, and its lists are long (a month's items of
+// every resource of an account, in resource order, to sort: 0.07 s of
+// CPU for a 297,600-item month).
+func (in *Input) accountCoverage() map[acctKey][]secSpan {
+	shared := in.cache()
+	shared.acctCover.once.Do(func() {
+		m := map[acctKey][]secSpan{}
+		addCoverage(in, m, func(li *ledger.Item) (acctKey, bool) { return acctKey{li.Provider, li.BillingAccountID}, true })
+		shared.acctCover.m = m
+	})
+	return shared.acctCover.m
+}
+
+// addCoverage puts into m the active span of each running compute item of
+// the month and its context under its key (when key says it has one), as
+// sorted, merged half-open spans.
+func addCoverage[K comparable](in *Input, m map[K][]secSpan, key func(li *ledger.Item) (K, bool)) {
 	// The items of one resource come together, in order of start: each
 	// list is kept at hand while its key lasts (keyedIntervals).
-	inst := keyedIntervals[instKey]{m: c.byInstance}
-	acct := keyedIntervals[acctKey]{m: c.byAccount}
+	lists := keyedIntervals[K]{m: m}
 	add := func(li *ledger.Item) {
 		if !isRunning(li) {
+			return
+		}
+		k, ok := key(li)
+		if !ok {
 			return
 		}
 		s, e := activeSpan(li)
@@ -317,10 +347,7 @@ func (in *Input) buildCoverage() *coverage {
 		if sp.end <= sp.start {
 			sp.end = sp.start + 1 // a point in time still says it ran then
 		}
-		if li.ResourceID != "" {
-			inst.add(instKey{li.Provider, li.ResourceID}, sp)
-		}
-		acct.add(acctKey{li.Provider, li.BillingAccountID}, sp)
+		lists.add(k, sp)
 	}
 	for _, li := range in.Items {
 		add(li)
@@ -328,15 +355,10 @@ func (in *Input) buildCoverage() *coverage {
 	for _, li := range in.Context {
 		add(li)
 	}
-	inst.flush()
-	acct.flush()
-	for k, ivs := range c.byInstance {
-		c.byInstance[k] = mergeIntervals(ivs)
+	lists.flush()
+	for k, ivs := range m {
+		m[k] = mergeIntervals(ivs)
 	}
-	for k, ivs := range c.byAccount {
-		c.byAccount[k] = mergeIntervals(ivs)
-	}
-	return c
 }
 
 // keyedIntervals appends intervals to lists by key, keeping the list of the
@@ -409,11 +431,10 @@ func (in *Input) servedBy(li *ledger.Item) served {
 // ranDuring reports whether the served instance (or account) ran compute
 // during [s, e).
 func (in *Input) ranDuring(sv served, s, e time.Time) bool {
-	c := in.coverage()
 	if sv.how == servedAccount {
-		return overlaps(c.byAccount[acctKey{sv.provider, sv.id}], s, e)
+		return overlaps(in.accountCoverage()[acctKey{sv.provider, sv.id}], s, e)
 	}
-	return overlaps(c.byInstance[instKey{sv.provider, sv.id}], s, e)
+	return overlaps(in.coverage().byInstance[instKey{sv.provider, sv.id}], s, e)
 }
 
 // dayStart is the midnight in loc that starts t's day.

@@ -136,12 +136,11 @@ func (in *Input) snapshotImageDataStart() map[string]time.Time {
 // snapshotImageIdleAt judges whether the served instance (or account) looks
 // gone at end: no compute in the goneAfter before end, nor after end.
 func (in *Input) snapshotImageIdleAt(sv served, end, dataStart time.Time, goneAfter time.Duration) snapshotImageIdle {
-	c := in.coverage()
 	var ivs []secSpan
 	if sv.how == servedAccount {
-		ivs = c.byAccount[acctKey{sv.provider, sv.id}]
+		ivs = in.accountCoverage()[acctKey{sv.provider, sv.id}]
 	} else {
-		ivs = c.byInstance[instKey{sv.provider, sv.id}]
+		ivs = in.coverage().byInstance[instKey{sv.provider, sv.id}]
 	}
 	idle := snapshotImageIdle{sv: sv, since: dataStart}
 	// the intervals are merged and sorted, so their ends increase
