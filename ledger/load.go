@@ -185,6 +185,11 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*Item, error) {
 	defer KeepingAllocations()()
 	ReserveHeap(sel.n * loadItemBytes)
 	parts := sel.parts()
+	if f.Refused != nil && !f.StartsBefore.IsZero() {
+		for i := range parts {
+			parts[i].refused = refusedOf(f.Refused(i))
+		}
+	}
 	out := make([][]*Item, len(parts))
 	err = readParts(parts, func(p int, pf Filter) error {
 		var err error
@@ -533,7 +538,19 @@ func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hi
 	}
 	where, args := f.rangeWhere()
 	err := db.eachLoaded(ctx, l, f.KeepID, where, args, add)
+	if err == nil && f.refused != nil {
+		where, args := f.refusedWhere(true)
+		err = db.scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+where, args, f.refused, true)
+	}
 	return items, err
+}
+
+// refusedOf is fn of the rows of loadColumns.
+func refusedOf(fn func(RefusedRow) error) func(Row) error {
+	return func(r Row) error {
+		return fn(RefusedRow{Provider: r.Bytes(lcProvider), ResourceID: r.Bytes(lcResource),
+			BillingAccountID: r.Bytes(lcAccount), ChargeCategory: r.Bytes(lcCategory), BilledCost: r.Bytes(lcBilled)})
+	}
 }
 
 // usePages lets LoadLineItems read from the table's pages (a variable for

@@ -75,11 +75,16 @@ type pageReader struct {
 	cond   pageCond
 	byID   string // the SELECT of one row by id, with the filter's conditions
 	byIDA  []any
-	rec    record
-	buf    []byte   // a payload that spills to overflow pages, put together
-	slow   int      // rows read through SQL (byID)
-	idCid  int      // the record column of the id, the rowid's alias: NULL
-	walked []uint64 // a bit for each page of the tree walked
+	// refused gets the rows StartsBefore refuses (Filter.Refused), and
+	// refusedSQL reads one by id when it is not plain.
+	refused    func(Row) error
+	refusedSQL string
+	refusedA   []any
+	rec        record
+	buf        []byte   // a payload that spills to overflow pages, put together
+	slow       int      // rows read through SQL (byID)
+	idCid      int      // the record column of the id, the rowid's alias: NULL
+	walked     []uint64 // a bit for each page of the tree walked
 }
 
 // pageCond is a Filter's conditions but the id range, on a record: the
@@ -269,6 +274,12 @@ func newPageReader(ctx context.Context, c *rawConn, f Filter, cols []string) (*p
 	}
 	p.byID = "SELECT " + strings.Join(sel, ", ") + " FROM " + pageTable + " li" + where + "li.id = ?"
 	p.byIDA = append(args, int64(0))
+	if f.refused != nil && !f.StartsBefore.IsZero() {
+		where, args := rest.refusedWhere(false)
+		p.refused = f.refused
+		p.refusedSQL = "SELECT " + strings.Join(sel, ", ") + " FROM " + pageTable + " li" + where + " AND li.id = ?"
+		p.refusedA = append(args, int64(0))
+	}
 	p.rec.sel = p.cols
 	for _, c := range p.cols {
 		p.rec.last = max(p.rec.last, c.cid)
@@ -511,10 +522,15 @@ func (p *pageReader) row(ctx context.Context, id int64, payload []byte, fn func(
 		}
 	}
 	if plain {
-		match, known := p.cond.match(rec)
-		if !known {
+		switch p.cond.match(rec) {
+		case condUnknown:
 			plain = false
-		} else if !match {
+		case condNo:
+			return nil
+		case condRefused:
+			if p.refused != nil {
+				return p.refused(Row{rec: rec})
+			}
 			return nil
 		}
 	}
@@ -523,12 +539,26 @@ func (p *pageReader) row(ctx context.Context, id int64, payload []byte, fn func(
 	}
 	p.slow++
 	p.byIDA[len(p.byIDA)-1] = id
-	return p.c.query(ctx, p.byID, p.byIDA, func(r rawRow) error { return fn(Row{r: r}) })
+	found := false
+	err = p.c.query(ctx, p.byID, p.byIDA, func(r rawRow) error { found = true; return fn(Row{r: r}) })
+	if err != nil || found || p.refused == nil {
+		return err
+	}
+	p.refusedA[len(p.refusedA)-1] = id
+	return p.c.query(ctx, p.refusedSQL, p.refusedA, func(r rawRow) error { return p.refused(Row{r: r}) })
 }
 
-// match reports whether rec meets the conditions; known is false when a
-// column they read is not plain (the row is then read through SQL).
-func (c *pageCond) match(rec *record) (match, known bool) {
+// What pageCond.match says of a record.
+const (
+	condYes     = iota // it meets the conditions
+	condNo             // it does not
+	condRefused        // it meets them all but StartsBefore
+	condUnknown        // a column they read is not plain: the row is read through SQL
+)
+
+// match says whether rec meets the conditions (condYes, condNo,
+// condRefused, condUnknown).
+func (c *pageCond) match(rec *record) int {
 	for _, in := range [...]struct {
 		cid int
 		set [][]byte
@@ -537,32 +567,32 @@ func (c *pageCond) match(rec *record) (match, known bool) {
 			continue
 		}
 		if !rec.is(pageCol{in.cid, classText}) {
-			return false, false
+			return condUnknown
 		}
 		if rec.isNull(in.cid) || !slices.ContainsFunc(in.set, func(s []byte) bool { return bytes.Equal(rec.text(in.cid), s) }) {
-			return false, true
+			return condNo
 		}
 	}
 	if c.importID != 0 {
 		if !rec.is(pageCol{c.imp, classInt}) {
-			return false, false
+			return condUnknown
 		}
 		if rec.isNull(c.imp) || rec.int(c.imp) != c.importID {
-			return false, true
+			return condNo
 		}
 	}
 	if c.startsBefore != nil {
 		if !rec.is(pageCol{c.start, classText}) || !rec.is(pageCol{c.usStart, classText}) {
-			return false, false
+			return condUnknown
 		}
 		// charge_period_start < t OR ifnull(usage_start < t, 0): texts
 		// compare as memcmp (BINARY); NULL is not less than anything.
 		before := func(cid int) bool { return !rec.isNull(cid) && bytes.Compare(rec.text(cid), c.startsBefore) < 0 }
 		if !before(c.start) && !before(c.usStart) {
-			return false, true
+			return condRefused
 		}
 	}
-	return true, true
+	return condYes
 }
 
 // record is a row decoded from its page: its id and, for each column up to

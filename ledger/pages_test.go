@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -644,5 +645,93 @@ func TestPageScanTreeCycle(t *testing.T) {
 	})
 	if !used || !errors.Is(err, errCorruptPage) || !strings.Contains(err.Error(), fmt.Sprintf("page %d: reached twice", root)) {
 		t.Errorf("a tree whose root is its own child: %v, %v; want page %d reached twice", used, err, root)
+	}
+}
+
+// TestLoadRefused: with Filter.Refused, a load hands over every row the
+// other conditions select that StartsBefore refuses, and only those (as a
+// SELECT with NOT the condition finds them), while it loads the same
+// items as without: from the pages and through SQL, in several readers
+// (each its own part), and for refused rows that are not plain (read by
+// their id).
+func TestLoadRefused(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	importItems(t, db, pageTestItems(3000, 10))
+	edge := time.Date(2026, 10, 3, 12, 0, 0, 0, time.UTC)
+	edgeText := FormatTime(edge)
+	// A blob in some refused rows: not plain, read by id.
+	if _, err := db.SQL().ExecContext(ctx, `UPDATE line_items SET description = x'00ff41' WHERE id IN
+		(SELECT id FROM line_items WHERE charge_period_start >= ? AND ifnull(usage_start >= ?, 1) AND billing_period = '2026-10'
+		AND kind = 'compute' LIMIT 7)`, edgeText, edgeText); err != nil {
+		t.Fatal(err)
+	}
+	defer func(old int64) { loadPartMin = old }(loadPartMin)
+	loadPartMin = 400
+	defer func() { usePages = true }()
+	key := func(r ...[]byte) string { return fmt.Sprintf("%q", r) }
+	mostParts := 0
+	for _, f := range []Filter{{Month: "2026-10"}, {Kinds: []string{KindCompute}}, {Month: "2026-11", Providers: []string{"autodl"}}} {
+		var want []string
+		where, args := f.where()
+		if where == "" {
+			where = " WHERE "
+		} else {
+			where += " AND "
+		}
+		err := db.Scan(ctx, "SELECT provider, resource_id, billing_account_id, charge_category, billed_cost FROM line_items li"+where+
+			"NOT (charge_period_start < ? OR ifnull(usage_start < ?, 0))", append(args, edgeText, edgeText), func(r Row) error {
+			want = append(want, key(r.Bytes(0), r.Bytes(1), r.Bytes(2), r.Bytes(3), r.Bytes(4)))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.StartsBefore = edge
+		usePages = true
+		plain, err := db.LoadLineItems(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pages := range []bool{true, false} {
+			usePages = pages
+			var mu sync.Mutex
+			var got []string
+			partSeen := map[int]bool{}
+			g := f
+			g.Refused = func(part int) func(RefusedRow) error {
+				if partSeen[part] {
+					t.Errorf("part %d asked for twice", part)
+				}
+				partSeen[part] = true
+				return func(r RefusedRow) error {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, key(r.Provider, r.ResourceID, r.BillingAccountID, r.ChargeCategory, r.BilledCost))
+					return nil
+				}
+			}
+			items, err := db.LoadLineItems(ctx, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(items) != len(plain) {
+				t.Fatalf("%+v, pages %v: %d items with Refused, %d without", f, pages, len(items), len(plain))
+			}
+			for i := range items {
+				if !reflect.DeepEqual(*items[i], *plain[i]) {
+					t.Fatalf("%+v, pages %v, item %d: %+v, without Refused %+v", f, pages, i, *items[i], *plain[i])
+				}
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if len(want) < 100 || len(partSeen) == 0 || !slices.Equal(got, want) {
+				t.Fatalf("%+v, pages %v: %d parts, %d refused rows, want %d", f, pages, len(partSeen), len(got), len(want))
+			}
+			mostParts = max(mostParts, len(partSeen))
+		}
+	}
+	if mostParts < 2 {
+		t.Errorf("every load read in one part")
 	}
 }

@@ -32,6 +32,15 @@ type Filter struct {
 	// StartsBefore, when set, keeps only the items whose charge period or
 	// usage starts before it.
 	StartsBefore time.Time
+	// Refused, with StartsBefore, makes LoadLineItems hand over the rows
+	// that StartsBefore refuses (and the other conditions select) instead
+	// of dropping them, without building their items: who ran later, in
+	// the pass that loads what ran before (the audit's next month, read
+	// twice before: 0.25 s of CPU for a what-if). Refused(i) is called for
+	// each id range the load reads side by side (part i), before the reads
+	// start; the function it returns gets that range's refused rows, in no
+	// particular order, on one goroutine. KeepID does not apply to them.
+	Refused func(part int) func(RefusedRow) error
 	// Prepare, when set, is called by LoadLineItems with each item it
 	// builds, on the reader's goroutine, as soon as it is built: the rules
 	// fill the item's Derived so, while the item is still in the cache,
@@ -39,7 +48,43 @@ type Filter struct {
 	// on a million items). The items are not shared yet.
 	Prepare func(*Item)
 
-	dense bool // an id range of a selection that fills it (selection.parts)
+	dense   bool            // an id range of a selection that fills it (selection.parts)
+	refused func(Row) error // a part's Refused, on a row of loadColumns
+}
+
+// RefusedRow is what Filter.Refused gets of a row, as stored: its bytes
+// are valid during the call only.
+type RefusedRow struct {
+	Provider, ResourceID, BillingAccountID, ChargeCategory, BilledCost []byte
+}
+
+// startsBeforeCond is the SQL of StartsBefore at t and its arguments.
+func startsBeforeCond(t time.Time) (string, []any) {
+	s := FormatTime(t) // stored times compare as text
+	return "(li.charge_period_start < ? OR ifnull(li.usage_start < ?, 0))", []any{s, s}
+}
+
+// refusedWhere is f's WHERE clause (where, or rangeWhere for a reader's
+// range) for the rows StartsBefore refuses: the other conditions, and not
+// StartsBefore's (charge_period_start is NOT NULL: the condition is never
+// NULL, so NOT is its complement).
+func (f Filter) refusedWhere(ranged bool) (string, []any) {
+	g := f
+	g.StartsBefore = time.Time{}
+	var where string
+	var args []any
+	if ranged {
+		where, args = g.rangeWhere()
+	} else {
+		where, args = g.where()
+	}
+	cond, cargs := startsBeforeCond(f.StartsBefore)
+	if where == "" {
+		where = " WHERE "
+	} else {
+		where += " AND "
+	}
+	return where + "NOT " + cond, append(args, cargs...)
 }
 
 // where builds a WHERE clause from the filter, with placeholders only.
@@ -75,9 +120,9 @@ func (f Filter) where() (string, []any) {
 		args = append(args, f.IDMax)
 	}
 	if !f.StartsBefore.IsZero() {
-		t := FormatTime(f.StartsBefore) // stored times compare as text
-		conds = append(conds, "(li.charge_period_start < ? OR ifnull(li.usage_start < ?, 0))")
-		args = append(args, t, t)
+		cond, cargs := startsBeforeCond(f.StartsBefore)
+		conds = append(conds, cond)
+		args = append(args, cargs...)
 	}
 	if len(conds) == 0 {
 		return "", nil

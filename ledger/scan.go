@@ -113,14 +113,23 @@ func (r Row) decimalOf(i int, b []byte) (decimal.NullDecimal, error) {
 		}
 		return decimal.NullDecimal{}, fmt.Errorf("ledger: stored amount is empty")
 	}
+	d, err := ParseStoredAmount(b)
+	return decimal.NullDecimal{Decimal: d, Valid: err == nil}, err
+}
+
+// ParseStoredAmount parses the text of a stored amount (not empty).
+func ParseStoredAmount(b []byte) (decimal.Decimal, error) {
+	if len(b) == 0 {
+		return decimal.Decimal{}, fmt.Errorf("ledger: stored amount is empty")
+	}
 	if d, ok := SmallDecimal(b); ok {
-		return decimal.NullDecimal{Decimal: d, Valid: true}, nil
+		return d, nil
 	}
 	d, err := decimal.NewFromString(unsafe.String(&b[0], len(b)))
 	if err != nil {
-		return decimal.NullDecimal{}, fmt.Errorf("ledger: stored amount %q: %w", string(b), err)
+		return decimal.Decimal{}, fmt.Errorf("ledger: stored amount %q: %w", string(b), err)
 	}
-	return decimal.NullDecimal{Decimal: d, Valid: true}, nil
+	return d, nil
 }
 
 // Time parses column i as a stored time (zero for NULL).
