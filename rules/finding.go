@@ -150,21 +150,31 @@ func proRata8(c int64, e int32, part, whole int64) (int64, bool) {
 	if hi != 0 {
 		return 0, false
 	}
-	hi, lo := bits.Mul64(num, uint64(part))
-	if hi >= uint64(whole) {
-		return 0, false
-	}
-	quo, rem := bits.Div64(hi, lo, uint64(whole))
-	if rem >= uint64(whole)-rem { // 2 × rem ≥ whole, without overflow
-		quo++
-	}
-	if quo > math.MaxInt64 {
+	quo, ok := mulDivRound(num, uint64(part), uint64(whole))
+	if !ok || quo > math.MaxInt64 {
 		return 0, false
 	}
 	if neg {
 		return -int64(quo), true
 	}
 	return int64(quo), true
+}
+
+// mulDivRound is a × b ÷ den rounded half up, through a 128-bit product;
+// false when the result does not fit a uint64 (or den is 0).
+func mulDivRound(a, b, den uint64) (uint64, bool) {
+	hi, lo := bits.Mul64(a, b)
+	if hi >= den {
+		return 0, false
+	}
+	quo, rem := bits.Div64(hi, lo, den)
+	if rem >= den-rem { // 2 × rem ≥ den, without overflow
+		if quo == math.MaxUint64 {
+			return 0, false
+		}
+		quo++
+	}
+	return quo, true
 }
 
 // pow10u are the powers of ten to 10^8.

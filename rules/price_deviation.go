@@ -397,10 +397,8 @@ func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot
 	switch {
 	case q.count > 1 && q.perHourFix >= 0:
 		// perHour.DivRound(count, 8) in integers: perHour has 8 decimals.
-		q.perGPUFix = q.perHourFix / q.count
-		if 2*(q.perHourFix%q.count) >= q.count {
-			q.perGPUFix++
-		}
+		perGPU, _ := mulDivRound(uint64(q.perHourFix), 1, uint64(q.count)) // below perHourFix: it fits
+		q.perGPUFix = int64(perGPU)
 	case q.count > 1:
 		q.perGPUFix = fixed8(q.perHour.DivRound(decimal.NewFromInt(q.count), 8))
 	}
@@ -439,15 +437,8 @@ func hourPrice8(billed, qty decimal.Decimal, unitSecs int64) (int64, bool) {
 		}
 		den *= 10
 	}
-	hi, lo = bits.Mul64(uint64(cb), num)
-	if hi >= den {
-		return 0, false
-	}
-	quo, rem := bits.Div64(hi, lo, den)
-	if rem >= den-rem { // 2 × rem ≥ den, without overflow
-		quo++
-	}
-	if quo >= 1e17 {
+	quo, ok := mulDivRound(uint64(cb), num, den)
+	if !ok || quo >= 1e17 {
 		return 0, false
 	}
 	return int64(quo), true
