@@ -522,7 +522,7 @@ func columnNames(cols string) ([]string, bool) {
 // selection fills its range (pages.go), else through the SELECT.
 func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*Item, error) {
 	items := make([]*Item, 0, hint)
-	l := newLoader(paths)
+	l := newLoaderOf(f, paths)
 	add := func(li *Item) error {
 		if f.Prepare != nil {
 			f.Prepare(li)
@@ -583,6 +583,13 @@ func newLoader(paths map[int64]string) *loader {
 	return &loader{paths: paths, RowShare: NewRowShare(lcCount)}
 }
 
+// newLoaderOf is the loader of f's items.
+func newLoaderOf(f Filter, paths map[int64]string) *loader {
+	l := newLoader(paths)
+	l.lean = f.Lean
+	return l
+}
+
 // loader builds the items of one reader; its RowShare shares repeated
 // texts and amounts between them.
 type loader struct {
@@ -590,6 +597,7 @@ type loader struct {
 	lastImport int64 // the import of the row before, and its path
 	lastFile   string
 	slab       []Item
+	lean       bool // Filter.Lean
 	*RowShare
 }
 
@@ -609,9 +617,7 @@ func (l *loader) item(r Row) (*Item, error) {
 		return nil, fmt.Errorf("line item %d: %w", li.ID, err)
 	}
 	li.ChargeCategory, li.Kind, li.PricingModel = l.Text(r, lcCategory), l.Text(r, lcKind), l.Text(r, lcPricingModel)
-	li.ServiceName, li.ResourceID, li.ResourceType = l.Text(r, lcService), l.Text(r, lcResource), l.Text(r, lcResourceType)
-	li.SKU, li.ParentResourceID, li.GPUModel = l.Text(r, lcSKU), l.Text(r, lcParent), l.Text(r, lcGPUModel)
-	li.GPUCount = int(r.Int64(lcGPUCount)) // NULL reads as 0 = unknown
+	li.ResourceID, li.ParentResourceID = l.Text(r, lcResource), l.Text(r, lcParent)
 	li.ConsumedUnit, li.PricingUnit, li.Currency = l.Text(r, lcConsumedUnit), l.Text(r, lcPricingUnit), l.Text(r, lcCurrency)
 	for _, d := range [...]struct {
 		i   int
@@ -635,6 +641,17 @@ func (l *loader) item(r Row) (*Item, error) {
 	if li.UsageEnd, err = r.Time(lcUsageEnd); err != nil {
 		return nil, fmt.Errorf("line item %d: %w", li.ID, err)
 	}
+	if !l.lean {
+		l.details(li, r)
+	}
+	return li, nil
+}
+
+// details fills what Filter.Lean leaves out.
+func (l *loader) details(li *Item, r Row) {
+	li.ServiceName, li.ResourceType, li.SKU = l.Text(r, lcService), l.Text(r, lcResourceType), l.Text(r, lcSKU)
+	li.GPUModel = l.Text(r, lcGPUModel)
+	li.GPUCount = int(r.Int64(lcGPUCount)) // NULL reads as 0 = unknown
 	li.Description = l.Text(r, lcDescription)
 	li.ImportID, li.SourceRow = r.Int64(lcImport), int(r.Int64(lcSourceRow))
 	li.RowKey = l.Own(r.Bytes(lcRowKey))
@@ -642,5 +659,4 @@ func (l *loader) item(r Row) (*Item, error) {
 		l.lastImport, l.lastFile = li.ImportID, l.paths[li.ImportID] // rows of one import come together
 	}
 	li.File = l.lastFile
-	return li, nil
 }

@@ -327,6 +327,7 @@ type Input struct {
 	ruleID string
 	shared *caches
 	later  laterCompute // who ran compute in the next month past Context (context.go)
+	lean   bool         // items loaded lean (LoadLeanInput)
 }
 
 // caches are what several rules derive from the same items, each built once,
@@ -470,15 +471,20 @@ func AuditAndSave(ctx context.Context, db *ledger.DB, month, tz string, cfg Conf
 }
 
 func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input, error) {
+	return loadOf(ctx, db, month, cfg, false)
+}
+
+// loadOf is load, with lean items (ledger.Filter.Lean) when lean.
+func loadOf(ctx context.Context, db *ledger.DB, month string, cfg Config, lean bool) (*Input, error) {
 	loc := cfg.tz()
 	start, end, err := ledger.MonthRange(month, loc)
 	if err != nil {
 		return nil, err
 	}
-	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, shared: &caches{}}
+	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, shared: &caches{}, lean: lean}
 	// Rules read only a line item's ledger.Item (measured: the load is most
 	// of an audit's time, and memory touched most of the load's).
-	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month, Prepare: derive}); err != nil {
+	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month, Prepare: derive, Lean: lean}); err != nil {
 		return nil, fmt.Errorf("rules: load %s: %w", month, err)
 	}
 	if err := loadContext(ctx, db, in); err != nil {

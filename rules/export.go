@@ -22,6 +22,14 @@ func LoadInput(ctx context.Context, db *ledger.DB, month string, cfg Config) (*I
 	return load(ctx, db, month, cfg)
 }
 
+// LoadLeanInput is LoadInput with lean items (ledger.Filter.Lean): for an
+// analysis that reads none of what Lean leaves out and names its line items
+// by id, as the what-if does. Rules must not run on it (their evidence, and
+// some of their tests, read those fields).
+func LoadLeanInput(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input, error) {
+	return loadOf(ctx, db, month, cfg, true)
+}
+
 // ActiveSpan and IsRunning are in export_policy.go (the instances report
 // needs them too).
 

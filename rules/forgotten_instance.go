@@ -97,7 +97,9 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 		out = nil
 		return emit(fs)
 	}
-	for _, s := range in.Sessions() {
+	sessions := in.Sessions()
+	for i := range sessions {
+		s := &sessions[i]
 		if len(out) >= forgottenChunk {
 			if err := flush(); err != nil {
 				return err
@@ -107,7 +109,7 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 		if !in.InMonth(last) {
 			continue
 		}
-		dataEnd, ok := in.DataEnd[s.Provider]
+		dataEnd, ok := in.DataEnd[s.Provider()]
 		// still running: the last item reaches the end of the data, the bill
 		// does not say the instance stopped before its charge period ended,
 		// and the last item is not a shorter settlement row than the ones
@@ -123,11 +125,11 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 		}
 		night := crossesNight(s.Start, s.End, in.TZ, nightStart, nightEnd)
 		f := ledger.Finding{
-			Provider:    s.Provider,
-			ResourceID:  s.ResourceID,
+			Provider:    s.Provider(),
+			ResourceID:  s.ResourceID(),
 			PeriodStart: s.Start,
 			PeriodEnd:   s.End,
-			Currency:    s.Currency,
+			Currency:    s.Currency(),
 			AdviceZH:    "确认该实例是否仍在使用；训练结束后及时关机，或在平台上设置定时关机。",
 			AdviceEN:    "Check whether the instance is still needed; shut it down when training ends, or set an automatic shutdown on the platform.",
 			Evidence:    evidenceOf(s.Items),
@@ -140,9 +142,9 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 			f.AmountAtRisk = valid(decimal.Zero)
 			f.Basis = fmt.Sprintf("session of %s, within the %s limit: nothing beyond it yet", durText, limitText)
 			f.ReasonZH = fmt.Sprintf("实例 %s 自 %s 起已运行 %s，到数据末尾（%s）仍在运行；尚未超过 %s 的上限，请确认是否忘记关机。",
-				s.ResourceID, startText, durText, formatTime(dataEnd, in.TZ), limitText)
+				s.ResourceID(), startText, durText, formatTime(dataEnd, in.TZ), limitText)
 			f.ReasonEN = fmt.Sprintf("Instance %s has run for %s since %s and was still running at the end of the data (%s); within the %s limit so far, check that it was not forgotten.",
-				s.ResourceID, durText, startText, formatTime(dataEnd, in.TZ), limitText)
+				s.ResourceID(), durText, startText, formatTime(dataEnd, in.TZ), limitText)
 			out = append(out, f)
 			continue
 		}
@@ -153,14 +155,14 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 		if night {
 			f.Severity = raise(f.Severity)
 		}
-		money := FormatMoney(amount, s.Currency)
+		money := FormatMoney(amount, s.Currency())
 		f.Basis = fmt.Sprintf("cost of the session after the first %s (from %s): %d of %d line items, pro rata by time = %s",
 			limitText, formatTime(cutoff, in.TZ), beyond, len(s.Items), money)
 		var zh, en []string
 		zh = append(zh, fmt.Sprintf("实例 %s 连续运行 %s（%s 至 %s），超过 %s 的上限，超出部分费用约 %s。",
-			s.ResourceID, durText, startText, endText, limitText, money))
+			s.ResourceID(), durText, startText, endText, limitText, money))
 		en = append(en, fmt.Sprintf("Instance %s ran for %s without a break (%s to %s), beyond the %s limit; the time beyond it cost about %s.",
-			s.ResourceID, durText, startText, endText, limitText, money))
+			s.ResourceID(), durText, startText, endText, limitText, money))
 		if night {
 			zh = append(zh, nightZH)
 			en = append(en, nightEN)
@@ -237,7 +239,7 @@ func clockText(d time.Duration) string {
 // endsWithPartialItem reports whether the session's last item covers less
 // time than the longest item before it: the settlement row that hourly
 // platforms write when an instance is shut down mid-hour.
-func (s Session) endsWithPartialItem() bool {
+func (s *Session) endsWithPartialItem() bool {
 	n := len(s.Items)
 	if n < 2 {
 		return false
