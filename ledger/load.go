@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -335,7 +336,11 @@ func sortLineItems(items []*Item) {
 // the earlier list's first). It runs on the load's critical path, after
 // the readers: a loop over the lists' heads, a comparison an item, took a
 // third of what eachMerged's streams took (80 ms for a million items); the
-// audit merges its context's two months with it too.
+// audit merges its context's two months with it too. The readers' lists
+// are id ranges, so a resource's items come mostly from one list, then
+// the next: the list whose head is first gives every item that orders
+// before the next list's head at once, found by galloping (a comparison an
+// item was 0.03 s, on the critical path, of a 297,600-item what-if).
 func MergeItems(lists ...[]*Item) []*Item {
 	total := 0
 	var heads [][]*Item
@@ -346,15 +351,36 @@ func MergeItems(lists ...[]*Item) []*Item {
 		}
 	}
 	out := make([]*Item, 0, total)
+	// first reports whether heads i's head comes before heads j's (i < j
+	// wins a tie, as the earlier list).
+	first := func(a *Item, i int, b *Item, j int) bool {
+		c := CompareItems(a, b)
+		return c < 0 || c == 0 && i < j
+	}
 	for len(heads) > 1 {
-		best := 0
-		for i := 1; i < len(heads); i++ {
-			if CompareItems(heads[i][0], heads[best][0]) < 0 {
-				best = i
+		best, next := 0, 1
+		if first(heads[1][0], 1, heads[0][0], 0) {
+			best, next = 1, 0
+		}
+		for i := 2; i < len(heads); i++ {
+			switch {
+			case first(heads[i][0], i, heads[best][0], best):
+				best, next = i, best
+			case first(heads[i][0], i, heads[next][0], next):
+				next = i
 			}
 		}
-		out = append(out, heads[best][0])
-		if heads[best] = heads[best][1:]; len(heads[best]) == 0 {
+		h, bound := heads[best], heads[next][0]
+		// n is how many of h's leading items come before bound: h[0]
+		// does; gallop to a step past the last that does, then bisect.
+		lo, hi := 1, 2
+		for hi < len(h) && first(h[hi-1], best, bound, next) {
+			lo, hi = hi, min(2*hi, len(h))
+		}
+		hi = min(hi, len(h))
+		n := lo + sort.Search(hi-lo, func(k int) bool { return !first(h[lo+k], best, bound, next) })
+		out = append(out, h[:n]...)
+		if heads[best] = h[n:]; len(heads[best]) == 0 {
 			heads = slices.Delete(heads, best, best+1)
 		}
 	}

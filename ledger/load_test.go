@@ -406,3 +406,72 @@ func TestSortLineItemsByRank(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeItems: MergeItems of sorted lists is their concatenation sorted
+// stably (an item of an earlier list before an equal one of a later list),
+// for 1 to 5 lists of random lengths, whose resources run long in one list
+// (as the readers' id ranges give them: MergeItems gallops through such
+// runs) or alternate item by item, with equal items in two lists.
+func TestMergeItems(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	for round := range 400 {
+		k := 1 + rng.IntN(5)
+		lists := make([][]*Item, k)
+		var want []*Item
+		id := int64(0)
+		for i := range lists {
+			n := rng.IntN(300)
+			if round%7 == 0 {
+				n = rng.IntN(3)
+			}
+			resources := 1 + rng.IntN(20)
+			for range n {
+				id++
+				li := &Item{ID: id, Provider: []string{"aliyun", "autodl"}[rng.IntN(2)],
+					ResourceID:        fmt.Sprintf("r%d", rng.IntN(resources)),
+					ChargePeriodStart: start.Add(time.Duration(rng.IntN(2000)) * time.Hour)}
+				lists[i] = append(lists[i], li)
+			}
+			if i > 0 && len(lists[0]) > 0 && rng.IntN(4) == 0 {
+				twin := *lists[0][rng.IntN(len(lists[0]))] // an equal item in two lists
+				lists[i] = append(lists[i], &twin)
+			}
+			slices.SortFunc(lists[i], CompareItems)
+			want = append(want, lists[i]...)
+		}
+		slices.SortStableFunc(want, CompareItems)
+		got := MergeItems(lists...)
+		if len(got) != len(want) {
+			t.Fatalf("round %d: %d items, want %d", round, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("round %d (%d lists): item %d is %d (%s %s), want %d (%s %s)", round, k, i,
+					got[i].ID, got[i].ResourceID, got[i].ChargePeriodStart, want[i].ID, want[i].ResourceID, want[i].ChargePeriodStart)
+			}
+		}
+	}
+}
+
+// BenchmarkMergeItems merges what two readers of a month hand over: 400
+// resources billed hourly, read by id (time) in two halves, each sorted.
+func BenchmarkMergeItems(b *testing.B) {
+	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	var all []*Item
+	for h := range 744 {
+		for r := range 400 {
+			all = append(all, &Item{ID: int64(len(all) + 1), Provider: "aliyun", ResourceID: fmt.Sprintf("i-%03d", r),
+				ChargePeriodStart: start.Add(time.Duration(h) * time.Hour)})
+		}
+	}
+	a, c := slices.Clone(all[:len(all)/2]), slices.Clone(all[len(all)/2:])
+	slices.SortFunc(a, CompareItems)
+	slices.SortFunc(c, CompareItems)
+	b.ResetTimer()
+	for b.Loop() {
+		if got := MergeItems(a, c); len(got) != len(all) {
+			b.Fatal(len(got))
+		}
+	}
+}
