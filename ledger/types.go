@@ -31,39 +31,43 @@ type LineItem struct {
 // (a third of a LineItem's bytes) were a third of the memory it touched.
 // Measured on the audit of a million-item month, 6 alternating pairs: the
 // load 0.80–1.29 s → 0.71–1.04 s (medians 1.08 → 0.81), 227k → 172k page
-// faults.
+// faults. Its fields come in the order analyses read them, what every pass
+// over a month reads first (provider, resource, currency, kind, category,
+// pricing model, period, Derived, cost: 200 bytes, 3–4 cache lines of
+// its 9): the what-if's scenarios took 0.17–0.20 s after the reorder, 0.20–
+// 0.27 s before (6 alternating runs).
 type Item struct {
-	ID                int64
-	Provider          string
-	BillingAccountID  string
-	BillingPeriod     string // YYYY-MM
-	ChargePeriodStart time.Time
-	ChargePeriodEnd   time.Time // half-open
-	ChargeCategory    string
-	Kind              string
+	ID             int64
+	Provider       string
+	ResourceID     string
+	Currency       string
+	Kind           string
+	ChargeCategory string
+	PricingModel   string
+	BillingPeriod  string // YYYY-MM
 	// Derived caches what analyses compute from the item again and again;
 	// the zero value means not computed. rules fills it once after loading
 	// (items are read-only from then on); a copy whose fields are changed
 	// must reset it.
-	Derived          Derived
-	PricingModel     string
-	ServiceName      string
-	ResourceID       string
-	ResourceType     string
-	SKU              string
-	ParentResourceID string
-	GPUModel         string
-	GPUCount         int // 0 = unknown
-	ConsumedQuantity decimal.NullDecimal
-	ConsumedUnit     string
-	PricingQuantity  decimal.NullDecimal
-	PricingUnit      string
-	ListUnitPrice    decimal.NullDecimal
-	BilledCost       decimal.Decimal
-	Currency         string
-	UsageStart       time.Time
-	UsageEnd         time.Time
-	Description      string
+	Derived           Derived
+	BilledCost        decimal.Decimal
+	PricingQuantity   decimal.NullDecimal
+	PricingUnit       string
+	UsageStart        time.Time
+	UsageEnd          time.Time
+	ChargePeriodStart time.Time
+	ChargePeriodEnd   time.Time // half-open
+	BillingAccountID  string
+	ParentResourceID  string
+	ListUnitPrice     decimal.NullDecimal
+	ConsumedQuantity  decimal.NullDecimal
+	ConsumedUnit      string
+	ServiceName       string
+	ResourceType      string
+	SKU               string
+	GPUModel          string
+	GPUCount          int // 0 = unknown
+	Description       string
 
 	ImportID  int64
 	SourceRow int    // 1-based record number in its file (header = 0)

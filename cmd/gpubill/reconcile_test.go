@@ -76,9 +76,10 @@ func TestRunReconcileExitStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The ledger's bill lines span October and November 2026: the default
-		// is the last complete month before now.
+		// is the last complete month before now, in the app's time zone
+		// (December begins 8 hours earlier in Shanghai than in UTC).
 		want := `"month": "2026-11"`
-		if time.Now().Before(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)) {
+		if time.Now().Before(time.Date(2026, 12, 1, 0, 0, 0, 0, a.loc)) {
 			want = `"month": "2026-10"`
 		}
 		if !strings.Contains(out.String(), want) {
