@@ -39,11 +39,20 @@ func TestNextMonthEdgeChangesNothing(t *testing.T) {
 	items = append(items, item(t, "matpool", ledger.KindCompute, "edge-week", "2026-09-28 00:00", "2026-10-05 00:00", "120.00",
 		pricing(ledger.PricingPackage), qty("1", "week")))
 	items = append(items, hourly(t, "matpool", "edge-week", "2026-10-03 00:00", 5, "2.10")...)
+	// August's latest end is a usage end, past its charge period's
+	items = append(items, item(t, "autodl", ledger.KindCompute, "edge-usage", "2026-08-31 20:00", "2026-08-31 21:00", "1.90",
+		usage("2026-08-31 20:00", "2026-09-04 00:00")))
 	for i := n; i < len(items); i++ {
 		items[i].RowKey = fmt.Sprintf("edge-%03d", i)
 	}
 	db := newLedger(t, items)
 	cfg := DefaultConfig()
+	edgesPast := 0 // months whose items end past the month's end
+	defer func() {
+		if edgesPast == 0 {
+			t.Error("no month's items end past its end: the edges compared are the month ends")
+		}
+	}()
 	for _, month := range []string{"2026-08", "2026-09", "2026-10"} {
 		t.Run(month, func(t *testing.T) {
 			wholeNextMonth = true
@@ -68,6 +77,15 @@ func TestNextMonthEdgeChangesNothing(t *testing.T) {
 				if !slices.IsSortedFunc(in.Context, ledger.CompareItems) || !slices.IsSortedFunc(in.Items, ledger.CompareItems) {
 					t.Error("the context or the items are not in ledger.CompareItems order")
 				}
+			}
+			// The edge from the ends the load noted is the edge from a
+			// pass over the items.
+			passed := *cut
+			passed.latestEnd = nil
+			if a, b := nextMonthEdge(cut), nextMonthEdge(&passed); cut.latestEnd == nil || !a.Equal(b) {
+				t.Errorf("edge %v from the load's ends, %v from the items", a, b)
+			} else if a.After(cut.MonthEnd.Add(nextMonthWindow)) {
+				edgesPast++
 			}
 			if month != "2026-10" && (len(cut.Context) >= len(whole.Context) || len(cut.later.inst) == 0) {
 				t.Errorf("context of %d items (whole next month: %d), %d instances ran later: the edge cut nothing",

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -328,6 +329,9 @@ type Input struct {
 	shared *caches
 	later  laterCompute // who ran compute in the next month past Context (context.go)
 	lean   bool         // items loaded lean (LoadLeanInput)
+	// latestEnd is the latest end of Items in Unix seconds, as the load
+	// noted it (nil: not noted; nextMonthEdge).
+	latestEnd *atomic.Int64
 }
 
 // caches are what several rules derive from the same items, each built once,
@@ -484,7 +488,8 @@ func loadOf(ctx context.Context, db *ledger.DB, month string, cfg Config, lean b
 	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, shared: &caches{}, lean: lean}
 	// Rules read only a line item's ledger.Item (measured: the load is most
 	// of an audit's time, and memory touched most of the load's).
-	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month, Prepare: derive, Lean: lean}); err != nil {
+	in.latestEnd = new(atomic.Int64)
+	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month, Prepare: noteEnds(in.latestEnd), Lean: lean}); err != nil {
 		return nil, fmt.Errorf("rules: load %s: %w", month, err)
 	}
 	if err := loadContext(ctx, db, in); err != nil {
