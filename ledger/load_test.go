@@ -455,23 +455,32 @@ func TestMergeItems(t *testing.T) {
 }
 
 // BenchmarkMergeItems merges what two readers of a month hand over: 400
-// resources billed hourly, read by id (time) in two halves, each sorted.
+// resources billed hourly, read by id (time) in two halves, each sorted
+// (runs: a resource's items in a half); and, the worst case for runs,
+// 150k resources of two items, one in each half (alternating).
 func BenchmarkMergeItems(b *testing.B) {
 	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	var all []*Item
-	for h := range 744 {
-		for r := range 400 {
-			all = append(all, &Item{ID: int64(len(all) + 1), Provider: "aliyun", ResourceID: fmt.Sprintf("i-%03d", r),
-				ChargePeriodStart: start.Add(time.Duration(h) * time.Hour)})
-		}
-	}
-	a, c := slices.Clone(all[:len(all)/2]), slices.Clone(all[len(all)/2:])
-	slices.SortFunc(a, CompareItems)
-	slices.SortFunc(c, CompareItems)
-	b.ResetTimer()
-	for b.Loop() {
-		if got := MergeItems(a, c); len(got) != len(all) {
-			b.Fatal(len(got))
-		}
+	for _, c := range []struct {
+		name             string
+		hours, resources int
+	}{{"runs", 744, 400}, {"alternating", 2, 148800}} {
+		b.Run(c.name, func(b *testing.B) {
+			var all []*Item
+			for h := range c.hours {
+				for r := range c.resources {
+					all = append(all, &Item{ID: int64(len(all) + 1), Provider: "aliyun", ResourceID: fmt.Sprintf("i-%06d", r),
+						ChargePeriodStart: start.Add(time.Duration(h) * time.Hour)})
+				}
+			}
+			a, z := slices.Clone(all[:len(all)/2]), slices.Clone(all[len(all)/2:])
+			slices.SortFunc(a, CompareItems)
+			slices.SortFunc(z, CompareItems)
+			b.ResetTimer()
+			for b.Loop() {
+				if got := MergeItems(a, z); len(got) != len(all) {
+					b.Fatal(len(got))
+				}
+			}
+		})
 	}
 }
