@@ -47,8 +47,8 @@ type Filter struct {
 	// rather than in a pass of their own over the whole load (0.17 s of CPU
 	// on a million items). The items are not shared yet.
 	Prepare func(*Item)
-	// Lean makes LoadLineItems leave out of each item what only audits,
-	// evidence and the spend reports read: ServiceName, ResourceType,
+	// Lean makes LoadLineItems leave out of each item what only the
+	// audit's rules and their evidence read: ServiceName, ResourceType,
 	// SKU, GPUModel, GPUCount, Description, ImportID, SourceRow, RowKey
 	// and File stay empty. For an analysis that reads none of them and
 	// names its line items by id (the what-if): ~10% of a load's CPU.

@@ -24,8 +24,9 @@ func LoadInput(ctx context.Context, db *ledger.DB, month string, cfg Config) (*I
 
 // LoadLeanInput is LoadInput with lean items (ledger.Filter.Lean): for an
 // analysis that reads none of what Lean leaves out and names its line items
-// by id, as the what-if does. Rules must not run on it (their evidence, and
-// some of their tests, read those fields).
+// by id, as the what-if does. Rules must not run on it: their evidence and
+// several of them (duplicate_charge, unclassified_charge, price_deviation …)
+// read those fields.
 func LoadLeanInput(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input, error) {
 	return loadOf(ctx, db, month, cfg, true)
 }
