@@ -536,7 +536,14 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 	names, plain := columnNames(cols)
 	return len(parts), readParts(parts, func(i int, pf Filter) error {
 		if pf.dense && plain && usePages {
-			if used, err := db.pageScan(ctx, pf, names, false, fns[i]); used {
+			// Through a memory map, as LoadLineItems: the pages come
+			// without a pread and a copy each. The report of a
+			// 297,600-item month, 5 alternating runs each: spend 308 →
+			// 221 ms, instances 437 → 385, refunds 302 → 267, gpuhour
+			// 338 → 319 (medians). The mapped pages count in the resident
+			// size while mapped (spend: 86 → 138 MB), but they are the
+			// kernel's page cache, which a pread fills as well.
+			if used, err := db.pageScan(ctx, pf, names, true, fns[i]); used {
 				return err
 			}
 		}

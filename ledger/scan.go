@@ -31,8 +31,9 @@ const mappedBytes = 8 << 30
 // alternately without and with it, 1.72–2.29 s → 1.54–1.83 s and 3.31–3.91
 // → 2.95–3.19 s of CPU. The mapped pages count in the process's resident
 // size while mapped (the kernel's page cache, not the Go heap), so the
-// scans of reports, which keep little, do without (report spend of a
-// 300k-item month: 97 → 163 MB with it, for no measurable speed).
+// SQL scans of reports, which keep little, do without (report spend of a
+// 300k-item month: 97 → 163 MB with it, for no measurable speed, when it
+// read through SQL); their page scans map (ScanLineItems).
 func (db *DB) scan(ctx context.Context, q string, args []any, fn func(Row) error, mapped bool) error {
 	c, err := db.openReader(ctx, mapped)
 	if err != nil {
