@@ -207,9 +207,10 @@ func autoShutdownRows(in *rules.Input, shutdownAfter time.Duration) *wiRows {
 }
 
 // releaseIdleRows is the release_idle_storage scenario.
-func releaseIdleRows(in *rules.Input, idle *idleIndex, releaseAfter time.Duration) *wiRows {
+func releaseIdleRows(in *rules.Input, releaseAfter time.Duration) *wiRows {
 	rows := newWiRows(WhatIfReleaseIdle)
-	for _, li := range in.Items {
+	idle := newIdleIndex(in)
+	for _, li := range idle.charges {
 		switch li.Kind {
 		case ledger.KindStorage, ledger.KindImage, ledger.KindSnapshot:
 		default:
@@ -272,7 +273,7 @@ func whatIfOf(in *rules.Input, opts WhatIfOptions) *WhatIfReport {
 	var shutdown, release *wiRows
 	var side sync.WaitGroup
 	side.Go(func() { shutdown = autoShutdownRows(in, opts.ShutdownAfter) })
-	side.Go(func() { release = releaseIdleRows(in, newIdleIndex(in), opts.ReleaseAfter) })
+	side.Go(func() { release = releaseIdleRows(in, opts.ReleaseAfter) })
 	perSecond := perSecondRows(in)
 	side.Wait()
 	rep := &WhatIfReport{Month: opts.Month, ShutdownAfter: opts.ShutdownAfter, ReleaseAfter: opts.ReleaseAfter}
@@ -338,6 +339,9 @@ func perSecondCost(li *ledger.Item) (cost decimal.Decimal, repriced, ok bool) {
 type idleIndex struct {
 	in    *rules.Input
 	first map[[2]string]time.Time // provider, instance → first charge start of the month's items serving it
+	// charges are the month's items that are not compute, in order: the
+	// scenario's own pass reads them, not the whole month again.
+	charges []*ledger.Item
 }
 
 func newIdleIndex(in *rules.Input) *idleIndex {
@@ -346,6 +350,7 @@ func newIdleIndex(in *rules.Input) *idleIndex {
 		if li.Kind == ledger.KindCompute {
 			continue // most of a month: not asked whom it serves
 		}
+		x.charges = append(x.charges, li)
 		how, id := in.ServedBy(li)
 		if how == rules.ServedAccount {
 			continue

@@ -177,6 +177,10 @@ func TestSecSpans(t *testing.T) {
 	if want := []secSpan{{10, 26}, {30, 40}, {50, 51}}; !slices.Equal(got, want) {
 		t.Fatalf("merged %v, want %v", got, want)
 	}
+	// sorted already (not sorted again), a span within another, merged in place
+	if sorted, want := mergeIntervals([]secSpan{{10, 50}, {20, 30}, {40, 60}, {61, 62}}), []secSpan{{10, 60}, {61, 62}}; !slices.Equal(sorted, want) {
+		t.Fatalf("merged %v, want %v", sorted, want)
+	}
 	for _, tc := range []struct {
 		s, e float64
 		want bool
