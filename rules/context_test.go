@@ -80,9 +80,16 @@ func TestNextMonthEdgeChangesNothing(t *testing.T) {
 			}
 			// The edge from the ends the load noted is the edge from a
 			// pass over the items.
-			passed := *cut
-			passed.latestEnd = nil
-			if a, b := nextMonthEdge(cut), nextMonthEdge(&passed); cut.latestEnd == nil || !a.Equal(b) {
+			passed := cut.MonthEnd
+			for _, li := range cut.Items {
+				if li.ChargePeriodEnd.After(passed) {
+					passed = li.ChargePeriodEnd
+				}
+				if li.UsageEnd.After(passed) {
+					passed = li.UsageEnd
+				}
+			}
+			if a, b := nextMonthEdge(cut), passed.Add(nextMonthWindow); !a.Equal(b) {
 				t.Errorf("edge %v from the load's ends, %v from the items", a, b)
 			} else if a.After(cut.MonthEnd.Add(nextMonthWindow)) {
 				edgesPast++

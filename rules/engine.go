@@ -330,7 +330,7 @@ type Input struct {
 	later  laterCompute // who ran compute in the next month past Context (context.go)
 	lean   bool         // items loaded lean (LoadLeanInput)
 	// latestEnd is the latest end of Items in Unix seconds, as the load
-	// noted it (nil: not noted; nextMonthEdge).
+	// noted it (nextMonthEdge).
 	latestEnd *atomic.Int64
 }
 
