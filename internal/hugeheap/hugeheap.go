@@ -1,0 +1,72 @@
+package hugeheap
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"sync"
+)
+
+const (
+	// hugePage is the size of a transparent huge page on amd64 and arm64
+	// (with 4 KiB base pages).
+	hugePage = 2 << 20
+	// minGrow is the least growth worth a collection: smaller loads
+	// fault in few pages anyway.
+	minGrow = 32 << 20
+	// maxLive is the most the heap may hold for Grow to act: it frees its
+	// block by a collection, which marks whatever is live.
+	maxLive = 64 << 20
+)
+
+var mu sync.Mutex
+
+// Grow prepares the next bytes of heap allocations to come from huge
+// pages, where the kernel backs advised memory with them (Linux's
+// transparent_hugepage "madvise" mode): it allocates a block of that size
+// (at most half the memory available), advises the kernel before anything
+// touches it, and frees it through a collection, so that the allocations
+// that follow reuse the advised address range. The block is never
+// touched: it costs address space, not memory. Grow does nothing when
+// bytes is small, when the heap has that much free already (a Grow
+// before, or memory freed), when it holds more than 64 MiB (the
+// collection would mark it all), or where huge pages come without asking
+// or not at all. It reports whether it grew the heap.
+func Grow(bytes int64) bool {
+	if bytes < minGrow || !advisable() {
+		return false
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	objects, free := heapSizes()
+	if objects > maxLive || free >= bytes {
+		return false
+	}
+	n := min(bytes, available()/2)
+	if n < minGrow {
+		return false
+	}
+	n = (n + hugePage - 1) &^ (hugePage - 1)
+	// The runtime hands out a large block of fresh memory without zeroing
+	// it (the kernel's pages are zero): the advice comes before any touch.
+	b := make([]byte, n+hugePage)
+	if !advise(b) {
+		return false
+	}
+	runtime.GC() // b is dead here: the collection frees it
+	return true
+}
+
+// heapSizes returns the heap's objects (live or not yet collected) and
+// its free memory (mapped or returned to the kernel: what the allocations
+// to come reuse first).
+func heapSizes() (objects, free int64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	for _, v := range s {
+		if v.Value.Kind() != metrics.KindUint64 {
+			return 0, 0
+		}
+	}
+	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64() + s[2].Value.Uint64())
+}

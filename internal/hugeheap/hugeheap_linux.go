@@ -1,0 +1,70 @@
+package hugeheap
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// advisable reports whether the kernel backs memory with huge pages only
+// when advised: "[madvise]" in the mode's file. In "always" the heap has
+// them already; in "never" advice does nothing.
+var advisable = sync.OnceValue(func() bool {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return err == nil && modeIsMadvise(b)
+})
+
+// modeIsMadvise reads transparent_hugepage/enabled, whose selected mode is
+// the one in brackets: "always [madvise] never".
+func modeIsMadvise(b []byte) bool {
+	return bytes.Contains(b, []byte("[madvise]"))
+}
+
+// advise asks for huge pages under the whole huge pages inside b.
+func advise(b []byte) bool {
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	start := (p + hugePage - 1) &^ (hugePage - 1)
+	end := (p + uintptr(len(b))) &^ (hugePage - 1)
+	if end <= start {
+		return false
+	}
+	return unix.Madvise(b[start-p:end-p], unix.MADV_HUGEPAGE) == nil
+}
+
+// available is MemAvailable of /proc/meminfo in bytes (0 when unknown).
+func available() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	return memAvailable(f)
+}
+
+// memAvailable reads the MemAvailable line of a meminfo file ("MemAvailable:
+// 23623456 kB") in bytes, 0 when it has none.
+func memAvailable(r io.Reader) int64 {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("MemAvailable:"))
+		if !ok {
+			continue
+		}
+		f := bytes.Fields(rest)
+		if len(f) != 2 || string(f[1]) != "kB" {
+			return 0
+		}
+		kb, err := strconv.ParseInt(string(f[0]), 10, 64)
+		if err != nil || kb < 0 || kb > 1<<50 {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
+}
