@@ -91,15 +91,6 @@ var keeping struct {
 // keptGCPercent is the GC percent while allocations are kept.
 const keptGCPercent = 400
 
-// keptHugeBytes is the heap KeepingAllocations prepares on huge pages
-// (hugeheap.Grow: address space, touched only as it is used): what the
-// findings, instances and refunds reports of a 297,600-item month hold
-// with room to spare. A first touch of a 4 KiB page cost up to 13 µs on
-// the project's machines: with it, 22,667 → 7,316 page faults and 0.67 →
-// 0.33 s for the findings report, 0.47 → 0.33 s for instances, 0.35 →
-// 0.26 s for refunds (2026-11 of the benchmark's 1M-row ledger).
-const keptHugeBytes = 256 << 20
-
 // KeepingAllocations makes the collector run a quarter as often until the
 // returned function is called: a load keeps nearly all it allocates, so a
 // collection finds little garbage, but it marks everything loaded so far
@@ -117,7 +108,6 @@ func KeepingAllocations() (restore func()) {
 	}
 	keeping.n++
 	keeping.Unlock()
-	hugeheap.Grow(keptHugeBytes)
 	return func() {
 		keeping.Lock()
 		if keeping.n--; keeping.n == 0 {

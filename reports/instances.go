@@ -468,7 +468,7 @@ func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*Inst
 	// their items and findings): collected at the default percent, the
 	// heap of a 297,600-item month was marked 9 times as it grew, 0.08 s of
 	// CPU (ledger.KeepingAllocations).
-	defer ledger.KeepingAllocations()()
+	defer keeping(db)()
 	var want wantedCosts
 	var fs []ledger.Finding
 	var fsErr error

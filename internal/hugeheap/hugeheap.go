@@ -3,7 +3,9 @@ package hugeheap
 import (
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"sync"
+	"unsafe"
 )
 
 const (
@@ -46,13 +48,19 @@ func Grow(bytes int64) bool {
 		return false
 	}
 	n = (n + hugePage - 1) &^ (hugePage - 1)
-	// The runtime hands out a large block of fresh memory without zeroing
-	// it (the kernel's pages are zero): the advice comes before any touch.
-	b := make([]byte, n+hugePage)
+	// The block must not be touched before the advice. make would zero it
+	// wherever it overlaps memory the heap used before, all of it at once
+	// (measured: 306,000 faults, 6.4 s, for a what-if whose block began in
+	// freed spans). strings.Builder grows without zeroing; its first byte
+	// gives the address.
+	var sb strings.Builder
+	sb.Grow(int(n + hugePage))
+	sb.WriteByte(0)
+	b := unsafe.Slice(unsafe.StringData(sb.String()), sb.Cap())
 	if !advise(b) {
 		return false
 	}
-	runtime.GC() // b is dead here: the collection frees it
+	runtime.GC() // sb and b are dead here: the collection frees the block
 	return true
 }
 

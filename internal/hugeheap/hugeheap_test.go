@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -56,8 +57,14 @@ func TestGrowAdvisesTheNextAllocations(t *testing.T) {
 	if _, free := heapSizes(); free >= size {
 		t.Skipf("the test's heap has %d bytes free already", free)
 	}
+	before := minorFaults(t)
 	if !Grow(size) {
 		t.Fatal("Grow(96 MiB) did nothing on a small heap in madvise mode")
+	}
+	// Grow must not touch its block (a zeroing make would, on small pages,
+	// before the advice): 24,576 pages of 4 KiB.
+	if d := minorFaults(t) - before; d > 2000 {
+		t.Errorf("Grow(96 MiB) took %d page faults: it touched its block", d)
 	}
 	if Grow(size) {
 		t.Error("a second Grow(96 MiB) acted: the heap has that much free")
@@ -111,4 +118,14 @@ func mapping(t *testing.T, addr uintptr) (flags string, hugeKB int64) {
 	}
 	t.Fatalf("no mapping of %#x in /proc/self/smaps", addr)
 	return "", 0
+}
+
+// minorFaults is the process's minor page faults so far.
+func minorFaults(t *testing.T) int64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return ru.Minflt
 }
