@@ -15,8 +15,8 @@ const (
 	// minGrow is the least growth worth a collection: smaller loads
 	// fault in few pages anyway.
 	minGrow = 32 << 20
-	// maxLive is the most the heap may hold for Grow to act: it frees its
-	// block by a collection, which marks whatever is live.
+	// maxLive is the most the heap may hold live for Grow to act: it
+	// frees its block by a collection, which marks whatever is live.
 	maxLive = 64 << 20
 )
 
@@ -30,17 +30,17 @@ var mu sync.Mutex
 // that follow reuse the advised address range. The block is never
 // touched: it costs address space, not memory. Grow does nothing when
 // bytes is small, when the heap has that much free already (a Grow
-// before, or memory freed), when it holds more than 64 MiB (the
-// collection would mark it all), or where huge pages come without asking
-// or not at all. It reports whether it grew the heap.
+// before, or memory freed), when the last collection found more than
+// 64 MiB live (Grow's collection would mark as much), or where huge pages
+// come without asking or not at all. It reports whether it grew the heap.
 func Grow(bytes int64) bool {
 	if bytes < minGrow || !advisable() {
 		return false
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	objects, free := heapSizes()
-	if objects > maxLive || free >= bytes {
+	live, free := heapSizes()
+	if live > maxLive || free >= bytes {
 		return false
 	}
 	n := min(bytes, available()/2)
@@ -64,11 +64,11 @@ func Grow(bytes int64) bool {
 	return true
 }
 
-// heapSizes returns the heap's objects (live or not yet collected) and
-// its free memory (mapped or returned to the kernel: what the allocations
-// to come reuse first).
-func heapSizes() (objects, free int64) {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/free:bytes"},
+// heapSizes returns the live heap the last collection marked (what
+// Grow's collection would mark, about) and the heap's free memory (mapped
+// or returned to the kernel: what the allocations to come reuse first).
+func heapSizes() (live, free int64) {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/free:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
 	for _, v := range s {
