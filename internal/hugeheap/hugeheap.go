@@ -31,8 +31,9 @@ var mu sync.Mutex
 // touched: it costs address space, not memory. Grow does nothing when
 // bytes is small, when the heap has that much free already (a Grow
 // before, or memory freed), when the last collection found more than
-// 64 MiB live (Grow's collection would mark as much), or where huge pages
-// come without asking or not at all. It reports whether it grew the heap.
+// 64 MiB live (Grow's collection would mark as much), when the kernel has
+// less than half of it free in huge pages, or where huge pages come
+// without asking or not at all. It reports whether it grew the heap.
 func Grow(bytes int64) bool {
 	if bytes < minGrow || !advisable() {
 		return false
@@ -45,6 +46,13 @@ func Grow(bytes int64) bool {
 	}
 	n := min(bytes, available()/2)
 	if n < minGrow {
+		return false
+	}
+	// Advised memory the kernel has no free huge page for is compacted
+	// for at the fault (defrag's default, "madvise"): a stall, measured
+	// 236 ms instead of 83 ms for 170 MB. Half the block, free in huge
+	// pages, leaves the load room.
+	if freeHuge() < n/2 {
 		return false
 	}
 	n = (n + hugePage - 1) &^ (hugePage - 1)

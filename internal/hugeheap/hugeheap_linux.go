@@ -68,3 +68,49 @@ func memAvailable(r io.Reader) int64 {
 	}
 	return 0
 }
+
+// freeHuge is the memory the kernel holds free in blocks of a huge page
+// or more (/proc/buddyinfo), in bytes; -1 when unknown.
+func freeHuge() int64 {
+	f, err := os.Open("/proc/buddyinfo")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	return buddyFreeHuge(f)
+}
+
+// buddyFreeHuge reads a buddyinfo file: a line per zone, "Node 0, zone
+// Normal" and then the count of free blocks of each order from 0 (4 KiB)
+// up; a huge page is order 9. It returns the bytes free in blocks of order
+// 9 or more, -1 when the file says nothing it can read.
+func buddyFreeHuge(r io.Reader) int64 {
+	const hugeOrder = 9
+	var total int64
+	read := false
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		_, counts, ok := bytes.Cut(sc.Bytes(), []byte("zone"))
+		if !ok {
+			continue
+		}
+		f := bytes.Fields(counts)
+		if len(f) < 2 {
+			continue
+		}
+		for order, c := range f[1:] { // f[0] names the zone
+			n, err := strconv.ParseInt(string(c), 10, 64)
+			if err != nil || n < 0 || order > 20 {
+				return -1
+			}
+			if order >= hugeOrder {
+				total += n << (12 + order)
+			}
+		}
+		read = true
+	}
+	if !read {
+		return -1
+	}
+	return total
+}

@@ -39,6 +39,25 @@ func TestMemAvailable(t *testing.T) {
 	}
 }
 
+func TestBuddyFreeHuge(t *testing.T) {
+	const info = `Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3
+Node 0, zone    DMA32      3      5      2      6      6      4      4      7      6      6    748
+Node 0, zone   Normal   2775   7352   3986   1217   1747   2220   1234   1017    228     69   3699
+`
+	want := int64(1+6+69)<<21 + int64(3+748+3699)<<22
+	for in, want := range map[string]int64{
+		info:                              want,
+		"":                                -1,
+		"Node 0, zone Normal 1 2 x\n":     -1,
+		"Node 0, zone Normal 0 0 0 0 0\n": 0,
+		"Node 0, zone Normal 0 0 0 0 0 0 0 0 0 2\n": 2 << 21,
+	} {
+		if got := buddyFreeHuge(strings.NewReader(in)); got != want {
+			t.Errorf("buddyFreeHuge(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
 // TestGrowAdvisesTheNextAllocations checks the point of Grow on a kernel
 // in madvise mode: a block allocated after it lies in a mapping the
 // kernel marked for huge pages ("hg" in smaps' VmFlags) and, once
@@ -56,6 +75,9 @@ func TestGrowAdvisesTheNextAllocations(t *testing.T) {
 	const size = 96 << 20
 	if _, free := heapSizes(); free >= size {
 		t.Skipf("the test's heap has %d bytes free already", free)
+	}
+	if h := freeHuge(); h < size/2 {
+		t.Skipf("the kernel has %d bytes free in huge pages: Grow leaves the heap as it is (as it should)", h)
 	}
 	before := minorFaults(t)
 	if !Grow(size) {
