@@ -20,7 +20,12 @@ const (
 	maxLive = 64 << 20
 )
 
-var mu sync.Mutex
+var (
+	mu sync.Mutex
+	// advised is the size of the last block Grow advised: until the heap
+	// holds as much, the allocations are still filling it.
+	advised int64
+)
 
 // Grow prepares the next bytes of heap allocations to come from huge
 // pages, where the kernel backs advised memory with them (Linux's
@@ -29,19 +34,22 @@ var mu sync.Mutex
 // touches it, and frees it through a collection, so that the allocations
 // that follow reuse the advised address range. The block is never
 // touched: it costs address space, not memory. Grow does nothing when
-// bytes is small, when the heap has that much free already (a Grow
-// before, or memory freed), when the last collection found more than
-// 64 MiB live (Grow's collection would mark as much), when the kernel has
-// less than half of it free in huge pages, or where huge pages come
-// without asking or not at all. It reports whether it grew the heap.
+// bytes is small, when the heap has that much free already (memory
+// freed), when the heap holds less than the last block Grow advised (the
+// allocations still fill it: a what-if's second load asked while the
+// first one's items were live, and its collection marked them), when the
+// last collection found more than 64 MiB live (Grow's collection would
+// mark as much), when the kernel has less than half of it free in huge
+// pages, or where huge pages come without asking or not at all. It
+// reports whether it grew the heap.
 func Grow(bytes int64) bool {
 	if bytes < minGrow || !advisable() {
 		return false
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	live, free := heapSizes()
-	if live > maxLive || free >= bytes {
+	live, objects, free := heapSizes()
+	if live > maxLive || free >= bytes || objects < advised {
 		return false
 	}
 	n := min(bytes, available()/2)
@@ -69,20 +77,22 @@ func Grow(bytes int64) bool {
 		return false
 	}
 	runtime.GC() // sb and b are dead here: the collection frees the block
+	advised = n
 	return true
 }
 
 // heapSizes returns the live heap the last collection marked (what
-// Grow's collection would mark, about) and the heap's free memory (mapped
-// or returned to the kernel: what the allocations to come reuse first).
-func heapSizes() (live, free int64) {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/free:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"}}
+// Grow's collection would mark, about), the heap's objects now (live or
+// not yet collected), and its free memory (mapped or returned to the
+// kernel: what the allocations to come reuse first).
+func heapSizes() (live, objects, free int64) {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
 	for _, v := range s {
 		if v.Value.Kind() != metrics.KindUint64 {
-			return 0, 0
+			return 0, 0, 0
 		}
 	}
-	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64() + s[2].Value.Uint64())
+	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64()), int64(s[2].Value.Uint64() + s[3].Value.Uint64())
 }

@@ -73,7 +73,7 @@ func TestGrowAdvisesTheNextAllocations(t *testing.T) {
 	// Grow's block freed by chance (a collection its size would start).
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	const size = 96 << 20
-	if _, free := heapSizes(); free >= size {
+	if _, _, free := heapSizes(); free >= size {
 		t.Skipf("the test's heap has %d bytes free already", free)
 	}
 	if h := freeHuge(); h < size/2 {
@@ -90,6 +90,11 @@ func TestGrowAdvisesTheNextAllocations(t *testing.T) {
 	}
 	if Grow(size) {
 		t.Error("a second Grow(96 MiB) acted: the heap has that much free")
+	}
+	// More than the heap has free, while the heap still fills the first
+	// block: nothing (its collection would mark what the first holds).
+	if Grow(4 * size) {
+		t.Error("Grow(384 MiB) acted while the heap held less than the block advised before")
 	}
 	b := make([]byte, 64<<20)
 	for i := 0; i < len(b); i += 4096 {
