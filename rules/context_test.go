@@ -39,6 +39,12 @@ func TestNextMonthEdgeChangesNothing(t *testing.T) {
 	items = append(items, item(t, "matpool", ledger.KindCompute, "edge-week", "2026-09-28 00:00", "2026-10-05 00:00", "120.00",
 		pricing(ledger.PricingPackage), qty("1", "week")))
 	items = append(items, hourly(t, "matpool", "edge-week", "2026-10-03 00:00", 5, "2.10")...)
+	// An image served by its account (its resource never ran compute),
+	// whose account runs compute again only in late October, past
+	// September's edge: snapshot_image asks the later-set's accounts.
+	items = append(items, item(t, "autodl", ledger.KindImage, "edge-acct-img", "2026-09-05 00:00", "2026-09-30 00:00", "12.00",
+		account("acct-late")))
+	items = append(items, hourly(t, "autodl", "edge-acct-gpu", "2026-10-26 10:00", 2, "1.90", account("acct-late"))...)
 	// August's latest end is a usage end, past its charge period's
 	items = append(items, item(t, "autodl", ledger.KindCompute, "edge-usage", "2026-08-31 20:00", "2026-08-31 21:00", "1.90",
 		usage("2026-08-31 20:00", "2026-09-04 00:00")))
