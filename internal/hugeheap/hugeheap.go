@@ -1,6 +1,7 @@
 package hugeheap
 
 import (
+	"math"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -52,7 +53,7 @@ func Grow(bytes int64) bool {
 	if live > maxLive || free >= bytes || objects < advised {
 		return false
 	}
-	n := min(bytes, available()/2)
+	n := min(bytes, available()/2, math.MaxInt/2) // an int, on 32 bits too
 	if n < minGrow {
 		return false
 	}
