@@ -62,7 +62,7 @@ func pagesVersusSelect(t *testing.T, db *DB, f Filter) (rows, slow int) {
 	}, false); err != nil {
 		t.Fatal(err)
 	}
-	p, err := db.openPages(ctx, f, cols, false)
+	p, err := db.openPages(ctx, f, cols)
 	if err != nil || p == nil {
 		t.Fatalf("%+v: not read from pages (%v)", f, err)
 	}
@@ -279,7 +279,7 @@ func TestPageScanIsSelect(t *testing.T) {
 			t.Fatal(err)
 		}
 		db := &DB{path: path}
-		if used, err := db.pageScan(ctx, Filter{}, []string{"id", "provider"}, false, func(Row) error { return nil }); used || err != nil {
+		if used, err := db.pageScan(ctx, Filter{}, []string{"id", "provider"}, func(Row) error { return nil }); used || err != nil {
 			t.Errorf("a UTF-16 ledger read from its pages: %v, %v", used, err)
 		}
 	})
@@ -323,7 +323,7 @@ func FuzzPageCells(f *testing.F) {
 	// each minimization of the fuzzer take minutes), and an interior page.
 	db := openTest(f)
 	importItems(f, db, pageTestItems(40, 10))
-	p, err := db.openPages(context.Background(), Filter{}, []string{"id"}, false)
+	p, err := db.openPages(context.Background(), Filter{}, []string{"id"})
 	if err != nil || p == nil {
 		f.Fatalf("not read from pages (%v)", err)
 	}
@@ -496,7 +496,7 @@ func TestPageScanCorruptLeaf(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	used, err := db.pageScan(ctx, Filter{}, []string{"id", "provider"}, false, func(Row) error { return nil })
+	used, err := db.pageScan(ctx, Filter{}, []string{"id", "provider"}, func(Row) error { return nil })
 	if !used || !errors.Is(err, errCorruptPage) || !strings.Contains(err.Error(), fmt.Sprintf("page %d", leaf)) {
 		t.Errorf("pageScan of a ledger with a broken leaf: %v, %v; want a malformed page %d", used, err, leaf)
 	}
@@ -587,7 +587,7 @@ func TestPageScanSurvivesCorruption(t *testing.T) {
 		os.Remove(path + "-shm")
 		start := time.Now()
 		n := 0
-		used, err := broken.pageScan(ctx, Filter{}, cols, false, func(r Row) error {
+		used, err := broken.pageScan(ctx, Filter{}, cols, func(r Row) error {
 			n++
 			r.Bytes(4)
 			return nil
@@ -635,7 +635,7 @@ func TestPageScanTreeCycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[int64]bool{}
-	used, err := (&DB{path: path}).pageScan(ctx, Filter{}, []string{"id"}, false, func(r Row) error {
+	used, err := (&DB{path: path}).pageScan(ctx, Filter{}, []string{"id"}, func(r Row) error {
 		id := r.Int64(0)
 		if seen[id] {
 			return fmt.Errorf("row %d handed twice", id)
@@ -743,7 +743,7 @@ func TestLoadRefused(t *testing.T) {
 func BenchmarkRecordDecode(b *testing.B) {
 	db := openTest(b)
 	importItems(b, db, pageTestItems(1000, 10))
-	p, err := db.openPages(context.Background(), Filter{}, loadColumnNames, false)
+	p, err := db.openPages(context.Background(), Filter{}, loadColumnNames)
 	if err != nil || p == nil {
 		b.Fatalf("not read from pages (%v)", err)
 	}
