@@ -30,12 +30,12 @@ const mappedBytes = 8 << 30
 // pread and a copy. LoadLineItems reads so where it reads through SQL
 // (measured when it always did: a million-item month, alternately without
 // and with it, 1.72–2.29 s → 1.54–1.83 s and 3.31–3.91 → 2.95–3.19 s of
-// CPU). The mapped pages count in the process's resident
-// size while mapped (the kernel's page cache, not the Go heap), so the
-// SQL scans of reports, which keep little, do without (report spend of a
-// 300k-item month: 97 → 163 MB with it, for no measurable speed, when it
-// read through SQL). Page walks (openPages) map nothing since session 13:
-// they read each page once, into a cache of a few pages.
+// CPU). The mapped pages count in the process's resident size while
+// mapped (the kernel's page cache, not the Go heap), so the SQL scans of
+// reports, which keep little, do without (report spend of a 300k-item
+// month: 97 → 163 MB with it, for no measurable speed, when it read
+// through SQL). Page walks (openPages) map nothing since session 13: they
+// read each page once, into a cache of a few pages.
 func (db *DB) scan(ctx context.Context, q string, args []any, fn func(Row) error, mapped bool) error {
 	c, err := db.openReader(ctx, mapped)
 	if err != nil {
