@@ -202,9 +202,16 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*Item, error) {
 		}
 	}
 	out := make([][]*Item, len(parts))
+	var asRead [][]*Item
+	if f.AsRead != nil {
+		asRead = make([][]*Item, len(parts))
+	}
 	err = readParts(parts, func(p int, pf Filter) error {
 		var err error
 		out[p], err = db.loadPart(ctx, pf, paths, int(sel.n)/len(parts))
+		if asRead != nil {
+			asRead[p] = slices.Clone(out[p])
+		}
 		if !f.Unordered {
 			sortLineItems(out[p])
 		}
@@ -212,6 +219,9 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*Item, error) {
 	})()
 	if err != nil {
 		return nil, fmt.Errorf("ledger: load line items: %w", err)
+	}
+	if f.AsRead != nil {
+		*f.AsRead = slices.Concat(asRead...)
 	}
 	if f.Unordered {
 		return slices.Concat(out...), nil

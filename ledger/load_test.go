@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -72,9 +73,26 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 				}); err != nil {
 				t.Fatal(err)
 			}
+			var asRead []*Item
+			f.AsRead = &asRead
 			got, err := db.LoadLineItems(ctx, f)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// AsRead: the same items, as read (by ascending id, one id
+			// range after the other).
+			loaded := map[*Item]bool{}
+			for _, li := range got {
+				loaded[li] = true
+			}
+			if len(asRead) != len(got) || !slices.IsSortedFunc(asRead, func(a, b *Item) int { return cmp.Compare(a.ID, b.ID) }) {
+				t.Fatalf("readers for %d, %+v: %d items as read, of %d, in ascending id: %v", min, f, len(asRead), len(got),
+					slices.IsSortedFunc(asRead, func(a, b *Item) int { return cmp.Compare(a.ID, b.ID) }))
+			}
+			for _, li := range asRead {
+				if !loaded[li] {
+					t.Fatalf("readers for %d, %+v: item %d as read is not one of the items loaded", min, f, li.ID)
+				}
 			}
 			if f.Unordered {
 				slices.SortFunc(got, CompareItems)

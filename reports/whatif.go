@@ -164,7 +164,7 @@ func (r *wiRow) costs(li *ledger.Item, scenarioCost decimal.Decimal) {
 // perSecondRows is the per_second scenario.
 func perSecondRows(in *rules.Input) *wiRows {
 	rows := newWiRows(WhatIfPerSecond)
-	for _, li := range in.Items {
+	for _, li := range in.ItemsAsRead() { // sums and counts: any order
 		if !rules.IsRunning(li) || rules.IsPrepaid(li) {
 			continue
 		}
@@ -350,7 +350,7 @@ type idleIndex struct {
 
 func newIdleIndex(in *rules.Input) *idleIndex {
 	x := &idleIndex{in: in, first: map[[2]string]time.Time{}}
-	for _, li := range in.Items {
+	for _, li := range in.ItemsAsRead() { // the first start of each: any order
 		if li.Kind == ledger.KindCompute {
 			continue // most of a month: not asked whom it serves
 		}

@@ -329,6 +329,9 @@ type Input struct {
 	shared *caches
 	later  laterCompute // who ran compute in the next month past Context (context.go)
 	lean   bool         // items loaded lean (LoadLeanInput)
+	// asRead are Items in the order they were read (ledger.Filter.AsRead):
+	// their order in memory. Nil where Items were not loaded (tests).
+	asRead []*ledger.Item
 	// latestEnd is the latest end of Items in Unix seconds, as the load
 	// noted it (nextMonthEdge).
 	latestEnd *atomic.Int64
@@ -489,7 +492,8 @@ func loadOf(ctx context.Context, db *ledger.DB, month string, cfg Config, lean b
 	// Rules read only a line item's ledger.Item (measured: the load is most
 	// of an audit's time, and memory touched most of the load's).
 	in.latestEnd = new(atomic.Int64)
-	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month, Prepare: noteEnds(in.latestEnd), Lean: lean}); err != nil {
+	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month, Prepare: noteEnds(in.latestEnd), Lean: lean,
+		AsRead: &in.asRead}); err != nil {
 		return nil, fmt.Errorf("rules: load %s: %w", month, err)
 	}
 	if err := loadContext(ctx, db, in); err != nil {
