@@ -90,6 +90,10 @@ type Derived struct {
 	BilledSign  int8 // -1, 0, 1
 	BilledSmall bool
 	Set         bool
+	// QuantitySign is the sign of PricingQuantity (0 when it is NULL),
+	// asked of most compute items by several rules: read here, it costs
+	// no cache miss on the quantity's *big.Int.
+	QuantitySign int8
 }
 
 // Transaction is one movement of a platform balance (收支明细).

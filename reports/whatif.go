@@ -319,7 +319,7 @@ func perSecondCost(li *ledger.Item) (cost decimal.Decimal, repriced, ok bool) {
 		return li.BilledCost, false, false
 	}
 	actual, _, known := actualUse(li)
-	if !known || !li.PricingQuantity.Decimal.IsPositive() {
+	if !known || !rules.QuantityPositive(li) {
 		return li.BilledCost, false, false
 	}
 	billed := li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(unit))

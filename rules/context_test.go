@@ -149,7 +149,7 @@ func TestDerivedIsComputed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signs := map[int]int{}
+	signs, quantities := map[int]int{}, map[int]int{}
 	cut := 0
 	for _, lis := range [][]*ledger.Item{in.Items, in.Context} {
 		for _, li := range lis {
@@ -158,6 +158,11 @@ func TestDerivedIsComputed(t *testing.T) {
 			if !d.Set || !d.SpanStart.Equal(s) || !d.SpanEnd.Equal(e) || int(d.BilledSign) != li.BilledCost.Sign() {
 				t.Fatalf("item %d: derived %+v, computed span %v–%v, sign %d", li.ID, d, s, e, li.BilledCost.Sign())
 			}
+			if want := li.PricingQuantity.Valid && li.PricingQuantity.Decimal.IsPositive(); quantityPositive(li) != want ||
+				int(d.QuantitySign) != li.PricingQuantity.Decimal.Sign() {
+				t.Fatalf("item %d: quantity %v, derived sign %d", li.ID, li.PricingQuantity, d.QuantitySign)
+			}
+			quantities[int(d.QuantitySign)]++
 			// The small form is the cost itself, to its exponent (the text
 			// a sum prints keeps it).
 			if !d.BilledSmall || d.BilledExp != li.BilledCost.Exponent() || !decimal.New(d.Billed, d.BilledExp).Equal(li.BilledCost) {
@@ -169,8 +174,9 @@ func TestDerivedIsComputed(t *testing.T) {
 			}
 		}
 	}
-	if len(in.Context) == 0 || signs[-1] == 0 || signs[1] == 0 || cut == 0 {
-		t.Fatalf("context %d, signs %v, spans cut short %d: the test checks nothing of what it should", len(in.Context), signs, cut)
+	if len(in.Context) == 0 || signs[-1] == 0 || signs[1] == 0 || cut == 0 || quantities[1] == 0 || quantities[0] == 0 {
+		t.Fatalf("context %d, signs %v, quantities' signs %v, spans cut short %d: the test checks nothing of what it should",
+			len(in.Context), signs, quantities, cut)
 	}
 	byHand := item(t, "aliyun", ledger.KindCompute, "by-hand", "2026-10-05 00:00", "2026-10-06 00:00", "-3.00", qty("2", "小时"))
 	if s, e := activeSpan(&byHand.Item); e.Sub(s) != 2*time.Hour || billedSign(&byHand.Item) != -1 || isRunning(&byHand.Item) {

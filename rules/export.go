@@ -42,6 +42,10 @@ func (in *Input) ItemsAsRead() []*ledger.Item {
 	return in.asRead
 }
 
+// QuantityPositive reports whether li states a pricing quantity above
+// zero, from li.Derived when the rules' load set it.
+func QuantityPositive(li *ledger.Item) bool { return quantityPositive(li) }
+
 // ActiveSpan and IsRunning are in export_policy.go (the instances report
 // needs them too).
 

@@ -38,8 +38,7 @@ func IsRunning(li *ledger.Item) bool { return isRunning(li) }
 // no billing step (then no rule of the platform can be said to be broken).
 // A zero amount with ok true means the rounding is what the policy allows.
 func RoundingBeyondPolicy(li *ledger.Item, p Policy) (amount decimal.Decimal, ok bool) {
-	if p.BillingStep <= 0 || !isUsage(li) || isPrepaid(li) || !li.PricingQuantity.Valid ||
-		!li.PricingQuantity.Decimal.IsPositive() {
+	if p.BillingStep <= 0 || !isUsage(li) || isPrepaid(li) || !quantityPositive(li) {
 		return decimal.Zero, false
 	}
 	u, ok := parseTimeUnit(li.PricingUnit)

@@ -86,7 +86,7 @@ func (r minDurationRounding) Run(ctx context.Context, in *Input) ([]ledger.Findi
 	var unitOK bool
 	var minimum minimumOf
 	for _, li := range in.Items {
-		if !isUsage(li) || isPrepaid(li) || !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
+		if !isUsage(li) || isPrepaid(li) || !quantityPositive(li) {
 			continue
 		}
 		if li.PricingUnit != unitText || unitText == "" {

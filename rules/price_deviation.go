@@ -345,7 +345,7 @@ func priceExcess(q *priceQuote, ref decimal.Decimal) (priceTerm, bool) {
 // not judge (not compute, a credit, no GPU model, no billed time, spot …).
 func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot bool) (priceQuote, priceHistKey, bool) {
 	q := priceQuote{li: li, start: li.ChargePeriodStart.UnixNano(), med: -1}
-	if li.Kind != ledger.KindCompute || !isUsage(li) || !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
+	if li.Kind != ledger.KindCompute || !isUsage(li) || !quantityPositive(li) {
 		return q, priceHistKey{}, false
 	}
 	if li.PricingModel == ledger.PricingSpot && !includeSpot {

@@ -105,7 +105,21 @@ func derive(li *ledger.Item) {
 	s, e := computeActiveSpan(li)
 	c, exp, small := ledger.SmallOf(li.BilledCost)
 	li.Derived = ledger.Derived{SpanStart: s, SpanEnd: e, Billed: c, BilledExp: exp, BilledSign: int8(li.BilledCost.Sign()),
-		BilledSmall: small, Set: true}
+		BilledSmall: small, Set: true, QuantitySign: int8(li.PricingQuantity.Decimal.Sign())}
+}
+
+// quantityPositive reports whether li states a pricing quantity above zero
+// (li.Derived when set). price_deviation and min_duration_rounding asked
+// the quantity's *big.Int of every compute item, a cache miss each: 0.15 s
+// of CPU of an audit of 2026-11 of the 1M-row ledger (pprof).
+func quantityPositive(li *ledger.Item) bool {
+	if !li.PricingQuantity.Valid {
+		return false
+	}
+	if li.Derived.Set {
+		return li.Derived.QuantitySign > 0
+	}
+	return li.PricingQuantity.Decimal.IsPositive()
 }
 
 // isSessionItem reports whether li takes part in on-demand sessions:
