@@ -8,7 +8,6 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"slices"
 	"sort"
 	"strings"
@@ -135,7 +134,7 @@ func ReserveHeap(bytes int64) {
 	if keeping.n == 0 || keeping.old != 100 || bytes <= 0 {
 		return
 	}
-	live, heap := heapSizes()
+	live, heap, _ := hugeheap.Sizes()
 	// The goal is live × (1 + percent/100), and at least 4 MiB ×
 	// percent/100 (the runtime's heap minimum, the goal before the first
 	// collection, when live reads 0).
@@ -144,17 +143,6 @@ func ReserveHeap(bytes int64) {
 		keeping.percent = int(p)
 		debug.SetGCPercent(keeping.percent)
 	}
-}
-
-// heapSizes returns the live heap the last collection marked and the heap
-// now (objects, live or not yet collected).
-func heapSizes() (live, heap int64) {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
-		return 0, 0
-	}
-	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
 }
 
 // loadItemBytes is what one loaded item holds on the heap, for

@@ -49,7 +49,7 @@ func Grow(bytes int64) bool {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	live, objects, free := heapSizes()
+	live, objects, free := Sizes()
 	if live > maxLive || free >= bytes || objects < advised {
 		return false
 	}
@@ -82,11 +82,12 @@ func Grow(bytes int64) bool {
 	return true
 }
 
-// heapSizes returns the live heap the last collection marked (what
-// Grow's collection would mark, about), the heap's objects now (live or
-// not yet collected), and its free memory (mapped or returned to the
-// kernel: what the allocations to come reuse first).
-func heapSizes() (live, objects, free int64) {
+// Sizes returns the Go heap's sizes: the live heap the last collection
+// marked (what Grow's collection would mark, about), the heap's objects
+// now (live or not yet collected), and its free memory (mapped or
+// returned to the kernel: what the allocations to come reuse first).
+// ledger.ReserveHeap paces the collector by the first two.
+func Sizes() (live, objects, free int64) {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
 		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)

@@ -73,7 +73,7 @@ func TestGrowAdvisesTheNextAllocations(t *testing.T) {
 	// Grow's block freed by chance (a collection its size would start).
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	const size = 96 << 20
-	if _, _, free := heapSizes(); free >= size {
+	if _, _, free := Sizes(); free >= size {
 		t.Skipf("the test's heap has %d bytes free already", free)
 	}
 	if h := freeHuge(); h < size/2 {
