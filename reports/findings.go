@@ -265,7 +265,7 @@ func (r *FindingsReport) Write(w io.Writer, opts WriteOptions) error {
 	}
 	switch opts.Format {
 	case FormatJSON:
-		return writeJSON(w, r.json(opts))
+		return r.writeJSON(w, opts)
 	case FormatCSV:
 		return r.flatGrid(opts).writeCSV(w)
 	case FormatTSV:
@@ -612,13 +612,8 @@ func (r *FindingsReport) flatGrid(opts WriteOptions) *grid {
 	return g
 }
 
-// JSON shapes (DESIGN.md "Command line").
-type findingsJSON struct {
-	Month    string              `json:"month"`
-	Findings []findingJSON       `json:"findings"`
-	Totals   []findingsTotalJSON `json:"totals"`
-}
-
+// JSON shapes (DESIGN.md "Command line"): {"month", "findings":
+// [findingJSON…], "totals": [findingsTotalJSON…]}.
 type findingJSON struct {
 	Fingerprint  string         `json:"fingerprint"`
 	RuleID       string         `json:"rule_id"`
@@ -649,24 +644,28 @@ type findingsTotalJSON struct {
 	Count        int     `json:"count"`
 }
 
-func (r *FindingsReport) json(opts WriteOptions) findingsJSON {
-	out := findingsJSON{Month: r.Month, Findings: []findingJSON{}, Totals: []findingsTotalJSON{}}
-	for i := range r.Findings {
-		e := &r.Findings[i]
-		j := findingJSON{Fingerprint: e.Fingerprint, RuleID: e.RuleID, Severity: e.Severity, Provider: e.Provider,
-			ResourceID: e.ResourceID, PeriodStart: formatRFC3339(e.PeriodStart, opts.TZ),
-			PeriodEnd: formatRFC3339(e.PeriodEnd, opts.TZ), AmountAtRisk: jsonMoney(e.AmountAtRisk),
-			Currency: e.Currency, ReasonZH: e.ReasonZH, ReasonEN: e.ReasonEN, AdviceZH: e.AdviceZH,
-			AdviceEN: e.AdviceEN, Evidence: []evidenceJSON{}, State: e.State}
-		for _, ev := range e.Evidence {
-			j.Evidence = append(j.Evidence, evidenceJSON{File: ev.File, Row: ev.Row, LineItemID: ev.LineItemID})
-		}
-		out.Findings = append(out.Findings, j)
+// writeJSON writes the report as JSON, a finding at a time (jsonObject).
+func (r *FindingsReport) writeJSON(w io.Writer, opts WriteOptions) error {
+	o := newJSONObject(w)
+	o.member("month", r.Month)
+	o.array("findings", len(r.Findings), func(i int) any { return findingJSONOf(&r.Findings[i], opts) })
+	o.array("totals", len(r.Totals), func(i int) any {
+		t := &r.Totals[i]
+		return findingsTotalJSON{Currency: t.Currency, AmountAtRisk: jsonMoney(t.AmountAtRisk), Count: t.Count}
+	})
+	return o.end()
+}
+
+func findingJSONOf(e *FindingEntry, opts WriteOptions) findingJSON {
+	j := findingJSON{Fingerprint: e.Fingerprint, RuleID: e.RuleID, Severity: e.Severity, Provider: e.Provider,
+		ResourceID: e.ResourceID, PeriodStart: formatRFC3339(e.PeriodStart, opts.TZ),
+		PeriodEnd: formatRFC3339(e.PeriodEnd, opts.TZ), AmountAtRisk: jsonMoney(e.AmountAtRisk),
+		Currency: e.Currency, ReasonZH: e.ReasonZH, ReasonEN: e.ReasonEN, AdviceZH: e.AdviceZH,
+		AdviceEN: e.AdviceEN, Evidence: make([]evidenceJSON, 0, len(e.Evidence)), State: e.State}
+	for _, ev := range e.Evidence {
+		j.Evidence = append(j.Evidence, evidenceJSON{File: ev.File, Row: ev.Row, LineItemID: ev.LineItemID})
 	}
-	for _, t := range r.Totals {
-		out.Totals = append(out.Totals, findingsTotalJSON{Currency: t.Currency, AmountAtRisk: jsonMoney(t.AmountAtRisk), Count: t.Count})
-	}
-	return out
+	return j
 }
 
 func init() {

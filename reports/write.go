@@ -71,6 +71,19 @@ func (o WriteOptions) codes() bool {
 // command must not write to a terminal.
 func Binary(format string) bool { return format == FormatXLSX }
 
+// Streams reports whether a report's Write in format fails only where
+// writing to its io.Writer fails, having checked its options before the
+// first byte: the text formats (table, md, csv, tsv, json). A command may
+// send their output to its destination as it is encoded. XLSX and HTML
+// are laid out as a whole and may fail midway.
+func Streams(format string) bool {
+	switch format {
+	case FormatTable, FormatMarkdown, FormatCSV, FormatTSV, FormatJSON:
+		return true
+	}
+	return false
+}
+
 // section is one titled table of a human-format report.
 type section struct {
 	key    string // stable snake_case id (xlsx sheet, html anchor); "" = the document's key

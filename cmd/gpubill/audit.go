@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -276,27 +277,72 @@ type reportWriter interface {
 func keepWhileEncoding() (restore func()) { return ledger.KeepingAllocations() }
 
 // writeReport writes a report to -o FILE or stdout in the chosen format.
-// A report is encoded in memory first, so that a failed report leaves no
-// half-written file behind and no binary reaches a terminal.
+// Text formats (table, md, csv, tsv, json) go out as they are encoded:
+// their encoders fail only where writing fails, and the destination is
+// opened at the first byte, so a report that fails before it leaves -o
+// FILE as it was. XLSX and HTML are built in memory first, so that a
+// failed report leaves no half-written file behind; a binary never reaches
+// a terminal (checkBinaryOutput). Streamed, the findings of a
+// million-item month as JSON (146 MB) no longer sit in memory three times
+// over: report findings 7.6 → 4.0–4.3 s, 1.15 GB → 0.68 GB at peak; audit
+// --format json 7.9–8.0 → 5.2–6.5 s, 2.2–2.3 → 1.65 GB.
 func (a *app) writeReport(rep reportWriter) error {
 	format := a.textFormat()
 	if err := a.checkBinaryOutput(format); err != nil {
 		return err
 	}
 	defer keepWhileEncoding()()
-	var buf bytes.Buffer
-	if err := rep.Write(&buf, reports.WriteOptions{Format: format, Lang: a.lang, TZ: a.loc}); err != nil {
-		return err
+	opts := reports.WriteOptions{Format: format, Lang: a.lang, TZ: a.loc}
+	if !reports.Streams(format) {
+		var buf bytes.Buffer
+		if err := rep.Write(&buf, opts); err != nil {
+			return err
+		}
+		return a.writeOut(func(w io.Writer) error {
+			_, err := w.Write(buf.Bytes())
+			return err
+		})
 	}
-	w, closeOut, err := a.out()
-	if err != nil {
-		return err
+	return a.writeOut(func(w io.Writer) error { return rep.Write(w, opts) })
+}
+
+// writeOut runs write with the destination of a command's data (-o FILE or
+// stdout), buffered, and opened at write's first byte: a write that fails
+// before it leaves FILE as it was.
+func (a *app) writeOut(write func(io.Writer) error) error {
+	lw := &lazyOut{open: a.out}
+	bw := bufio.NewWriterSize(lw, 256<<10)
+	err := write(bw)
+	if err == nil {
+		err = bw.Flush()
 	}
-	_, err = w.Write(buf.Bytes())
-	if cerr := closeOut(); err == nil {
-		err = cerr
+	if err == nil && lw.w == nil {
+		_, err = lw.Write(nil) // nothing written: still create -o FILE, empty
+	}
+	if lw.close != nil {
+		if cerr := lw.close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
+}
+
+// lazyOut opens its destination at the first Write.
+type lazyOut struct {
+	open  func() (io.Writer, func() error, error)
+	w     io.Writer
+	close func() error
+}
+
+func (l *lazyOut) Write(p []byte) (int, error) {
+	if l.w == nil {
+		w, closeOut, err := l.open()
+		if err != nil {
+			return 0, err
+		}
+		l.w, l.close = w, closeOut
+	}
+	return l.w.Write(p)
 }
 
 // checkBinaryOutput refuses to write a binary format (xlsx) to a terminal:

@@ -8,22 +8,41 @@ import (
 )
 
 func main() {
-	// GPUBILL_CPUPROFILE=FILE writes a CPU profile of the whole command (for
-	// the speed work: go tool pprof FILE).
-	if p := os.Getenv("GPUBILL_CPUPROFILE"); p != "" {
-		f, err := os.Create(p)
+	// GPUBILL_CPUPROFILE=FILE writes a CPU profile of the whole command, and
+	// GPUBILL_MEMPROFILE=FILE the profile of what it allocated (for the
+	// speed work: go tool pprof FILE; -sample_index=alloc_space).
+	cpu, mem := os.Getenv("GPUBILL_CPUPROFILE"), os.Getenv("GPUBILL_MEMPROFILE")
+	if cpu == "" && mem == "" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	var cpuFile *os.File
+	if cpu != "" {
+		var err error
+		if cpuFile, err = os.Create(cpu); err == nil {
+			err = pprof.StartCPUProfile(cpuFile)
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "gpubill: GPUBILL_CPUPROFILE:", err)
 			os.Exit(exitInternal)
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintln(os.Stderr, "gpubill: GPUBILL_CPUPROFILE:", err)
-			os.Exit(exitInternal)
-		}
-		code := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-		pprof.StopCPUProfile()
-		f.Close()
-		os.Exit(code)
 	}
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	code := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	if cpuFile != nil {
+		pprof.StopCPUProfile()
+		cpuFile.Close()
+	}
+	if mem != "" {
+		f, err := os.Create(mem)
+		if err == nil {
+			err = pprof.Lookup("allocs").WriteTo(f, 0)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gpubill: GPUBILL_MEMPROFILE:", err)
+			code = exitInternal
+		}
+	}
+	os.Exit(code)
 }
