@@ -329,36 +329,9 @@ func (p *pageReader) page(st uintptr, pgno uint32) ([]byte, error) {
 
 // walk reads the rows of ids lo to hi under page pgno of the tree.
 func (p *pageReader) walk(ctx context.Context, pgno uint32, lo, hi int64, desc bool, depth int, fn func(Row) error) error {
-	if depth > maxTreeDepth {
-		return fmt.Errorf("page %d: the tree is deeper than %d: %w", pgno, maxTreeDepth, errCorruptPage)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// A page of the tree is walked once: a corrupt child pointer to a page
-	// already walked would read rows twice, or walk a subtree again and
-	// again within the depth bound.
-	if int64(pgno) > p.pages {
-		return fmt.Errorf("page %d: past the end of the database: %w", pgno, errCorruptPage)
-	}
-	if p.walked == nil {
-		p.walked = make([]uint64, p.pages/64+1)
-	}
-	w, bit := &p.walked[pgno/64], uint64(1)<<(pgno%64)
-	if *w&bit != 0 {
-		return fmt.Errorf("page %d: reached twice in the tree: %w", pgno, errCorruptPage)
-	}
-	*w |= bit
-	b, err := p.page(p.tree, pgno)
+	b, hdr, err := p.visit(ctx, pgno, depth)
 	if err != nil {
 		return err
-	}
-	hdr := 0
-	if pgno == 1 {
-		hdr = 100
-	}
-	if len(b) < hdr+12 {
-		return fmt.Errorf("page %d: %w", pgno, errCorruptPage)
 	}
 	switch b[hdr] {
 	case 0x0d: // a table leaf
@@ -381,39 +354,87 @@ func (p *pageReader) walk(ctx context.Context, pgno uint32, lo, hi int64, desc b
 	return fmt.Errorf("page %d: not a page of a table's tree (type %d): %w", pgno, b[hdr], errCorruptPage)
 }
 
+// visit checks that page pgno may be walked at depth (the depth bound,
+// the file's size, not reached before: a corrupt child pointer to a page
+// already walked would read rows twice, or walk a subtree again and again
+// within the depth bound) and fetches it: its bytes, valid until the
+// tree's next fetch, and where its header starts.
+func (p *pageReader) visit(ctx context.Context, pgno uint32, depth int) (b []byte, hdr int, err error) {
+	if depth > maxTreeDepth {
+		return nil, 0, fmt.Errorf("page %d: the tree is deeper than %d: %w", pgno, maxTreeDepth, errCorruptPage)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	if int64(pgno) > p.pages {
+		return nil, 0, fmt.Errorf("page %d: past the end of the database: %w", pgno, errCorruptPage)
+	}
+	if p.walked == nil {
+		p.walked = make([]uint64, p.pages/64+1)
+	}
+	w, bit := &p.walked[pgno/64], uint64(1)<<(pgno%64)
+	if *w&bit != 0 {
+		return nil, 0, fmt.Errorf("page %d: reached twice in the tree: %w", pgno, errCorruptPage)
+	}
+	*w |= bit
+	if b, err = p.page(p.tree, pgno); err != nil {
+		return nil, 0, err
+	}
+	if pgno == 1 {
+		hdr = 100
+	}
+	if len(b) < hdr+12 {
+		return nil, 0, fmt.Errorf("page %d: %w", pgno, errCorruptPage)
+	}
+	return b, hdr, nil
+}
+
 // interiorChildren returns the children of the interior table page b
-// (header at hdr) that hold ids from lo to hi, in order. A cell's key is
-// the largest id of its child's subtree; the right-most child holds those
-// above the last key.
+// (header at hdr) that hold ids from lo to hi, in order.
 func interiorChildren(b []byte, hdr, usable int, lo, hi int64) ([]uint32, error) {
+	var kids []uint32
+	done := false
+	right, err := interiorCells(b, hdr, usable, func(child uint32, key int64) bool {
+		if key < lo {
+			return true
+		}
+		kids = append(kids, child)
+		done = key >= hi
+		return !done
+	})
+	if err != nil || done {
+		return kids, err
+	}
+	return append(kids, right), nil
+}
+
+// interiorCells calls cell with the child and the key of each cell of the
+// interior table page b (header at hdr), in order, while it returns true,
+// and returns the right-most child. A cell's key is the largest id of its
+// child's subtree; the right-most child holds those above the last key.
+func interiorCells(b []byte, hdr, usable int, cell func(child uint32, key int64) bool) (right uint32, err error) {
 	usable = min(usable, len(b))
 	if hdr+12 > usable {
-		return nil, errCorruptPage
+		return 0, errCorruptPage
 	}
 	n := int(binary.BigEndian.Uint16(b[hdr+3:]))
 	if hdr+12+2*n > usable {
-		return nil, errCorruptPage
+		return 0, errCorruptPage
 	}
-	var kids []uint32
 	for i := range n {
 		off := int(binary.BigEndian.Uint16(b[hdr+12+2*i:]))
 		if off < hdr+12+2*n || off+5 > usable {
-			return nil, errCorruptPage
+			return 0, errCorruptPage
 		}
-		child := binary.BigEndian.Uint32(b[off:])
 		key, k := varint(b[off+4 : usable])
 		if k == 0 {
-			return nil, errCorruptPage
+			return 0, errCorruptPage
 		}
-		if int64(key) < lo {
-			continue
-		}
-		kids = append(kids, child)
-		if int64(key) >= hi {
-			return kids, nil
+		if !cell(binary.BigEndian.Uint32(b[off:]), int64(key)) {
+			break
 		}
 	}
-	return append(kids, binary.BigEndian.Uint32(b[hdr+8:])), nil
+	return binary.BigEndian.Uint32(b[hdr+8:]), nil
 }
 
 // leaf reads the rows of ids lo to hi of the table leaf page b.

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -42,13 +43,7 @@ func pagesVersusSelect(t *testing.T, db *DB, f Filter) (rows, slow int) {
 	t.Helper()
 	ctx := context.Background()
 	cols := tableColumns(t, db)
-	show := func(r Row) string {
-		var b strings.Builder
-		for i := range len(cols) + 1 {
-			fmt.Fprintf(&b, "%s=%v/%d/%q ", append(cols, "past")[i], r.Null(i), r.Int64(i), r.Bytes(i))
-		}
-		return b.String()
-	}
+	show := func(r Row) string { return showRow(r, cols) }
 	where, args := f.where()
 	order := " ORDER BY li.id"
 	if f.Descending {
@@ -172,6 +167,7 @@ func TestPageScanIsSelect(t *testing.T) {
 		if slow == 0 {
 			t.Error("no row was read through SQL")
 		}
+		lookupVersusSelect(t, db)
 		loadBothWays(t, db, Filter{Month: "2026-10"})
 		scanBothWays(t, db, Filter{Month: "2026-11", Descending: true}, "li.id, li.provider, li.gpu_count, li.description, li.billed_cost")
 	})
@@ -209,6 +205,7 @@ func TestPageScanIsSelect(t *testing.T) {
 				t.Errorf("%+v: %d rows read through SQL, want none", f, slow)
 			}
 		}
+		lookupVersusSelect(t, db)
 		loadBothWays(t, db, Filter{Month: "2026-11"})
 	})
 
@@ -266,6 +263,7 @@ func TestPageScanIsSelect(t *testing.T) {
 		if slow == 0 {
 			t.Error("no short record was read through SQL")
 		}
+		lookupVersusSelect(t, db)
 	})
 
 	t.Run("UTF-16 is read through SQL", func(t *testing.T) {
@@ -646,6 +644,10 @@ func TestPageScanTreeCycle(t *testing.T) {
 	if !used || !errors.Is(err, errCorruptPage) || !strings.Contains(err.Error(), fmt.Sprintf("page %d: reached twice", root)) {
 		t.Errorf("a tree whose root is its own child: %v, %v; want page %d reached twice", used, err, root)
 	}
+	used, err = (&DB{path: path}).pageLookup(ctx, []int64{1, 399, 400, 1 << 40}, []string{"id"}, func(Row) error { return nil })
+	if !used || !errors.Is(err, errCorruptPage) || !strings.Contains(err.Error(), fmt.Sprintf("page %d: reached twice", root)) {
+		t.Errorf("a look-up in a tree whose root is its own child: %v, %v; want page %d reached twice", used, err, root)
+	}
 }
 
 // TestLoadRefused: with Filter.Refused, a load hands over every row the
@@ -763,4 +765,103 @@ func BenchmarkRecordDecode(b *testing.B) {
 			}
 		}
 	}
+}
+
+// lookupVersusSelect looks up sets of ids in db's line_items both ways,
+// from the pages (pageLookup) and by a SELECT of the same ids, every column
+// as Null, Int64 and Bytes, and fails on the first difference: every id,
+// every seventh, runs of neighbours, random ids, ids the table does not
+// hold (before its first, past its last) and the largest id there is. It also
+// checks that BilledCosts, which looks up from the pages, gives what a
+// SELECT gives.
+func lookupVersusSelect(t *testing.T, db *DB) {
+	t.Helper()
+	ctx := context.Background()
+	cols := tableColumns(t, db)
+	var all []int64
+	if err := db.scan(ctx, "SELECT id FROM line_items ORDER BY id", nil, func(r Row) error {
+		all = append(all, r.Int64(0))
+		return nil
+	}, false); err != nil || len(all) < 40 {
+		t.Fatalf("ids: %d (%v)", len(all), err)
+	}
+	last := all[len(all)-1]
+	rng := rand.New(rand.NewPCG(7, uint64(len(all))))
+	sets := [][]int64{all, {all[0]}, {last}, {-5, 0, last + 1, last + 1000, math.MaxInt64}, {0, all[3], last + 1, math.MaxInt64}}
+	var sparse, runs []int64
+	for i, id := range all {
+		if i%7 == 3 {
+			sparse = append(sparse, id)
+		}
+		if i%100 < 5 {
+			runs = append(runs, id)
+		}
+	}
+	sets = append(sets, sparse, runs)
+	var random []int64
+	for range 300 {
+		random = append(random, all[0]-2+rng.Int64N(last-all[0]+5))
+	}
+	slices.Sort(random)
+	sets = append(sets, slices.Compact(random))
+	for _, ids := range sets {
+		in := make([]string, len(ids))
+		for i, id := range ids {
+			in[i] = fmt.Sprint(id)
+		}
+		var want, got []string
+		q := "SELECT li." + strings.Join(cols, ", li.") + " FROM line_items li WHERE li.id IN (" + strings.Join(in, ",") + ") ORDER BY li.id"
+		if err := db.scan(ctx, q, nil, func(r Row) error { want = append(want, showRow(r, cols)); return nil }, false); err != nil {
+			t.Fatal(err)
+		}
+		before := pageLookups.Load()
+		used, err := db.pageLookup(ctx, ids, cols, func(r Row) error { got = append(got, showRow(r, cols)); return nil })
+		if !used || err != nil || pageLookups.Load() != before+1 {
+			t.Fatalf("%d ids: not looked up from the pages: %v, %v", len(ids), used, err)
+		}
+		if !slices.Equal(got, want) {
+			for i := range max(len(got), len(want)) {
+				if i >= len(got) || i >= len(want) || got[i] != want[i] {
+					t.Fatalf("%d ids (%v…), row %d of %d/%d differs:\npages  %s\nselect %s", len(ids), ids[:min(len(ids), 5)],
+						i, len(got), len(want), at(got, i), at(want, i))
+				}
+			}
+		}
+		costs, err := db.BilledCosts(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCosts := map[int64]string{}
+		if err := db.scan(ctx, "SELECT id, billed_cost FROM line_items WHERE id IN ("+strings.Join(in, ",")+")", nil, func(r Row) error {
+			d, err := r.Decimal(1)
+			wantCosts[r.Int64(0)] = fmt.Sprint(d)
+			return err
+		}, false); err != nil {
+			t.Fatal(err)
+		}
+		for i, id := range ids {
+			if w, ok := wantCosts[id]; ok != costs[i].Valid || (ok && fmt.Sprint(costs[i]) != w) {
+				t.Fatalf("billed cost of %d: %v, want %q (held: %v)", id, costs[i], w, ok)
+			}
+		}
+	}
+	if _, err := db.pageLookup(ctx, []int64{3, 2}, cols, func(Row) error { return nil }); err == nil {
+		t.Error("ids out of order: no error")
+	}
+}
+
+// showRow is every column of r as Null, Int64 and Bytes, and one past them.
+func showRow(r Row, cols []string) string {
+	var b strings.Builder
+	for i := range len(cols) + 1 {
+		fmt.Fprintf(&b, "%s=%v/%d/%q ", append(cols, "past")[i], r.Null(i), r.Int64(i), r.Bytes(i))
+	}
+	return b.String()
+}
+
+func at(rows []string, i int) string {
+	if i < len(rows) {
+		return rows[i]
+	}
+	return "(none)"
 }
