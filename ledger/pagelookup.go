@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -53,23 +52,12 @@ func (p *pageReader) walkIDs(ctx context.Context, pgno uint32, ids []int64, dept
 	}
 	switch b[hdr] {
 	case 0x0d: // a table leaf: its cells and the ids, side by side
-		err := leafCells(b, hdr, p.usable, false, func(id int64, cell []byte, size int) error {
+		return p.leaf(ctx, pgno, b, hdr, false, func(id int64) bool {
 			for len(ids) > 0 && ids[0] < id {
 				ids = ids[1:]
 			}
-			if len(ids) == 0 || ids[0] != id {
-				return nil
-			}
-			payload, err := p.payload(cell, size)
-			if err != nil {
-				return fmt.Errorf("row %d: %w", id, err)
-			}
-			return p.row(ctx, id, payload, fn)
-		})
-		if errors.Is(err, errCorruptPage) {
-			return fmt.Errorf("page %d: %w", pgno, err)
-		}
-		return err
+			return len(ids) > 0 && ids[0] == id
+		}, fn)
 	case 0x05: // a table interior page: each child with the ids its subtree may hold
 		type part struct {
 			child uint32

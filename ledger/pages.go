@@ -335,7 +335,7 @@ func (p *pageReader) walk(ctx context.Context, pgno uint32, lo, hi int64, desc b
 	}
 	switch b[hdr] {
 	case 0x0d: // a table leaf
-		return p.leaf(ctx, pgno, b, hdr, lo, hi, desc, fn)
+		return p.leaf(ctx, pgno, b, hdr, desc, func(id int64) bool { return id >= lo && id <= hi }, fn)
 	case 0x05: // a table interior page: the children whose ids meet lo to hi
 		kids, err := interiorChildren(b, hdr, p.usable, lo, hi)
 		if err != nil {
@@ -437,10 +437,10 @@ func interiorCells(b []byte, hdr, usable int, cell func(child uint32, key int64)
 	return binary.BigEndian.Uint32(b[hdr+8:]), nil
 }
 
-// leaf reads the rows of ids lo to hi of the table leaf page b.
-func (p *pageReader) leaf(ctx context.Context, pgno uint32, b []byte, hdr int, lo, hi int64, desc bool, fn func(Row) error) error {
+// leaf reads the rows of the table leaf page b whose id keep accepts.
+func (p *pageReader) leaf(ctx context.Context, pgno uint32, b []byte, hdr int, desc bool, keep func(id int64) bool, fn func(Row) error) error {
 	err := leafCells(b, hdr, p.usable, desc, func(id int64, cell []byte, size int) error {
-		if id < lo || id > hi {
+		if !keep(id) {
 			return nil
 		}
 		payload, err := p.payload(cell, size)
