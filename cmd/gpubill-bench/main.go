@@ -88,6 +88,8 @@ func main() {
 			}
 			defer os.RemoveAll(d)
 			work = d
+		} else if err := os.MkdirAll(work, 0o755); err != nil { // -dir is made if it is missing
+			return err
 		}
 		if err := run(*bin, *against, *sizes, formats, *runs, work, *audit, *reports, *zipped); err != nil {
 			return err
