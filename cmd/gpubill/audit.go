@@ -200,36 +200,26 @@ func (a *app) writeAuditFindings(cmd *cobra.Command, db *ledger.DB, month string
 		if err != nil {
 			return internal(err)
 		}
-	case "table", "md":
-		var b bytes.Buffer
-		b.Write(out)
+	case "table", "md": // the report, then the warnings
 		title := "Warnings: user rules that did not run"
 		if a.lang == "zh" {
 			title = "警告：未能运行的用户规则"
 		}
 		if format == "md" {
-			fmt.Fprintf(&b, "\n### %s\n\n", title)
+			fmt.Fprintf(&buf, "\n### %s\n\n", title)
 		} else {
-			fmt.Fprintf(&b, "\n%s\n", title)
+			fmt.Fprintf(&buf, "\n%s\n", title)
 		}
 		for _, w := range a.warnings {
 			if format == "md" {
-				fmt.Fprintf(&b, "- `%s` (%s): %s\n", filepath.Base(w.File), w.RuleID, w.Err)
+				fmt.Fprintf(&buf, "- `%s` (%s): %s\n", filepath.Base(w.File), w.RuleID, w.Err)
 			} else {
-				fmt.Fprintf(&b, "  %s (%s): %s\n", filepath.Base(w.File), w.RuleID, w.Err)
+				fmt.Fprintf(&buf, "  %s (%s): %s\n", filepath.Base(w.File), w.RuleID, w.Err)
 			}
 		}
-		out = b.Bytes()
+		out = buf.Bytes()
 	}
-	w, closeOut, err := a.out()
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(out)
-	if cerr := closeOut(); err == nil {
-		err = cerr
-	}
-	return err
+	return a.writeBytes(out)
 }
 
 // warningJSON is one element of the "warnings" array of audit --format json.
@@ -299,12 +289,17 @@ func (a *app) writeReport(rep reportWriter) error {
 		if err := rep.Write(&buf, opts); err != nil {
 			return err
 		}
-		return a.writeOut(func(w io.Writer) error {
-			_, err := w.Write(buf.Bytes())
-			return err
-		})
+		return a.writeBytes(buf.Bytes())
 	}
 	return a.writeOut(func(w io.Writer) error { return rep.Write(w, opts) })
+}
+
+// writeBytes writes b, encoded already, to the destination (writeOut).
+func (a *app) writeBytes(b []byte) error {
+	return a.writeOut(func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 }
 
 // writeOut runs write with the destination of a command's data (-o FILE or
