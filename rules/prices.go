@@ -329,12 +329,24 @@ func systemMemoryAround(before, after string) bool {
 	return false
 }
 
+// maxGPUModelText is the longest text read as a GPU model. A model's name
+// with its vendor, memory and count is far shorter; longer text (a
+// description in the wrong column) names no model. It also bounds how
+// often parseGPUModel reads a key again.
+const maxGPUModelText = 256
+
 // parseGPUModel reads a GPU model. Its key is read again until it stands
 // still (words glued together by the compaction can read differently, as in
-// "1070X 1"), so that a key always normalises to itself.
+// "1070X 1"; each read takes one count off "1x1x1x1x1x1x0"), so that a key
+// always normalises to itself. Four reads were not enough for that one
+// (FuzzNormalizeGPUModel); a read that changes the key shortens it, so
+// the text's length bounds them.
 func parseGPUModel(s string) gpuModel {
+	if len(s) > maxGPUModelText {
+		return gpuModel{}
+	}
 	m := parseGPUModelOnce(s)
-	for i := 0; i < 4 && m.base != ""; i++ {
+	for i := 0; i < len(s) && m.base != ""; i++ {
 		again := parseGPUModelOnce(m.key())
 		if again.key() == m.key() {
 			break

@@ -42,6 +42,8 @@ func TestNormalizeGPUModel(t *testing.T) {
 		{"count_prefix", "2x RTX 4090", "RTX4090", 2},
 		{"count_cards", "A100 80G 8卡", "A100-80G", 8},
 		{"count_prefix_cards", "8卡 A100-80GB", "A100-80G", 8},
+		{"counts_repeated", "1x1x1x1x1x1x A100", "A100", 1},
+		{"longer_than_a_name", "A100 " + strings.Repeat("说明", 50), "", 0},
 		{"system_memory_ignored", "RTX 4090 24G 内存 120GB", "RTX4090", 0},
 		{"ram_before_gpu_memory", "内存120G RTX 4090", "RTX4090", 0},
 		{"empty", "", "", 0},
