@@ -16,22 +16,21 @@ import (
 // (migration 0008). Writing it is insertEvidence (findings.go); reading it
 // back, with the billed cost of each cited line item, is attachEvidence.
 
-// attachEvidence reads the evidence of the findings of month (all months
-// when "") and hands each finding its rows, ordered by file, row and line
-// item, without their billed costs (AddEvidenceCosts).
+// attachEvidence reads the evidence of the findings where holds (SQL on
+// the findings table with args, as findingsWhere; "" = all) and hands each
+// finding of fs its rows, ordered by file, row and line item, without their
+// billed costs (AddEvidenceCosts).
 //
 // The lists are parsed here rather than expanded by SQLite's json_each,
 // which took 0.74 s for 890k evidence rows in the sqlite3 tool alone.
-func (db *DB) attachEvidence(ctx context.Context, month string, fs []Finding) error {
+func (db *DB) attachEvidence(ctx context.Context, where string, args []any, fs []Finding) error {
 	idx := make(map[int64]int, len(fs))
 	for i := range fs {
 		idx[fs[i].ID] = i
 	}
 	q := `SELECT finding_id, file, items FROM finding_evidence`
-	var args []any
-	if month != "" {
-		q += ` WHERE finding_id IN (SELECT id FROM findings WHERE month = ?)`
-		args = append(args, month)
+	if where != "" {
+		q += ` WHERE finding_id IN (SELECT id FROM findings WHERE ` + where + `)`
 	}
 	files := map[string]string{} // one string per file
 	err := db.Scan(ctx, q, args, func(r Row) error {
@@ -63,12 +62,13 @@ func (db *DB) attachEvidence(ctx context.Context, month string, fs []Finding) er
 // AddEvidenceCosts fills the billed cost of the evidence of fs: from known
 // for the line items it holds (a report that read them on its way through
 // the month), else looked up by id, a chunk of ids a statement (not Valid
-// when the line item is gone: an undone import).
+// when the line item is gone: an undone import). Evidence whose cost is
+// Valid already (its producer had the line item: RunFindings) keeps it.
 func (db *DB) AddEvidenceCosts(ctx context.Context, fs []Finding, known map[int64]decimal.NullDecimal) error {
 	var ids []int64
 	for i := range fs {
 		for _, e := range fs[i].Evidence {
-			if _, ok := known[e.LineItemID]; !ok {
+			if _, ok := known[e.LineItemID]; !ok && !e.BilledCost.Valid {
 				ids = append(ids, e.LineItemID)
 			}
 		}
@@ -82,6 +82,9 @@ func (db *DB) AddEvidenceCosts(ctx context.Context, fs []Finding, known map[int6
 	for i := range fs {
 		ev := fs[i].Evidence
 		for j := range ev {
+			if ev[j].BilledCost.Valid {
+				continue
+			}
 			if c, ok := known[ev[j].LineItemID]; ok {
 				ev[j].BilledCost = c
 				continue

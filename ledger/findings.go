@@ -321,14 +321,24 @@ func (db *DB) Findings(ctx context.Context, month string) ([]Finding, error) {
 // evidence line items of a 297k-item month took 0.3 s of CPU), and then
 // calls AddEvidenceCosts.
 func (db *DB) FindingsWithoutCosts(ctx context.Context, month string) ([]Finding, error) {
+	if month == "" {
+		return db.findingsWhere(ctx, "", nil)
+	}
+	return db.findingsWhere(ctx, "month = ?", []any{month})
+}
+
+// findingsOrder is the order of Findings; compareFindings is it in Go.
+const findingsOrder = ` ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 WHEN 'low' THEN 2 ELSE 3 END, rule_id, provider, resource_id, period_start, id`
+
+// findingsWhere is FindingsWithoutCosts of the findings where holds (SQL
+// on the findings table with args; "" = all), with their evidence.
+func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Finding, error) {
 	q := `SELECT id, fingerprint, run_id, month, rule_id, severity, provider, resource_id, period_start, period_end,
 		amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, state FROM findings`
-	var args []any
-	if month != "" {
-		q += ` WHERE month = ?`
-		args = append(args, month)
+	if where != "" {
+		q += ` WHERE ` + where
 	}
-	q += ` ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 WHEN 'low' THEN 2 ELSE 3 END, rule_id, provider, resource_id, period_start, id`
+	q += findingsOrder
 	var out []Finding
 	err := db.Scan(ctx, q, args, func(r Row) error {
 		f := Finding{ID: r.Int64(0), Fingerprint: r.Text(1), RunID: r.Int64(2), Month: r.Text(3), RuleID: r.Text(4),
@@ -350,7 +360,7 @@ func (db *DB) FindingsWithoutCosts(ctx context.Context, month string) ([]Finding
 	if err != nil {
 		return nil, fmt.Errorf("ledger: findings: %w", err)
 	}
-	if err := db.attachEvidence(ctx, month, out); err != nil {
+	if err := db.attachEvidence(ctx, where, args, out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -57,6 +57,21 @@ func Findings(ctx context.Context, db *ledger.DB, month string) (*FindingsReport
 	return NewFindingsReport(month, fs, evidenceCosts(fs)), nil
 }
 
+// RunFindings is Findings of month right after the audit run runID stored
+// run (rules.AuditAndSave): the same report, built from the run's findings
+// in memory rather than read back (ledger.DB.RunFindings). It reorders
+// the evidence of run.
+func RunFindings(ctx context.Context, db *ledger.DB, month string, runID int64, run []ledger.Finding) (*FindingsReport, error) {
+	if err := checkMonth(month); err != nil {
+		return nil, err
+	}
+	fs, err := db.RunFindings(ctx, month, runID, run)
+	if err != nil {
+		return nil, fmt.Errorf("reports: findings: %w", err)
+	}
+	return NewFindingsReport(month, fs, evidenceCosts(fs)), nil
+}
+
 // evidenceCosts maps every line item cited by fs (as read by
 // ledger.DB.Findings) to its billed cost.
 func evidenceCosts(fs []ledger.Finding) map[int64]decimal.Decimal {

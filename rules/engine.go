@@ -415,6 +415,8 @@ type Result struct {
 	// Params is Config.ParamsJSON with the SHA-256 of every user rule file
 	// ("user.ID.sha256"), for the audit_runs record.
 	Params string
+	// RunID is the stored run (AuditAndSave; 0 when nothing was stored).
+	RunID int64
 }
 
 // Run audits month: it loads the month's line items (and the compute items
@@ -471,7 +473,7 @@ func AuditAndSave(ctx context.Context, db *ledger.DB, month, tz string, cfg Conf
 	if err != nil {
 		return nil, err
 	}
-	if _, err := w.Commit(ctx, res.Params); err != nil {
+	if res.RunID, err = w.Commit(ctx, res.Params); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -13,11 +13,14 @@ import (
 // Helpers shared by the rules to build findings: evidence, severity by
 // amount, which charges count, pro-rata amounts.
 
-// evidenceOf lists the evidence of items.
+// evidenceOf lists the evidence of items, with their billed cost: the
+// audit prints its findings from memory (ledger.DB.RunFindings), and a
+// cost carried is one not looked up again.
 func evidenceOf(items []*ledger.Item) []ledger.Evidence {
 	ev := make([]ledger.Evidence, 0, len(items))
 	for _, li := range items {
-		ev = append(ev, ledger.Evidence{LineItemID: li.ID, File: li.File, Row: li.SourceRow, RowKey: li.RowKey})
+		ev = append(ev, ledger.Evidence{LineItemID: li.ID, File: li.File, Row: li.SourceRow, RowKey: li.RowKey,
+			BilledCost: decimal.NullDecimal{Decimal: li.BilledCost, Valid: true}})
 	}
 	return ev
 }

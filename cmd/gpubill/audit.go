@@ -129,15 +129,15 @@ func (a *app) runAudit(cmd *cobra.Command, o auditOptions) error {
 		return err // before the audit runs
 	}
 	return a.withMonth(ctx, func(db *ledger.DB, month string) error {
-		findings, err := a.audit(ctx, db, month, cfg)
+		res, err := a.audit(ctx, db, month, cfg)
 		if err != nil {
 			return err
 		}
-		if err := a.writeAuditFindings(cmd, db, month); err != nil {
+		if err := a.writeAuditFindings(cmd, db, month, res); err != nil {
 			return err
 		}
 		if o.failOn != "" {
-			for _, f := range findings {
+			for _, f := range res.Findings {
 				if ledger.SeverityRank(f.Severity) >= ledger.SeverityRank(o.failOn) {
 					return &exitError{code: exitFindings}
 				}
@@ -149,7 +149,7 @@ func (a *app) runAudit(cmd *cobra.Command, o auditOptions) error {
 
 // audit runs the rules on month and stores the findings. User rules that
 // failed are reported on stderr and kept in a.warnings for the output.
-func (a *app) audit(ctx context.Context, db *ledger.DB, month string, cfg rules.Config) ([]ledger.Finding, error) {
+func (a *app) audit(ctx context.Context, db *ledger.DB, month string, cfg rules.Config) (*rules.Result, error) {
 	res, err := rules.AuditAndSave(ctx, db, month, a.loc.String(), cfg)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -161,7 +161,7 @@ func (a *app) audit(ctx context.Context, db *ledger.DB, month string, cfg rules.
 	for _, w := range res.Warnings {
 		a.say("警告：用户规则未生效（不影响其他规则）：%v", "warning: %v (the other rules ran)", w)
 	}
-	return res.Findings, nil
+	return res, nil
 }
 
 // writeFindings prints the stored findings of month in the chosen format.
@@ -173,16 +173,18 @@ func (a *app) writeFindings(cmd *cobra.Command, db *ledger.DB, month string) err
 	return a.writeReport(rep)
 }
 
-// writeAuditFindings is writeFindings plus the warnings about failed user
+// writeAuditFindings prints what writeFindings prints after the audit run
+// res, built from res rather than read back (reports.RunFindings; it
+// reorders the findings' evidence), plus the warnings about failed user
 // rules: a "warnings" array in JSON, a closing section in table and
 // markdown output (CSV and TSV stay one table: there they are on stderr only).
-func (a *app) writeAuditFindings(cmd *cobra.Command, db *ledger.DB, month string) error {
-	if len(a.warnings) == 0 {
-		return a.writeFindings(cmd, db, month)
-	}
-	rep, err := reports.Findings(cmd.Context(), db, month)
+func (a *app) writeAuditFindings(cmd *cobra.Command, db *ledger.DB, month string, res *rules.Result) error {
+	rep, err := reports.RunFindings(cmd.Context(), db, month, res.RunID, res.Findings)
 	if err != nil {
 		return internal(err)
+	}
+	if len(a.warnings) == 0 {
+		return a.writeReport(rep)
 	}
 	format := a.textFormat()
 	if err := a.checkBinaryOutput(format); err != nil {
