@@ -628,25 +628,11 @@ func (r *FindingsReport) flatGrid(opts WriteOptions) *grid {
 }
 
 // JSON shapes (DESIGN.md "Command line"): {"month", "findings":
-// [findingJSON…], "totals": [findingsTotalJSON…]}.
-type findingJSON struct {
-	Fingerprint  string         `json:"fingerprint"`
-	RuleID       string         `json:"rule_id"`
-	Severity     string         `json:"severity"`
-	Provider     string         `json:"provider"`
-	ResourceID   string         `json:"resource_id"`
-	PeriodStart  string         `json:"period_start"`
-	PeriodEnd    string         `json:"period_end"`
-	AmountAtRisk *string        `json:"amount_at_risk"`
-	Currency     string         `json:"currency"`
-	ReasonZH     string         `json:"reason_zh"`
-	ReasonEN     string         `json:"reason_en"`
-	AdviceZH     string         `json:"advice_zh"`
-	AdviceEN     string         `json:"advice_en"`
-	Evidence     []evidenceJSON `json:"evidence"`
-	State        string         `json:"state"`
-}
-
+// [finding…], "totals": [findingsTotalJSON…]}, a finding being {"fingerprint",
+// "rule_id", "severity", "provider", "resource_id", "period_start",
+// "period_end", "amount_at_risk", "currency", "reason_zh", "reason_en",
+// "advice_zh", "advice_en", "evidence": [evidenceJSON…], "state"}, appended
+// by findingJSONWriter (findings_json.go).
 type evidenceJSON struct {
 	File       string `json:"file"`
 	Row        int    `json:"row"`
@@ -663,24 +649,13 @@ type findingsTotalJSON struct {
 func (r *FindingsReport) writeJSON(w io.Writer, opts WriteOptions) error {
 	o := newJSONObject(w)
 	o.member("month", r.Month)
-	o.array("findings", len(r.Findings), func(i int) any { return findingJSONOf(&r.Findings[i], opts) })
+	fw := newFindingJSONWriter(opts)
+	o.arrayText("findings", len(r.Findings), func(b []byte, i int) []byte { return fw.appendFinding(b, &r.Findings[i]) })
 	o.array("totals", len(r.Totals), func(i int) any {
 		t := &r.Totals[i]
 		return findingsTotalJSON{Currency: t.Currency, AmountAtRisk: jsonMoney(t.AmountAtRisk), Count: t.Count}
 	})
 	return o.end()
-}
-
-func findingJSONOf(e *FindingEntry, opts WriteOptions) findingJSON {
-	j := findingJSON{Fingerprint: e.Fingerprint, RuleID: e.RuleID, Severity: e.Severity, Provider: e.Provider,
-		ResourceID: e.ResourceID, PeriodStart: formatRFC3339(e.PeriodStart, opts.TZ),
-		PeriodEnd: formatRFC3339(e.PeriodEnd, opts.TZ), AmountAtRisk: jsonMoney(e.AmountAtRisk),
-		Currency: e.Currency, ReasonZH: e.ReasonZH, ReasonEN: e.ReasonEN, AdviceZH: e.AdviceZH,
-		AdviceEN: e.AdviceEN, Evidence: make([]evidenceJSON, 0, len(e.Evidence)), State: e.State}
-	for _, ev := range e.Evidence {
-		j.Evidence = append(j.Evidence, evidenceJSON{File: ev.File, Row: ev.Row, LineItemID: ev.LineItemID})
-	}
-	return j
 }
 
 func init() {

@@ -80,6 +80,18 @@ func (o *jsonObject) member(name string, v any) {
 // elem(i), each encoded and written before the next is asked for; no
 // elements make [] (as an empty slice does, never null).
 func (o *jsonObject) array(name string, n int, elem func(i int) any) {
+	o.elements(name, n, func(i int) { o.value(elem(i), "    ") })
+}
+
+// arrayText is array with each element's text appended to b by elem, as
+// the encoder would write it at that depth, rather than encoded.
+func (o *jsonObject) arrayText(name string, n int, elem func(b []byte, i int) []byte) {
+	o.elements(name, n, func(i int) { o.buf.Write(elem(o.buf.AvailableBuffer(), i)) })
+}
+
+// elements writes the member name: an array of n elements, each written
+// into buf by write(i) and flushed before the next.
+func (o *jsonObject) elements(name string, n int, write func(i int)) {
 	o.key(name)
 	if n == 0 {
 		o.buf.WriteString("[]")
@@ -91,7 +103,7 @@ func (o *jsonObject) array(name string, n int, elem func(i int) any) {
 			o.buf.WriteByte(',')
 		}
 		o.buf.WriteString("\n    ")
-		o.value(elem(i), "    ")
+		write(i)
 		o.flush(false)
 	}
 	o.buf.WriteString("\n  ]")
