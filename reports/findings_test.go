@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -121,17 +122,23 @@ func TestFindingsGolden(t *testing.T) {
 }
 
 // TestFindingsTotals: each line item's money counts once, under the most
-// severe finding (then the rule listed first).
+// severe finding (then the rule listed first); the costs given as a map or
+// carried by the evidence (a nil map: as Findings reads them) count alike.
 func TestFindingsTotals(t *testing.T) {
 	billed := map[int64]decimal.Decimal{
-		1: decimal.RequireFromString("10"),
-		2: decimal.RequireFromString("2.5"),
-		3: decimal.RequireFromString("0.00000001"),
+		1:       decimal.RequireFromString("10"),
+		2:       decimal.RequireFromString("2.5"),
+		3:       decimal.RequireFromString("0.00000001"),
+		1 << 40: decimal.RequireFromString("5"), // far from the others: claims kept in a map
 	}
 	f := func(fp, rule, sev, amount, cur string, items ...int64) ledger.Finding {
 		var ev []ledger.Evidence
 		for _, id := range items {
-			ev = append(ev, ledger.Evidence{LineItemID: id, File: "a.csv", Row: int(id)})
+			e := ledger.Evidence{LineItemID: id, File: "a.csv", Row: int(id)}
+			if c, ok := billed[id]; ok {
+				e.BilledCost = decimal.NewNullDecimal(c)
+			}
+			ev = append(ev, e)
 		}
 		return ledger.Finding{Fingerprint: fp, RuleID: rule, Severity: sev, Provider: "autodl", Currency: cur,
 			AmountAtRisk: nd(t, amount), Evidence: ev}
@@ -163,37 +170,48 @@ func TestFindingsTotals(t *testing.T) {
 		{"currencies never mix; all unknown is null",
 			[]ledger.Finding{f("c", "seat_fee", "low", "0.00000001", "CNY", 3), f("u", "release_risk", "info", "", "USD")},
 			map[string]string{"CNY": "0.00000001", "USD": "null"}, map[string]string{"c": "0.00000001", "u": "null"}},
+		{"a line item cited twice, out of order, counts once",
+			[]ledger.Finding{f("low", "unclassified_charge", "low", "12.5", "CNY", 2, 1, 2), f("high", "stopped_storage", "high", "10", "CNY", 1)},
+			map[string]string{"CNY": "12.5"}, map[string]string{"high": "10", "low": "2.5"}},
+		{"line items far apart",
+			[]ledger.Finding{f("a", "seat_fee", "high", "10", "CNY", 1), f("b", "unclassified_charge", "low", "15", "CNY", 1, 1<<40)},
+			map[string]string{"CNY": "15"}, map[string]string{"a": "10", "b": "5"}},
+		{"an unknown line item's cost is not taken for zero",
+			[]ledger.Finding{f("a", "seat_fee", "high", "10", "CNY", 1), f("b", "unclassified_charge", "low", "12.5", "CNY", 1, 2, 99)},
+			map[string]string{"CNY": "10"}, map[string]string{"a": "10", "b": "0"}},
 		{"finding citing an unknown line item is not split",
 			[]ledger.Finding{f("a", "seat_fee", "high", "10", "CNY", 1), f("b", "unclassified_charge", "low", "10", "CNY", 1, 99)},
 			map[string]string{"CNY": "10"}, map[string]string{"a": "10", "b": "0"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rep := NewFindingsReport("2026-10", tc.findings, billed)
-			got := map[string]string{}
-			for _, tot := range rep.Totals {
-				got[tot.Currency] = "null"
-				if tot.AmountAtRisk.Valid {
-					got[tot.Currency] = tot.AmountAtRisk.Decimal.String()
+		for _, costs := range []map[int64]decimal.Decimal{billed, nil} {
+			t.Run(fmt.Sprintf("%s/map %v", tc.name, costs != nil), func(t *testing.T) {
+				rep := NewFindingsReport("2026-10", tc.findings, costs)
+				got := map[string]string{}
+				for _, tot := range rep.Totals {
+					got[tot.Currency] = "null"
+					if tot.AmountAtRisk.Valid {
+						got[tot.Currency] = tot.AmountAtRisk.Decimal.String()
+					}
 				}
-			}
-			for cur, w := range tc.want {
-				if got[cur] != w {
-					t.Errorf("%s total: got %s want %s", cur, got[cur], w)
+				for cur, w := range tc.want {
+					if got[cur] != w {
+						t.Errorf("%s total: got %s want %s", cur, got[cur], w)
+					}
 				}
-			}
-			if len(got) != len(tc.want) {
-				t.Errorf("totals: got %v want %v", got, tc.want)
-			}
-			for _, e := range rep.Findings {
-				c := "null"
-				if e.Counted.Valid {
-					c = e.Counted.Decimal.String()
+				if len(got) != len(tc.want) {
+					t.Errorf("totals: got %v want %v", got, tc.want)
 				}
-				if w := tc.wantCounted[e.Fingerprint]; c != w {
-					t.Errorf("finding %s counted: got %s want %s", e.Fingerprint, c, w)
+				for _, e := range rep.Findings {
+					c := "null"
+					if e.Counted.Valid {
+						c = e.Counted.Decimal.String()
+					}
+					if w := tc.wantCounted[e.Fingerprint]; c != w {
+						t.Errorf("finding %s counted: got %s want %s", e.Fingerprint, c, w)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

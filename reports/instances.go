@@ -525,12 +525,11 @@ func (s *instanceSet) report(opts InstancesOptions, fs []ledger.Finding) *Instan
 
 	// Findings: not resolved, each attributed to one instance; money counted
 	// once per line item as in the findings report.
-	billed := evidenceCosts(fs)
 	for i := range rep.Instances {
 		rep.Instances[i].AtRisk = known(decimal.Zero)
 	}
 	atRiskSeen := map[int]bool{} // rows with a finding of known amount
-	for _, e := range NewFindingsReport(opts.Month, fs, billed).Findings {
+	for _, e := range NewFindingsReport(opts.Month, fs, nil).Findings {
 		in := s.instanceOf(&e.Finding)
 		if in == nil {
 			continue
