@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 )
 
@@ -32,6 +33,10 @@ func main() {
 		cpuFile.Close()
 	}
 	if mem != "" {
+		// The profile is as of the last collection: without one here, a
+		// command that ran with the collector held off (an audit) showed
+		// only what it allocated before.
+		runtime.GC()
 		f, err := os.Create(mem)
 		if err == nil {
 			err = pprof.Lookup("allocs").WriteTo(f, 0)
