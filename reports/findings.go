@@ -391,6 +391,16 @@ func (r *FindingsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 		} else {
 			writeFindingText(&b, e, opts)
 		}
+		// Out as it is made: the table of a million-item month's findings
+		// is 21 MB, and the builder that held it whole was copied at each
+		// growth into fresh memory (0.6 s of 2.2 s).
+		if b.Len() >= blockFlush {
+			if _, err := io.WriteString(w, b.String()); err != nil {
+				return err
+			}
+			b.Reset()
+			b.Grow(2 * blockFlush)
+		}
 	}
 
 	// Totals, as a table.
@@ -408,6 +418,10 @@ func (r *FindingsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// blockFlush is how much text writeBlocks gathers before it writes (a
+// variable for the test that writes in one piece).
+var blockFlush = 64 << 10
 
 // ruleHeading is a rule's title in lang and its id; a rule without a
 // translated title (a user rule) shows its id alone.

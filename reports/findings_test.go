@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -381,5 +382,46 @@ func TestFindingsEmpty(t *testing.T) {
 				t.Errorf("got %q want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// countingWriter keeps what it is written and counts the writes.
+type countingWriter struct {
+	buf    bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.buf.Write(p)
+}
+
+// TestFindingsBlocksStream: the table and markdown of many findings go out
+// in pieces as they are made, and the pieces are the text written whole.
+func TestFindingsBlocksStream(t *testing.T) {
+	var fs []ledger.Finding
+	for i := range 3000 {
+		fs = append(fs, ledger.Finding{Fingerprint: fmt.Sprintf("fp%05d", i), RuleID: []string{"seat_fee", "egress", "my_rule"}[i%3],
+			Severity: "low", Provider: "autodl", ResourceID: fmt.Sprintf("inst-%d", i), Currency: "CNY",
+			AmountAtRisk: nd(t, fmt.Sprintf("%d.5", i)), ReasonZH: "占用费 " + strings.Repeat("长", i%40), ReasonEN: "seat fee",
+			Evidence: []ledger.Evidence{{LineItemID: int64(i), File: "a.csv", Row: i + 2}}})
+	}
+	rep := NewFindingsReport("2026-10", fs, nil)
+	for _, format := range []string{FormatTable, FormatMarkdown} {
+		opts := WriteOptions{Format: format, Lang: "zh"}
+		var streamed countingWriter
+		if err := rep.Write(&streamed, opts); err != nil {
+			t.Fatal(err)
+		}
+		flush := blockFlush
+		blockFlush = 1 << 40
+		whole := render(t, rep, opts)
+		blockFlush = flush
+		if !bytes.Equal(streamed.buf.Bytes(), whole) {
+			t.Errorf("%s: written in %d pieces, the text differs from the text written whole", format, streamed.writes)
+		}
+		if min := len(whole) / blockFlush; streamed.writes < min || min < 3 {
+			t.Errorf("%s: %d bytes in %d writes, want at least %d", format, len(whole), streamed.writes, min)
+		}
 	}
 }
