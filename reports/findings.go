@@ -517,6 +517,29 @@ func evidenceSummary(ev []ledger.Evidence, lang string, path func(string) string
 
 // evidenceParts is evidenceSummary's list before it is joined: one entry per file.
 func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string) []string {
+	part := func(f string, rows []int) string {
+		text, n := compressSortedRows(rows, maxRangesShown)
+		if n == 1 {
+			return path(f) + " " + fmt.Sprintf(tr(lang, "find.row"), text)
+		}
+		return path(f) + " " + fmt.Sprintf(tr(lang, "find.rows"), text, n)
+	}
+	var parts []string
+	if slices.IsSortedFunc(ev, ledger.CompareEvidence) {
+		// As stored: a file's rows come together, ascending. A million
+		// evidence entries through the map and sort below took 0.16 s.
+		var rows []int
+		for i := 0; i < len(ev); {
+			rows = rows[:0]
+			j := i
+			for ; j < len(ev) && ev[j].File == ev[i].File; j++ {
+				rows = append(rows, ev[j].Row)
+			}
+			parts = append(parts, part(ev[i].File, rows))
+			i = j
+		}
+		return parts
+	}
 	var files []string
 	rows := map[string][]int{}
 	for _, e := range ev {
@@ -525,14 +548,9 @@ func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string) 
 		}
 		rows[e.File] = append(rows[e.File], e.Row)
 	}
-	parts := make([]string, len(files))
-	for i, f := range files {
-		text, n := compressRows(rows[f], maxRangesShown)
-		if n == 1 {
-			parts[i] = path(f) + " " + fmt.Sprintf(tr(lang, "find.row"), text)
-		} else {
-			parts[i] = path(f) + " " + fmt.Sprintf(tr(lang, "find.rows"), text, n)
-		}
+	for _, f := range files {
+		slices.Sort(rows[f])
+		parts = append(parts, part(f, rows[f]))
 	}
 	return parts
 }
@@ -544,7 +562,13 @@ func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string) 
 func compressRows(rows []int, limit int) (string, int) {
 	s := slices.Clone(rows)
 	slices.Sort(s)
-	s = slices.Compact(s)
+	return compressSortedRows(s, limit)
+}
+
+// compressSortedRows is compressRows of rows sorted already; it compacts
+// them in place.
+func compressSortedRows(rows []int, limit int) (string, int) {
+	s := slices.Compact(rows)
 	var parts []string
 	for i := 0; i < len(s); {
 		j := i

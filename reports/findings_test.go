@@ -298,6 +298,9 @@ func TestEvidenceSummary(t *testing.T) {
 		{"files zh", slices.Concat(ev("z.csv", 3), ev("a.csv", 1)), "zh", "z.csv 第 3 行；a.csv 第 1 行"},
 		{"long list shortened, count complete", ev("a.csv", many...), "en", "a.csv rows 1, 3, 5, 7, 9, 11, 13, 15, … (10 rows)"},
 		{"unknown file", ev("", 4), "en", "- row 4"},
+		{"as stored: files sorted, a row twice", slices.Concat(ev("a.csv", 1, 2, 2, 3), ev("b.csv", 5)), "en",
+			"a.csv rows 1–3 (3 rows); b.csv row 5"},
+		{"rows out of order", ev("a.csv", 9, 8, 10, 8), "en", "a.csv rows 8–10 (3 rows)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := evidenceSummary(tc.ev, tc.lang, oneLineOrDash); got != tc.want {
