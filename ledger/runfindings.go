@@ -83,9 +83,8 @@ func storedEvidence(ev []Evidence) []Evidence {
 	return ev
 }
 
-// compareFindings orders findings as findingsOrder does in SQL: severity
-// (high, medium, low, then the rest), rule, provider, resource, period
-// start (stored as text of a fixed width: in time order), id.
+// compareFindings is the order of Findings: severity (high, medium, low,
+// then the rest), rule, provider, resource, period start, id.
 func compareFindings(a, b Finding) int {
 	if c := cmp.Compare(severityOrder(a.Severity), severityOrder(b.Severity)); c != 0 {
 		return c
@@ -101,7 +100,7 @@ func compareFindings(a, b Finding) int {
 	return cmp.Compare(a.ID, b.ID)
 }
 
-// severityOrder is the CASE of findingsOrder.
+// severityOrder ranks severities for compareFindings: high first.
 func severityOrder(s string) int {
 	switch s {
 	case SeverityHigh:
