@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -124,4 +125,20 @@ func TestAuditPrintsWhatReportFindingsReads(t *testing.T) {
 		t.Fatalf("the undo took no finding away: %d findings, %d before", len(second.Findings), len(first.Findings))
 	}
 	same("with a setting that drops findings", "--set", "forgotten_instance.limit=48h")
+
+	// A user rule's evidence carries no billed cost: it is looked up.
+	rules := filepath.Join(t.TempDir(), "rules")
+	if err := os.MkdirAll(rules, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rules, "big_charge.sql"), []byte(`-- Any charge above ¥1
+SELECT resource_id, 'alarm' AS status, 'big charge' AS reason, billed_cost AS amount_at_risk,
+       CAST(id AS TEXT) AS line_item_ids
+FROM v_line_items WHERE billing_period = :month AND CAST(billed_cost AS REAL) > 1
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := same("with a user rule", "--rules-dir", rules); !strings.Contains(out, `"rule_id": "user.big_charge"`) {
+		t.Fatal("the user rule found nothing")
+	}
 }
