@@ -43,8 +43,15 @@ type rowKeyer struct {
 // as 2^21 slots (16 MB) take.
 var seenCap = 3 << 19
 
-func newRowKeyer() *rowKeyer {
-	return &rowKeyer{h: sha256.New(), buf: make([]byte, 0, 512), sum: make([]byte, 0, sha256.Size)}
+// newRowKeyer is a keyer for a file of about expectRows distinct rows (0:
+// unknown), its occurrence table made that big at once (at most seenCap).
+func newRowKeyer(expectRows int) *rowKeyer {
+	k := &rowKeyer{h: sha256.New(), buf: make([]byte, 0, 512), sum: make([]byte, 0, sha256.Size)}
+	if expectRows = min(expectRows, seenCap); expectRows > occurrencesMinSlots {
+		k.seen.grow(expectRows)
+		raiseMemoryLimit(k.seen.bytes())
+	}
+	return k
 }
 
 func (k *rowKeyer) str(s string) {

@@ -254,7 +254,7 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 		}
 	}()
 
-	im := &importer{ctx: ctx, opts: opts, res: res, keys: newRowKeyer(), providers: map[string]bool{}}
+	im := &importer{ctx: ctx, opts: opts, res: res, keys: newRowKeyer(int(size / bulkBytesPerRow)), providers: map[string]bool{}}
 	defer im.keys.close()
 	var formats []string
 	var cands []string
@@ -603,7 +603,7 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 	// XLSX may hold the same records on two sheets (payments.go).
 	var pkeys *rowKeyer
 	if pm != nil {
-		pkeys = newRowKeyer()
+		pkeys = newRowKeyer(0)
 		defer pkeys.close()
 	}
 	var cur *batch

@@ -26,7 +26,23 @@ func TestOccurrencesCountAsAMap(t *testing.T) {
 	}
 	hashes = append(hashes, 0, 1, 0)
 	const limit = 3000
+	for _, presized := range []bool{false, true} {
+		countAsAMap(t, hashes, limit, presized)
+	}
+	if n, ok := (&occurrences{}).next(42, 0); ok || n != 0 {
+		t.Errorf("an empty table with limit 0 counted %d (ok %v)", n, ok)
+	}
+}
+
+// countAsAMap counts hashes in a table (made for limit hashes ahead when
+// presized, which then never grows) and in a map, and compares them.
+func countAsAMap(t *testing.T, hashes []uint64, limit int, presized bool) {
+	t.Helper()
 	var o occurrences
+	if presized {
+		o.grow(limit)
+	}
+	made := len(o.slots)
 	want := map[uint64]uint32{}
 	refused := 0
 	for i, h := range hashes {
@@ -37,14 +53,14 @@ func TestOccurrencesCountAsAMap(t *testing.T) {
 		n, ok := o.next(h, limit)
 		if _, held := want[key]; !held && len(want) >= limit {
 			if ok {
-				t.Fatalf("hash %d (%x): counted %d past the limit of %d", i, h, n, limit)
+				t.Fatalf("presized %v, hash %d (%x): counted %d past the limit of %d", presized, i, h, n, limit)
 			}
 			refused++
 			continue
 		}
 		want[key]++
 		if !ok || n != want[key] {
-			t.Fatalf("hash %d (%x): occurrence %d (ok %v), want %d", i, h, n, ok, want[key])
+			t.Fatalf("presized %v, hash %d (%x): occurrence %d (ok %v), want %d", presized, i, h, n, ok, want[key])
 		}
 	}
 	if o.len() != len(want) || refused == 0 {
@@ -53,8 +69,13 @@ func TestOccurrencesCountAsAMap(t *testing.T) {
 	if o.len()*4 > len(o.slots)*3 || len(o.slots)&(len(o.slots)-1) != 0 {
 		t.Errorf("%d hashes in %d slots: more than three quarters full, or not a power of two", o.len(), len(o.slots))
 	}
-	if n, ok := (&occurrences{}).next(42, 0); ok || n != 0 {
-		t.Errorf("an empty table with limit 0 counted %d (ok %v)", n, ok)
+	for h := range want { // each where a probe finds it, those stored at a growth too
+		if _, held := o.find(h); !held {
+			t.Errorf("presized %v: hash %x counted but not found", presized, h)
+		}
+	}
+	if presized && len(o.slots) != made {
+		t.Errorf("a table made for %d hashes grew from %d to %d slots", limit, made, len(o.slots))
 	}
 }
 
