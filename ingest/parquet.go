@@ -38,13 +38,12 @@ type parquetFile struct {
 	tmp  *os.File
 }
 
-// openParquet opens the content r (whose first bytes, buffered in br, are
-// PAR1). An *os.File is read in place; anything else is spooled to a
-// temporary file first, because Parquet is read from the footer.
-func openParquet(path string, r io.Reader, br io.Reader) (src *source, err error) {
+// openParquet opens the Parquet file f, or when f is nil the content br
+// reads (its first bytes are PAR1), spooled to a temporary file first,
+// because Parquet is read from the footer.
+func openParquet(path string, f *os.File, br io.Reader) (src *source, err error) {
 	pf := &parquetFile{}
-	f, ok := r.(*os.File)
-	if !ok {
+	if f == nil {
 		tmp, err := os.CreateTemp("", "gpubill-*.parquet")
 		if err != nil {
 			return nil, fmt.Errorf("spool %s: %w", path, err)

@@ -69,6 +69,7 @@ func main() {
 	zipped := flag.Bool("zip", false, "also import each generated CSV zipped (one Deflate member) against the baseline of the unzipped file")
 	freshMB := flag.Int("fresh-mb", 1024, "before and after the runs, time the first touch of this many MB of new memory, after a pause and again at once (0: not)")
 	touchFresh := flag.Int("touch-fresh", 0, "internal: touch this many MB of new memory, print the seconds it took and exit (-fresh-mb's probe)")
+	writeXLSX := flag.String("write-xlsx", "", "internal: CSV,BOOK: write the generated CSV bill as the workbook BOOK and exit")
 	readXLSX := flag.String("read-xlsx", "", "internal: read every cell of this workbook with excelize's Rows() and exit (the XLSX baseline)")
 	flag.Parse()
 	if *touchFresh > 0 {
@@ -78,6 +79,18 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Println(d.Seconds())
+		return
+	}
+	if *writeXLSX != "" {
+		csvPath, book, ok := strings.Cut(*writeXLSX, ",")
+		if !ok {
+			fmt.Fprintln(os.Stderr, "gpubill-bench: -write-xlsx wants CSV,BOOK")
+			os.Exit(2)
+		}
+		if err := csvToXLSX(csvPath, book); err != nil {
+			fmt.Fprintln(os.Stderr, "gpubill-bench:", err)
+			os.Exit(1)
+		}
 		return
 	}
 	if *readXLSX != "" {
