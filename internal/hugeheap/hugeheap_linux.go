@@ -118,7 +118,7 @@ func buddyFreeHuge(r io.Reader) int64 {
 	return total
 }
 
-// TouchFresh maps bytes of new memory outside the Go heap (advised for
+// TouchFresh maps n bytes of new memory outside the Go heap (advised for
 // huge pages where the kernel backs them only when asked), writes a byte
 // in every 4 KiB page of it, unmaps it and returns how long the writes
 // took: what the first touch of that much memory costs the process now.
@@ -126,13 +126,13 @@ func buddyFreeHuge(r io.Reader) int64 {
 // gpubill is measured on, memory the kernel has held free for a few
 // seconds has been handed back to the host, and touching it again costs
 // about 2 ms a MB; memory freed just before costs a thirtieth of that.
-func TouchFresh(bytes int64) (time.Duration, error) {
-	if bytes <= 0 || bytes > math.MaxInt/2 {
-		return 0, fmt.Errorf("hugeheap: cannot touch %d bytes", bytes)
+func TouchFresh(n int64) (time.Duration, error) {
+	if n <= 0 || n > math.MaxInt/2 {
+		return 0, fmt.Errorf("hugeheap: cannot touch %d bytes", n)
 	}
-	b, err := unix.Mmap(-1, 0, int(bytes), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	b, err := unix.Mmap(-1, 0, int(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {
-		return 0, fmt.Errorf("hugeheap: map %d bytes: %w", bytes, err)
+		return 0, fmt.Errorf("hugeheap: map %d bytes: %w", n, err)
 	}
 	defer unix.Munmap(b)
 	if advisable() {
