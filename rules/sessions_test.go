@@ -112,9 +112,10 @@ func sessionItems(rng *rand.Rand, n int, shuffled bool) []*ledger.Item {
 
 // TestBuildSessions checks buildSessions against refSessions on items in
 // time order and shuffled, split between the month and its context
-// anywhere; and that on items in time order with long sessions it makes
-// room for the sessions it builds, not one an item (the heap's memory is
-// zeroed whole when made).
+// anywhere, and on items in reverse order (more sessions than the room it
+// made: out grows); and that on items in time order with long sessions it
+// makes room for the sessions it builds, not one an item (the heap's
+// memory is zeroed whole when made).
 func TestBuildSessions(t *testing.T) {
 	cfg := DefaultConfig()
 	rng := rand.New(rand.NewPCG(7, 16))
@@ -142,6 +143,26 @@ func TestBuildSessions(t *testing.T) {
 			}
 		}
 	}
+	// Items in reverse time order, an hour apart: the grouping pass counts
+	// one session where there are 200, and out grows past the room made.
+	var reversed []*ledger.Item
+	for i := range 200 {
+		at := time.Date(2026, 10, 9, 0, 0, 0, 0, time.UTC).Add(-time.Duration(i) * time.Hour)
+		reversed = append(reversed, &ledger.Item{ID: int64(i + 1), Provider: "autodl", ResourceID: "i-back", Currency: "CNY",
+			Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, PricingModel: ledger.PricingOnDemand,
+			BilledCost: decimal.New(1, -2), ChargePeriodStart: at, ChargePeriodEnd: at.Add(time.Minute)})
+	}
+	got := buildSessions(cfg, reversed)
+	want := refSessions(reversed)
+	if len(got) != 200 || len(want) != 200 {
+		t.Fatalf("%d sessions of items an hour apart (reference %d), want 200", len(got), len(want))
+	}
+	for i := range want {
+		if !got[i].Start.Equal(want[i].Start) || len(got[i].Items) != 1 || got[i].Items[0] != want[i].Items[0] {
+			t.Fatalf("reversed: session %d starts %v with %d items, want %v", i, got[i].Start, len(got[i].Items), want[i].Start)
+		}
+	}
+
 	// Long sessions in time order: an hour of per-minute items each.
 	var items []*ledger.Item
 	at := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
@@ -154,7 +175,7 @@ func TestBuildSessions(t *testing.T) {
 			BilledCost: decimal.New(1, -2), ChargePeriodStart: at, ChargePeriodEnd: at.Add(time.Minute)})
 		at = at.Add(time.Minute)
 	}
-	got := buildSessions(cfg, items)
+	got = buildSessions(cfg, items)
 	if len(got) != 100 {
 		t.Fatalf("%d sessions of an hour each, want 100", len(got))
 	}
