@@ -497,7 +497,7 @@ func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*Inst
 // evidenceIDs is the line items the evidence of fs cites, sorted and
 // distinct.
 func evidenceIDs(fs []ledger.Finding) []int64 {
-	var ids []int64
+	ids := make([]int64, 0, ledger.EvidenceCount(fs))
 	for i := range fs {
 		for _, e := range fs[i].Evidence {
 			ids = append(ids, e.LineItemID)
