@@ -330,23 +330,20 @@ func (db *DB) FindingsWithoutCosts(ctx context.Context, month string) ([]Finding
 // findingsWhere is FindingsWithoutCosts of the findings where holds (SQL
 // on the findings table with args; "" = all), with their evidence.
 func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Finding, error) {
-	q := `SELECT id, fingerprint, run_id, month, rule_id, severity, provider, resource_id, period_start, period_end,
-		amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, state FROM findings`
+	from := `findings`
 	if where != "" {
-		q += ` WHERE ` + where
+		from += ` WHERE ` + where
 	}
+	q := `SELECT id, fingerprint, run_id, month, rule_id, severity, provider, resource_id, period_start, period_end,
+		amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, state FROM ` + from
 	// Sorted here (compareFindings), not by an ORDER BY: SQLite's sorter
 	// copied every row, its reasons and advice included, 0.23 s of CPU for
 	// the 41k findings of a million-item month. Counted first, and made at
 	// once: grown by append, the 15 MB of those findings were 69 MB
 	// allocated, fresh memory that the runtime clears whole where the heap
 	// was used before (hugeheap.Grow), and a first touch is dear.
-	count := `SELECT count(*) FROM findings`
-	if where != "" {
-		count += ` WHERE ` + where
-	}
 	var n int
-	if err := db.sql.QueryRowContext(ctx, count, args...).Scan(&n); err != nil {
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM `+from, args...).Scan(&n); err != nil {
 		return nil, fmt.Errorf("ledger: findings: %w", err)
 	}
 	var out []Finding // nil when there are none, as before

@@ -86,7 +86,9 @@ func storedEvidence(ev []Evidence) []Evidence {
 // compareFindings is the order of Findings: severity (high, medium, low,
 // then the rest), rule, provider, resource, period start, id.
 func compareFindings(a, b Finding) int {
-	if c := cmp.Compare(severityOrder(a.Severity), severityOrder(b.Severity)); c != 0 {
+	// SeverityRank, with info and unknown severities tied last (the ORDER
+	// BY it replaced ranked every other severity alike).
+	if c := cmp.Compare(max(SeverityRank(b.Severity), 0), max(SeverityRank(a.Severity), 0)); c != 0 {
 		return c
 	}
 	for _, p := range [...][2]string{{a.RuleID, b.RuleID}, {a.Provider, b.Provider}, {a.ResourceID, b.ResourceID}} {
@@ -98,17 +100,4 @@ func compareFindings(a, b Finding) int {
 		return c
 	}
 	return cmp.Compare(a.ID, b.ID)
-}
-
-// severityOrder ranks severities for compareFindings: high first.
-func severityOrder(s string) int {
-	switch s {
-	case SeverityHigh:
-		return 0
-	case SeverityMedium:
-		return 1
-	case SeverityLow:
-		return 2
-	}
-	return 3
 }
