@@ -220,12 +220,11 @@ func ruleCompare(a, b *ledger.Finding) int {
 }
 
 // claims are the line items whose money a finding counted already: a bit
-// per id of the span of the ids the findings cite (a million-item month's
-// ids were a map of 40 MB, 0.06 s of CPU to fill), or a map where the ids
-// are spread thinner than idSetSpread bits each.
+// per id of the span of the ids the findings cite (spanBits; a million-item
+// month's ids were a map of 40 MB, 0.06 s of CPU to fill), or a map where
+// the ids are spread thinner than idSetSpread bits each.
 type claims struct {
-	lo   int64
-	bits []uint64
+	bits *spanBits
 	m    map[int64]bool
 }
 
@@ -236,18 +235,17 @@ func newClaims(fs []FindingEntry) *claims {
 			lo, hi, n = min(lo, e.LineItemID), max(hi, e.LineItemID), n+1
 		}
 	}
-	if n == 0 || uint64(hi)-uint64(lo) >= uint64(n)*idSetSpread {
-		return &claims{m: map[int64]bool{}}
+	if bits := newSpanBits(lo, hi, n); bits != nil {
+		return &claims{bits: bits}
 	}
-	return &claims{lo: lo, bits: make([]uint64, (uint64(hi)-uint64(lo))/64+1)}
+	return &claims{m: map[int64]bool{}}
 }
 
 func (c *claims) has(id int64) bool {
 	if c.bits == nil {
 		return c.m[id]
 	}
-	i := uint64(id) - uint64(c.lo) // every id cited is in the span
-	return c.bits[i/64]&(1<<(i%64)) != 0
+	return c.bits.has(id)
 }
 
 func (c *claims) add(id int64) {
@@ -255,8 +253,7 @@ func (c *claims) add(id int64) {
 		c.m[id] = true
 		return
 	}
-	i := uint64(id) - uint64(c.lo)
-	c.bits[i/64] |= 1 << (i % 64)
+	c.bits.add(id)
 }
 
 // uniqueItems is ev without the entries of a line item cited before; ev
