@@ -85,35 +85,55 @@ func (in *Input) referencePrices() *PriceCatalog {
 	return defaultPrices.Overlay(in.cfg.Prices)
 }
 
-// priceQuote is one compute line item's unit price.
+// priceQuote is one compute line item's unit price. A million-item month
+// holds a quote an item: fields that fit are 32 bits, and the price per
+// instance-hour is kept only as perHourFix, its decimal worked out again
+// from the item in the rare case that perHourFix cannot hold it (104 → 64
+// bytes a quote).
 type priceQuote struct {
 	li         *ledger.Item
 	start      int64 // charge period start, Unix ns (orders the history without chasing li)
-	key        int32 // index into the rule's history keys
-	inMonth    bool  // of the audited month (else context)
-	unitSecs   int64 // seconds in one billed unit
 	count      int64 // GPUs, ≥ 1
+	perHourFix int64 // price per instance-hour × 10^8 (see price), -1 = not representable (then decimals decide)
+	perGPUFix  int64 // per GPU-hour × 10^8 (8 decimals), for the running median; -1 = not usable
+	med        int64 // median of earlier per-GPU prices × 10^9, -1 = none
+	key        int32 // index into the rule's history keys
+	unitSecs   int32 // seconds in one billed unit (a year at most)
+	medN       int32 // how many earlier prices
+	inMonth    bool  // of the audited month (else context)
 	countKnown bool
 	fromList   bool
-	perHour    decimal.Decimal // per instance-hour: the list price converted, or billed cost ÷ hours (8 decimals); see price
-	perHourFix int64           // perHour × 10^8, -1 = not representable (then decimals decide)
-	fixOnly    bool            // perHour was computed in integers: perHourFix alone holds it
-	perGPUFix  int64           // per GPU-hour × 10^8 (8 decimals), for the running median; -1 = not usable
-	med        int64           // median of earlier per-GPU prices × 10^9, -1 = none
-	medN       int             // how many earlier prices
+	fixOnly    bool // the price was worked out in integers: perHourFix alone holds it
 }
 
 // secs is the billed time in seconds (exact).
 func (q *priceQuote) secs() decimal.Decimal {
-	return q.li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(q.unitSecs))
+	return q.li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(int64(q.unitSecs)))
 }
 
-// price is the price per instance-hour (perHour).
+// price is the price per instance-hour: the list price converted, or the
+// billed cost ÷ hours (8 decimals).
 func (q *priceQuote) price() decimal.Decimal {
 	if q.fixOnly {
 		return decimal.New(q.perHourFix, -8)
 	}
-	return q.perHour
+	return q.perHourDecimal()
+}
+
+// perHourDecimal works out the price per instance-hour in decimals: from
+// the list price when the quote takes it (fromList), else from the billed
+// cost and time.
+func (q *priceQuote) perHourDecimal() decimal.Decimal {
+	li, secs := q.li, int64(q.unitSecs)
+	switch {
+	case !q.fromList:
+		return li.BilledCost.Mul(decimal.NewFromInt(3600)).DivRound(q.secs(), 8)
+	case secs == 3600:
+		return li.ListUnitPrice.Decimal
+	case 3600%secs == 0:
+		return li.ListUnitPrice.Decimal.Mul(decimal.NewFromInt(3600 / secs))
+	}
+	return li.ListUnitPrice.Decimal.Mul(decimal.NewFromInt(3600)).DivRound(decimal.NewFromInt(secs), 8)
 }
 
 // perGPU is the price per GPU-hour (8 decimals).
@@ -319,7 +339,7 @@ func (ki *priceKeyInfo) above(q *priceQuote, factor decimal.Decimal) bool {
 // billed hours, the price being what was billed when the list price is above
 // it. ok is false when nothing was paid above the reference.
 func priceExcess(q *priceQuote, ref decimal.Decimal) (priceTerm, bool) {
-	t := priceTerm{q: q, earlier: q.medN}
+	t := priceTerm{q: q, earlier: int(q.medN)}
 	secs := q.secs()
 	refHour := ref.Mul(decimal.NewFromInt(q.count))
 	var refCost decimal.Decimal
@@ -344,7 +364,7 @@ func priceExcess(q *priceQuote, ref decimal.Decimal) (priceTerm, bool) {
 // priceQuoteOf reads li's unit price; ok is false for an item the rule does
 // not judge (not compute, a credit, no GPU model, no billed time, spot …).
 func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot bool) (priceQuote, priceHistKey, bool) {
-	q := priceQuote{li: li, start: li.ChargePeriodStart.UnixNano(), med: -1}
+	q := priceQuote{li: li, start: li.ChargePeriodStart.UnixNano(), med: -1, perHourFix: -1}
 	if li.Kind != ledger.KindCompute || !isUsage(li) || !quantityPositive(li) {
 		return q, priceHistKey{}, false
 	}
@@ -364,7 +384,7 @@ func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot
 	if mi.key == "" {
 		return q, priceHistKey{}, false
 	}
-	q.unitSecs, q.count = u.secs, 1
+	q.unitSecs, q.count = int32(u.secs), 1
 	switch {
 	case li.GPUCount > 0:
 		q.count, q.countKnown = int64(li.GPUCount), true
@@ -375,23 +395,15 @@ func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot
 	if isPrepaid(li) {
 		hist.term = u.name
 	}
+	var perHour decimal.Decimal // when perHourFix cannot hold it
 	if li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive() {
 		q.fromList = true
-		switch {
-		case u.secs == 3600:
-			q.perHour = li.ListUnitPrice.Decimal
-		case 3600%u.secs == 0:
-			q.perHour = li.ListUnitPrice.Decimal.Mul(decimal.NewFromInt(3600 / u.secs))
-		default:
-			q.perHour = li.ListUnitPrice.Decimal.Mul(decimal.NewFromInt(3600)).DivRound(decimal.NewFromInt(u.secs), 8)
-		}
 	} else if p, ok := hourPrice8(li.BilledCost, li.PricingQuantity.Decimal, u.secs); ok {
 		q.perHourFix, q.fixOnly = p, true
-	} else {
-		q.perHour = li.BilledCost.Mul(decimal.NewFromInt(3600)).DivRound(q.secs(), 8)
 	}
 	if !q.fixOnly {
-		q.perHourFix = fixed8(q.perHour)
+		perHour = q.perHourDecimal()
+		q.perHourFix = fixed8(perHour)
 	}
 	q.perGPUFix = q.perHourFix
 	switch {
@@ -400,7 +412,7 @@ func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot
 		perGPU, _ := mulDivRound(uint64(q.perHourFix), 1, uint64(q.count)) // below perHourFix: it fits
 		q.perGPUFix = int64(perGPU)
 	case q.count > 1:
-		q.perGPUFix = fixed8(q.perHour.DivRound(decimal.NewFromInt(q.count), 8))
+		q.perGPUFix = fixed8(perHour.DivRound(decimal.NewFromInt(q.count), 8))
 	}
 	return q, hist, true
 }
@@ -480,7 +492,7 @@ func priceMedians(quotes []priceQuote, idx []int32, minHistory int) {
 			med := rm.median9()
 			for _, k := range idx[i:j] {
 				if q := &quotes[k]; q.inMonth {
-					q.med, q.medN = med, rm.n()
+					q.med, q.medN = med, int32(rm.n())
 				}
 			}
 		}

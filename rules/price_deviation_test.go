@@ -388,6 +388,67 @@ func TestHourPrice8IsDivRound(t *testing.T) {
 	}
 }
 
+// TestPriceQuoteInDecimals: a quote whose price the integers do not hold
+// (from a list price, or a billed cost the integers cannot divide) keeps
+// only perHourFix, and works its decimal price out again from the item:
+// the same decimal, digit for digit, as the list price converted to an
+// hour or the billed cost ÷ hours, and the same fixed prices per hour and
+// per GPU.
+func TestPriceQuoteInDecimals(t *testing.T) {
+	for _, tc := range []struct {
+		list, billed, qty, unit string
+		secs                    int64
+	}{
+		{list: "1.32", billed: "0.99", qty: "0.75", unit: "小时", secs: 3600},
+		{list: "0.0223", billed: "1.338", qty: "60", unit: "分钟", secs: 60},
+		{list: "31.7", billed: "31.7", qty: "1", unit: "天", secs: 86400},
+		{list: "0.123456789", billed: "0.5", qty: "2", unit: "小时", secs: 3600}, // 9 decimals: not fixed
+		{list: "100.5", billed: "100.5", qty: "1", unit: "周", secs: 604800},
+		{billed: "123456789012345678.9", qty: "3", unit: "小时", secs: 3600},       // too long for the integers
+		{billed: "1.000000000000000001", qty: "0.000000007", unit: "秒", secs: 1}, // ditto
+	} {
+		for _, count := range []int{1, 3} {
+			li := &ledger.Item{Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, GPUModel: "A100", GPUCount: count,
+				BilledCost: dec(t, tc.billed), PricingQuantity: ndec(t, tc.qty), PricingUnit: tc.unit, Currency: "CNY"}
+			if tc.list != "" {
+				li.ListUnitPrice = ndec(t, tc.list)
+			}
+			if u, ok := parseTimeUnit(tc.unit); !ok || u.secs != tc.secs {
+				t.Fatalf("unit %q: %v %d, want %d seconds", tc.unit, ok, u.secs, tc.secs)
+			}
+			q, _, ok := priceQuoteOf(li, map[string]priceModelInfo{}, false)
+			if !ok || q.fixOnly {
+				t.Fatalf("%+v: no quote (%v) or in integers", tc, ok)
+			}
+			var want decimal.Decimal
+			secs := decimal.NewFromInt(tc.secs)
+			switch {
+			case tc.list == "":
+				want = li.BilledCost.Mul(decimal.NewFromInt(3600)).DivRound(li.PricingQuantity.Decimal.Mul(secs), 8)
+			case tc.secs == 3600:
+				want = li.ListUnitPrice.Decimal
+			case 3600%tc.secs == 0:
+				want = li.ListUnitPrice.Decimal.Mul(decimal.NewFromInt(3600 / tc.secs))
+			default:
+				want = li.ListUnitPrice.Decimal.Mul(decimal.NewFromInt(3600)).DivRound(secs, 8)
+			}
+			if got := q.price(); got.String() != want.String() || got.Exponent() != want.Exponent() {
+				t.Errorf("%+v, %d GPUs: price %s (exponent %d), want %s (%d)", tc, count, got, got.Exponent(), want, want.Exponent())
+			}
+			if q.perHourFix != fixed8(want) {
+				t.Errorf("%+v: perHourFix %d, want %d", tc, q.perHourFix, fixed8(want))
+			}
+			wantGPU := fixed8(want) // one GPU: the price per hour
+			if count > 1 {
+				wantGPU = fixed8(want.DivRound(decimal.NewFromInt(int64(count)), 8))
+			}
+			if q.perGPUFix != wantGPU {
+				t.Errorf("%+v, %d GPUs: per GPU %d, want %d", tc, count, q.perGPUFix, wantGPU)
+			}
+		}
+	}
+}
+
 // BenchmarkPriceDeviation runs the rule on n compute items shaped like the
 // ingest benchmark's sample bill (six platforms, six GPU models, hourly
 // list prices, part hours): most have no catalog price and go through the
