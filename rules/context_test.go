@@ -215,3 +215,40 @@ func TestSecSpans(t *testing.T) {
 		t.Errorf("secTime(26) = %v", s)
 	}
 }
+
+// TestItemsAndContext: the month's items and then its context, each with
+// its index in the two as one list, and nothing after a break.
+func TestItemsAndContext(t *testing.T) {
+	mk := func(ids ...int64) []*ledger.Item {
+		var out []*ledger.Item
+		for _, id := range ids {
+			out = append(out, &ledger.Item{ID: id})
+		}
+		return out
+	}
+	for _, tc := range []struct{ items, context []*ledger.Item }{
+		{mk(1, 2, 3), mk(10, 11)}, {nil, mk(10)}, {mk(1), nil}, {nil, nil},
+	} {
+		in := &Input{Items: tc.items, Context: tc.context}
+		want := append(append([]*ledger.Item{}, tc.items...), tc.context...)
+		var got []*ledger.Item
+		for i, li := range in.itemsAndContext() {
+			if i != len(got) {
+				t.Fatalf("index %d at position %d", i, len(got))
+			}
+			got = append(got, li)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("got %d items, want %d: %v", len(got), len(want), got)
+		}
+		n := 0
+		for i := range in.itemsAndContext() {
+			if n++; i == len(tc.items) { // the first of the context
+				break
+			}
+		}
+		if want := min(len(tc.items)+1, len(want)); n != want {
+			t.Errorf("%d yielded through the break, want %d", n, want)
+		}
+	}
+}

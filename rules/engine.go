@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"runtime"
 	"slices"
 	"sort"
@@ -401,6 +402,24 @@ func (in *Input) clockParam(name string) (time.Duration, error) {
 
 // Policy returns the platform policy of provider (override or embedded).
 func (in *Input) Policy(provider string) (Policy, bool) { return in.cfg.policyFor(provider) }
+
+// itemsAndContext yields Items and then Context, each with its index in
+// the two as one list (i < len(Items): of the month), without joining
+// them: on a million-item month, the joined copy was 8 MB more to touch.
+func (in *Input) itemsAndContext() iter.Seq2[int, *ledger.Item] {
+	return func(yield func(int, *ledger.Item) bool) {
+		for i, li := range in.Items {
+			if !yield(i, li) {
+				return
+			}
+		}
+		for i, li := range in.Context {
+			if !yield(len(in.Items)+i, li) {
+				return
+			}
+		}
+	}
+}
 
 // InMonth reports whether li belongs to the audited month (not context).
 func (in *Input) InMonth(li *ledger.Item) bool { return li.BillingPeriod == in.Month }

@@ -228,7 +228,7 @@ func (r priceDeviation) Run(ctx context.Context, in *Input) ([]ledger.Finding, e
 	keyIdx := map[priceHistKey]int32{}
 	var lastHist priceHistKey
 	lastK := int32(-1)
-	for i, li := range slices.Concat(in.Items, in.Context) {
+	for i, li := range in.itemsAndContext() {
 		q, hist, ok := priceQuoteOf(li, models, includeSpot)
 		if !ok {
 			continue
