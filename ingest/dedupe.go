@@ -35,6 +35,8 @@ type rowKeyer struct {
 	buf   []byte
 	sum   []byte
 	seen  occurrences
+	sums  [][16]byte      // lineKeys' digests of a batch
+	ns    []uint32        // and their occurrence numbers
 	spill *ledger.Counter // opened when seen is full
 	err   error           // of the spill, sticky: see failed
 }
@@ -87,10 +89,23 @@ func (k *rowKeyer) time(t time.Time) {
 
 // finish hashes the collected fields and numbers the occurrence.
 func (k *rowKeyer) finish() string {
+	sum := k.digest()
+	return rowKeyText(sum, k.number(sum))
+}
+
+// digest hashes the collected fields: the key's first 16 bytes of SHA-256.
+func (k *rowKeyer) digest() [16]byte {
 	k.h.Reset()
 	k.h.Write(k.buf)
 	k.sum = k.h.Sum(k.sum[:0])
-	prefix := binary.BigEndian.Uint64(k.sum)
+	return [16]byte(k.sum)
+}
+
+// number counts one more occurrence of the row whose digest is sum and
+// returns its number (1 for the first), from the occurrence table while it
+// has room, else from the on-disk counter.
+func (k *rowKeyer) number(sum [16]byte) uint32 {
+	prefix := binary.BigEndian.Uint64(sum[:8])
 	grown := len(k.seen.slots)
 	n, ok := k.seen.next(prefix, seenCap)
 	if !ok {
@@ -98,8 +113,14 @@ func (k *rowKeyer) finish() string {
 	} else if len(k.seen.slots) != grown {
 		raiseMemoryLimit(k.seen.bytes())
 	}
+	return n
+}
+
+// rowKeyText is the dedupe key of a row: its digest in hex, "#" and the
+// number of its occurrence.
+func rowKeyText(sum [16]byte, n uint32) string {
 	out := make([]byte, 0, 32+1+10)
-	out = hex.AppendEncode(out, k.sum[:16])
+	out = hex.AppendEncode(out, sum[:])
 	out = append(out, '#')
 	out = strconv.AppendUint(out, uint64(n), 10)
 	return string(out)
@@ -139,12 +160,35 @@ func (k *rowKeyer) close() {
 	}
 }
 
-// lineKey is the dedupe key of a line item: provider, account, resource,
-// kind, charge category, charge and usage period, quantities and units, unit
-// price, amounts, currency and description. The project (sub_account) is left
-// out on purpose: a user who fills in projects and imports the file again
-// must not double the month.
-func (k *rowKeyer) lineKey(li *ledger.LineItem) string {
+// lineKeys sets the dedupe key (RowKey) of each of items, in order: a
+// line item's key is its provider, account, resource, kind, charge
+// category, charge and usage period, quantities and units, unit price,
+// amounts, currency and description (lineDigest), and the number of its
+// occurrence in the file. The project (sub_account) is left out on
+// purpose: a user who fills in projects and imports the file again must
+// not double the month.
+//
+// The batch is hashed first and its occurrences numbered after, in a pass
+// of their own: each look-up in the occurrence table (16 MB for a million
+// rows) is a cache miss, and between two rows' hashing each was waited for
+// alone (0.3 s of CPU of a million-row import); in a row the misses
+// overlap.
+func (k *rowKeyer) lineKeys(items []ledger.LineItem) {
+	k.sums = k.sums[:0]
+	for i := range items {
+		k.sums = append(k.sums, k.lineDigest(&items[i]))
+	}
+	k.ns = k.ns[:0]
+	for _, sum := range k.sums {
+		k.ns = append(k.ns, k.number(sum))
+	}
+	for i := range items {
+		items[i].RowKey = rowKeyText(k.sums[i], k.ns[i])
+	}
+}
+
+// lineDigest hashes the fields of li's dedupe key (lineKeys).
+func (k *rowKeyer) lineDigest(li *ledger.LineItem) [16]byte {
 	k.buf = k.buf[:0]
 	k.str("li")
 	k.str(li.Provider)
@@ -167,7 +211,7 @@ func (k *rowKeyer) lineKey(li *ledger.LineItem) string {
 	k.ndec(li.CashPaid)
 	k.str(li.Currency)
 	k.str(li.Description)
-	return k.finish()
+	return k.digest()
 }
 
 // txKey is the dedupe key of a money-flow row.

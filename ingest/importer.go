@@ -753,9 +753,9 @@ func (im *importer) render(ctx context.Context, in <-chan *batch, out chan<- *ba
 	defer close(out)
 	for bt := range in {
 		if bt.err == nil {
+			im.keys.lineKeys(bt.items)
 			for i := range bt.items {
 				li := &bt.items[i]
-				li.RowKey = im.keys.lineKey(li)
 				bt.rows.Append(li)
 				if len(im.res.Preview) < im.opts.Preview {
 					im.res.Preview = append(im.res.Preview, *li)

@@ -1,8 +1,14 @@
 package ingest
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/ledger"
 )
 
 // TestOccurrencesCountAsAMap: the table numbers occurrences exactly as a
@@ -93,5 +99,46 @@ func TestSeenCapFitsTheTable(t *testing.T) {
 	}
 	if o.bytes() != 16<<20 {
 		t.Errorf("%d hashes take %d bytes of slots, want 16 MB", seenCap, o.bytes())
+	}
+}
+
+// TestLineKeysInBatches: keys made a batch at a time, in batches of any
+// size, number each row's occurrence in file order across the batches: the
+// n-th of identical rows gets "#n" after the hex of its fields' digest.
+func TestLineKeysInBatches(t *testing.T) {
+	items := make([]ledger.LineItem, 2000)
+	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	type fields struct {
+		resource string
+		hour     int
+		cents    int64
+	}
+	of := func(i int) fields { return fields{fmt.Sprintf("i-%d", i%7), i % 3, int64(i % 5)} } // repeats every 105 rows
+	for i := range items {
+		f := of(i)
+		items[i].Item = ledger.Item{Provider: "autodl", ResourceID: f.resource, Kind: ledger.KindCompute, Currency: "CNY",
+			ChargePeriodStart: start.Add(time.Duration(f.hour) * time.Hour), BilledCost: decimal.New(f.cents, -2)}
+	}
+	plain := newRowKeyer(0)
+	seen := map[fields]int{}
+	want := make([]string, len(items))
+	for i := range items {
+		seen[of(i)]++
+		want[i] = fmt.Sprintf("%x#%d", plain.lineDigest(&items[i]), seen[of(i)])
+	}
+	if seen[of(0)] < 3 {
+		t.Fatalf("row 0 occurs %d times: the test needs repeats", seen[of(0)])
+	}
+	k := newRowKeyer(len(items))
+	sizes := []int{1, 499, 500, 3, 37, 960}
+	for n, b := 0, 0; n < len(items); b++ {
+		end := min(n+sizes[b%len(sizes)], len(items))
+		k.lineKeys(items[n:end])
+		n = end
+	}
+	for i := range items {
+		if items[i].RowKey != want[i] {
+			t.Fatalf("row %d: key %s, want %s", i, items[i].RowKey, want[i])
+		}
 	}
 }
