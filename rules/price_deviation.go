@@ -87,9 +87,9 @@ func (in *Input) referencePrices() *PriceCatalog {
 
 // priceQuote is one compute line item's unit price. A million-item month
 // holds a quote an item: fields that fit are 32 bits, and the price per
-// instance-hour is kept only as perHourFix, its decimal worked out again
-// from the item in the rare case that perHourFix cannot hold it (104 → 64
-// bytes a quote).
+// instance-hour is kept as perHourFix only; where its decimal is needed (a
+// price perHourFix cannot hold, the texts of a finding) it is worked out
+// again from the item (104 → 64 bytes a quote).
 type priceQuote struct {
 	li         *ledger.Item
 	start      int64 // charge period start, Unix ns (orders the history without chasing li)
@@ -98,7 +98,7 @@ type priceQuote struct {
 	perGPUFix  int64 // per GPU-hour × 10^8 (8 decimals), for the running median; -1 = not usable
 	med        int64 // median of earlier per-GPU prices × 10^9, -1 = none
 	key        int32 // index into the rule's history keys
-	unitSecs   int32 // seconds in one billed unit (a year at most)
+	unitSecs   int32 // seconds in one billed unit (a week at most)
 	medN       int32 // how many earlier prices
 	inMonth    bool  // of the audited month (else context)
 	countKnown bool
