@@ -137,9 +137,9 @@ func buildDuplicateCandidates(in *Input) [][]*ledger.Item {
 	var groups [][]*ledger.Item
 	cur := -1
 	var curKey instKey
-	add := func(li *ledger.Item) {
+	for _, li := range in.itemsAndContext() {
 		if !isUsage(li) || li.ResourceID == "" {
-			return
+			continue
 		}
 		// consecutive rows are often of one resource: skip the map then
 		if cur < 0 || li.ResourceID != curKey.resource || li.Provider != curKey.provider {
@@ -153,12 +153,6 @@ func buildDuplicateCandidates(in *Input) [][]*ledger.Item {
 			cur = i
 		}
 		groups[cur] = append(groups[cur], li)
-	}
-	for _, li := range in.Items {
-		add(li)
-	}
-	for _, li := range in.Context {
-		add(li)
 	}
 	for _, g := range groups {
 		if len(g) > 1 {

@@ -68,9 +68,10 @@ func (r releaseRisk) Run(ctx context.Context, in *Input) ([]ledger.Finding, erro
 	}
 	insts := map[instKey]*releaseInstance{}
 	var ri *releaseInstance // the previous item's instance: consecutive rows often share one
-	see := func(li *ledger.Item) {
+	// month items and context are disjoint (different billing periods)
+	for _, li := range in.itemsAndContext() {
 		if !isRunning(li) || li.ResourceID == "" {
-			return
+			continue
 		}
 		if ri == nil || li.ResourceID != ri.resource || li.Provider != ri.provider {
 			k := instKey{li.Provider, li.ResourceID}
@@ -83,13 +84,6 @@ func (r releaseRisk) Run(ctx context.Context, in *Input) ([]ledger.Finding, erro
 		if ri.last == nil || e.After(ri.lastEnd) || (e.Equal(ri.lastEnd) && li.ID > ri.last.ID) {
 			ri.last, ri.lastEnd = li, e
 		}
-	}
-	// month items and context are disjoint (different billing periods)
-	for _, li := range in.Items {
-		see(li)
-	}
-	for _, li := range in.Context {
-		see(li)
 	}
 	// the month's other charges, by the instance they name
 	others := map[instKey][]*ledger.Item{}

@@ -385,13 +385,13 @@ func addCoverage[K comparable](in *Input, m map[K][]secSpan, key func(li *ledger
 	// The items of one resource come together, in order of start: each
 	// list is kept at hand while its key lasts (keyedIntervals).
 	lists := keyedIntervals[K]{m: m}
-	add := func(li *ledger.Item) {
+	for _, li := range in.itemsAndContext() {
 		if !isRunning(li) {
-			return
+			continue
 		}
 		k, ok := key(li)
 		if !ok {
-			return
+			continue
 		}
 		s, e := activeSpan(li)
 		sp := secSpan{floorSec(s), ceilSec(e)}
@@ -399,12 +399,6 @@ func addCoverage[K comparable](in *Input, m map[K][]secSpan, key func(li *ledger
 			sp.end = sp.start + 1 // a point in time still says it ran then
 		}
 		lists.add(k, sp)
-	}
-	for _, li := range in.Items {
-		add(li)
-	}
-	for _, li := range in.Context {
-		add(li)
 	}
 	lists.flush()
 	for k, ivs := range m {

@@ -123,11 +123,9 @@ func (r snapshotImage) Run(ctx context.Context, in *Input) ([]ledger.Finding, er
 // the loaded items (month and context): the start of what is known.
 func (in *Input) snapshotImageDataStart() map[string]time.Time {
 	m := map[string]time.Time{}
-	for _, lis := range [][]*ledger.Item{in.Items, in.Context} {
-		for _, li := range lis {
-			if t, ok := m[li.Provider]; !ok || li.ChargePeriodStart.Before(t) {
-				m[li.Provider] = li.ChargePeriodStart
-			}
+	for _, li := range in.itemsAndContext() {
+		if t, ok := m[li.Provider]; !ok || li.ChargePeriodStart.Before(t) {
+			m[li.Provider] = li.ChargePeriodStart
 		}
 	}
 	return m

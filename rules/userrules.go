@@ -538,10 +538,7 @@ func runUserRules(ctx context.Context, db *ledger.DB, in *Input, finish func(rul
 	}
 	defer ro.Close()
 	run := &userRuleRun{in: in, ro: ro, items: make(map[int64]*ledger.Item, len(in.Items)+len(in.Context))}
-	for _, li := range in.Items {
-		run.items[li.ID] = li
-	}
-	for _, li := range in.Context {
+	for _, li := range in.itemsAndContext() {
 		run.items[li.ID] = li
 	}
 	for _, u := range urs {
