@@ -51,7 +51,6 @@ func newRowKeyer(expectRows int) *rowKeyer {
 	k := &rowKeyer{h: sha256.New(), buf: make([]byte, 0, 512), sum: make([]byte, 0, sha256.Size)}
 	if expectRows = min(expectRows, seenCap); expectRows > occurrencesMinSlots {
 		k.seen.grow(expectRows)
-		raiseMemoryLimit(k.seen.bytes())
 	}
 	return k
 }
@@ -106,12 +105,9 @@ func (k *rowKeyer) digest() [16]byte {
 // has room, else from the on-disk counter.
 func (k *rowKeyer) number(sum [16]byte) uint32 {
 	prefix := binary.BigEndian.Uint64(sum[:8])
-	grown := len(k.seen.slots)
 	n, ok := k.seen.next(prefix, seenCap)
 	if !ok {
 		n = k.spilled(prefix)
-	} else if len(k.seen.slots) != grown {
-		raiseMemoryLimit(k.seen.bytes())
 	}
 	return n
 }

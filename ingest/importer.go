@@ -8,13 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
@@ -80,24 +77,6 @@ const (
 // 400, 500 and 800 measured within the noise of a 2-core machine.
 const batchSize = 500
 
-// limitManaged is set while importOne owns the soft memory limit.
-var limitManaged atomic.Bool
-
-// raiseMemoryLimit lets the soft limit grow with the occurrence table of the
-// dedupe keys (rowKeyer), which stays live for the whole import and now
-// takes bytes: with the limit fixed, once the table held a million rows the
-// collector ran nearly all the time (a 2M-row import: 20.5 s, against 15.3 s
-// with the limit 24 MB higher).
-func raiseMemoryLimit(bytes int) {
-	if limitManaged.Load() {
-		debug.SetMemoryLimit(importMemoryLimit + int64(bytes))
-	}
-}
-
-// importMemoryLimit is the soft limit of the Go heap during an import (plus
-// the occurrence map: raiseMemoryLimit).
-const importMemoryLimit = 48 << 20
-
 // ImportFile imports one file into the ledger in one transaction: every
 // recognised table (an XLSX workbook may hold several) gets an imports
 // record, and its rows are mapped, keyed and inserted in batches. Any error
@@ -114,25 +93,6 @@ func ImportFile(ctx context.Context, db *ledger.DB, path string, opts Options) (
 // importOne runs do, which imports one file or archive member, and fills in
 // the Result's status; it is ImportFile for anything with a content.
 func importOne(path string, dryRun bool, do func(res *Result) error) (Result, error) {
-	// An import allocates many short-lived rows; a less eager collector
-	// saves about a fifth of the wall time (PERFORMANCE.md). A soft memory
-	// limit keeps that from multiplying the live heap (the dedupe map grows
-	// with the file) into hundreds of MB: near the limit the collector runs
-	// as often as it must. Only default settings are changed, so GOGC and
-	// GOMEMLIMIT from the environment win.
-	if prev := debug.SetGCPercent(400); prev != 100 {
-		debug.SetGCPercent(prev)
-	} else {
-		defer debug.SetGCPercent(prev)
-	}
-	if prev := debug.SetMemoryLimit(-1); prev == math.MaxInt64 {
-		debug.SetMemoryLimit(importMemoryLimit)
-		limitManaged.Store(true)
-		defer func() {
-			limitManaged.Store(false)
-			debug.SetMemoryLimit(prev)
-		}()
-	}
 	res := Result{Path: path, Status: StatusFailed}
 	err := do(&res)
 	if err != nil {
@@ -241,13 +201,6 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 		if err != nil || opts.DryRun {
 			itx.Rollback()
 			return
-		}
-		if size >= bulkMinBytes {
-			// The commit of a big file builds indexes, and SQLite's sorter
-			// then takes memory of its own: first give back what the Go
-			// heap no longer needs (the occurrence table is released by
-			// now). A million rows: peak RSS 104 → 91 MB, for one collection.
-			debug.FreeOSMemory()
 		}
 		if cerr := itx.Commit(); cerr != nil {
 			err = cerr

@@ -98,9 +98,7 @@ func (db *DB) AddEvidenceCosts(ctx context.Context, fs []Finding, known map[int6
 
 // EvidenceCount is how many evidence rows fs have in all: the size to make
 // a slice of their line items at once. Grown by append instead, a slice of
-// a million ids was 40 MB allocated for its 8 MB: the copies at each growth
-// are fresh memory, which the runtime clears whole where the heap was used
-// before (hugeheap.Grow), and a first touch is dear (docs/performance.md).
+// a million ids was 40 MB allocated for its 8 MB.
 func EvidenceCount(fs []Finding) int {
 	n := 0
 	for i := range fs {

@@ -340,8 +340,7 @@ func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Fi
 	// copied every row, its reasons and advice included, 0.23 s of CPU for
 	// the 41k findings of a million-item month. Counted first, and made at
 	// once: grown by append, the 15 MB of those findings were 69 MB
-	// allocated, fresh memory that the runtime clears whole where the heap
-	// was used before (hugeheap.Grow), and a first touch is dear.
+	// allocated.
 	var n int
 	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM `+from, args...).Scan(&n); err != nil {
 		return nil, fmt.Errorf("ledger: findings: %w", err)

@@ -5,17 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/shopspring/decimal"
-
-	"github.com/gpubill/gpubill/internal/hugeheap"
 )
 
 // Loading a month of line items into memory for an analysis (the audit,
@@ -79,80 +75,6 @@ const (
 	lcCount // columns
 )
 
-// keeping counts the loads running (KeepingAllocations).
-var keeping struct {
-	sync.Mutex
-	n       int
-	old     int // the GC percent before the first holder
-	percent int // the percent set while held: keptGCPercent, or raised by ReserveHeap
-}
-
-// keptGCPercent is the GC percent while allocations are kept.
-const keptGCPercent = 400
-
-// KeepingAllocations makes the collector run a quarter as often until the
-// returned function is called: a load keeps nearly all it allocates, so a
-// collection finds little garbage, but it marks everything loaded so far
-// (measured: a third of a million items' load time at the default). Work
-// that holds what it loaded while it allocates more, as the audit does,
-// calls it for its whole length. Only the default setting is changed (as
-// ingest does): GOGC from the environment wins. Calls nest.
-func KeepingAllocations() (restore func()) {
-	keeping.Lock()
-	if keeping.n == 0 {
-		keeping.percent = keptGCPercent
-		if keeping.old = debug.SetGCPercent(keptGCPercent); keeping.old != 100 {
-			debug.SetGCPercent(keeping.old)
-		}
-	}
-	keeping.n++
-	keeping.Unlock()
-	return func() {
-		keeping.Lock()
-		if keeping.n--; keeping.n == 0 {
-			debug.SetGCPercent(keeping.old)
-		}
-		keeping.Unlock()
-	}
-}
-
-// ReserveHeap tells the collector, while allocations are kept
-// (KeepingAllocations), that about bytes more will be allocated and kept:
-// the GC percent is raised so that the next collection's goal lies past
-// them. Even at 400 a load was collected as it grew (at a fifth of its
-// size, then at all of it), each collection marking all it had loaded:
-// with the goal past the load and the rules, the audit of a 288k-item
-// month with 300k items of context took 5.3 s of user CPU instead of 6.2 s
-// (medians of 6 interleaved runs; 1.20 GB at peak instead of 1.16 GB;
-// GOGC=off 1.30 GB). The heap grows only by what is allocated: a reserve
-// too large lets garbage wait longer, never allocates; one too small only
-// lets the collector run as it would have. Nothing changes when
-// allocations are not kept or GOGC is set in the environment.
-func ReserveHeap(bytes int64) {
-	keeping.Lock()
-	defer keeping.Unlock()
-	if keeping.n == 0 || keeping.old != 100 || bytes <= 0 {
-		return
-	}
-	live, heap, _ := hugeheap.Sizes()
-	// The goal is live × (1 + percent/100), and at least 4 MiB ×
-	// percent/100 (the runtime's heap minimum, the goal before the first
-	// collection, when live reads 0).
-	p := (heap + bytes) * 100 / max(live, 4<<20)
-	if p > int64(keeping.percent) && p < math.MaxInt32 {
-		keeping.percent = int(p)
-		debug.SetGCPercent(keeping.percent)
-	}
-}
-
-// loadItemBytes is what one loaded item holds on the heap, for
-// ReserveHeap, with a margin: its Item (560 bytes with the Derived that
-// rules fill), its share of strings, amounts and the sort (about 150
-// bytes), and what the caller allocates meanwhile. With 704 bytes, the
-// whatif report's load of a 297,600-item month met the collector's goal
-// (202 MB) just before its end, a mark of 76 ms.
-const loadItemBytes = 1 << 10
-
 // loadPartMin is the fewest items worth a reader of their own.
 var loadPartMin int64 = 20000
 
@@ -173,16 +95,6 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer KeepingAllocations()()
-	ReserveHeap(sel.n * loadItemBytes)
-	// The items, and what a caller builds from them (the context, the
-	// rules' caches), on huge pages: four times the load's estimate, as
-	// address space only; Grow does nothing when the heap has that much
-	// free or holds much already. The what-if of a 297,600-item month:
-	// 75,000 → 8,000 page faults, 1.35 → 0.75 s (medians of 6 alternating
-	// runs); the audit of 2026-11 of the benchmark's ledger 3.3–4.6 →
-	// 2.0 s (×2: 2.1–2.7 s).
-	hugeheap.Grow(4 * sel.n * loadItemBytes)
 	parts := sel.parts()
 	if f.Refused != nil && !f.StartsBefore.IsZero() {
 		for i := range parts {

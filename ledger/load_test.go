@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -253,102 +250,6 @@ func TestEachLineItemInParallel(t *testing.T) {
 			t.Errorf("unordered=%v: stopped after %d items with %v, want 700 and %v", unordered, n, err, stop)
 		}
 	}
-}
-
-// TestKeepingAllocations: a load quadruples the default collector setting
-// until the last of overlapping loads ends, and leaves any other setting
-// (GOGC from the environment) alone.
-func TestKeepingAllocations(t *testing.T) {
-	gc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	outer := KeepingAllocations()
-	inner := KeepingAllocations()
-	if got := gc(); got != 400 {
-		t.Errorf("during two loads: GC percent %d, want 400", got)
-	}
-	inner()
-	if got := gc(); got != 400 {
-		t.Errorf("after the inner load: GC percent %d, want 400 (the outer still runs)", got)
-	}
-	outer()
-	if got := gc(); got != 100 {
-		t.Errorf("after both: GC percent %d, want 100", got)
-	}
-	debug.SetGCPercent(50)
-	restore := KeepingAllocations()
-	if got := gc(); got != 50 {
-		t.Errorf("with GOGC=50: GC percent %d during a load, want 50 untouched", got)
-	}
-	restore()
-	if got := gc(); got != 50 {
-		t.Errorf("with GOGC=50: GC percent %d after a load, want 50", got)
-	}
-}
-
-// TestReserveHeap: a reserve raises the collector's goal past what is to
-// be loaded, so that loading it runs no collection where, held at 400
-// alone, loading it did; a smaller reserve later does not lower the
-// setting; the last holder's end restores it; without a holder, or with
-// another setting than the default, a reserve changes nothing.
-func TestReserveHeap(t *testing.T) {
-	gc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	cycles := func() uint64 {
-		s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
-		metrics.Read(s)
-		return s[0].Value.Uint64()
-	}
-	const load = 96 << 20
-	// keep allocates load bytes in 64 KiB pieces and keeps them, as a load
-	// does, and returns the collections that ran meanwhile. Each starts
-	// after a collection, with a small live heap: its goal at 400 is far
-	// below load.
-	keep := func() uint64 {
-		before := cycles()
-		kept := make([][]byte, 0, load>>16)
-		for range load >> 16 {
-			kept = append(kept, make([]byte, 64<<10))
-		}
-		runtime.KeepAlive(kept)
-		return cycles() - before
-	}
-
-	KeepingAllocations()() // a holder before, none now
-	ReserveHeap(1 << 30)
-	if got := gc(); got != 100 {
-		t.Fatalf("a reserve without a holder set GC percent %d, want 100", got)
-	}
-	restore := KeepingAllocations()
-	runtime.GC()
-	if n := keep(); n == 0 {
-		t.Errorf("held at 400 without a reserve, keeping %d MiB ran no collection: the test shows nothing", load>>20)
-	}
-	runtime.GC()
-	ReserveHeap(2 * load)
-	raised := gc()
-	if raised <= 400 {
-		t.Errorf("after a reserve of %d MiB: GC percent %d, want more than 400", 2*load>>20, raised)
-	}
-	if n := keep(); n != 0 {
-		t.Errorf("with a reserve, keeping %d MiB ran %d collection(s), want none", load>>20, n)
-	}
-	inner := KeepingAllocations()
-	ReserveHeap(1 << 20)
-	if got := gc(); got < raised {
-		t.Errorf("a smaller reserve lowered GC percent %d to %d", raised, got)
-	}
-	inner()
-	restore()
-	if got := gc(); got != 100 {
-		t.Errorf("after the last holder: GC percent %d, want 100", got)
-	}
-	debug.SetGCPercent(50)
-	restore = KeepingAllocations()
-	ReserveHeap(1 << 30)
-	if got := gc(); got != 50 {
-		t.Errorf("with GOGC=50: GC percent %d after a reserve, want 50 untouched", got)
-	}
-	restore()
 }
 
 // TestSelectionEstimate: past selectionExact ids the size of a selection is

@@ -51,7 +51,6 @@ func Findings(ctx context.Context, db *ledger.DB, month string) (*FindingsReport
 	if err := checkMonth(month); err != nil {
 		return nil, err
 	}
-	defer keeping(db)() // the findings and their evidence, kept to the end
 	fs, err := db.Findings(ctx, month)
 	if err != nil {
 		return nil, fmt.Errorf("reports: findings: %w", err)

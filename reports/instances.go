@@ -464,11 +464,6 @@ func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*Inst
 	if err := checkInstancesMonth(opts.Month); err != nil {
 		return nil, err
 	}
-	// What the report reads it keeps to its end (the month's instances,
-	// their items and findings): collected at the default percent, the
-	// heap of a 297,600-item month was marked 9 times as it grew, 0.08 s of
-	// CPU (ledger.KeepingAllocations).
-	defer keeping(db)()
 	var want wantedCosts
 	var fs []ledger.Finding
 	var fsErr error

@@ -116,9 +116,7 @@ func (in *instance) sortSums() {
 
 // ownerChunk is how many owners one allocation of a range holds. Grown by
 // append instead, the owners of the million-item month's two ranges were
-// 85 MB allocated for their 16 MB, and the set's as many again: the copies
-// at each growth are fresh memory, which the runtime clears whole where
-// the heap was used before (hugeheap.Grow), and a first touch is dear. A
+// 85 MB allocated for their 16 MB, and the set's as many again. A
 // variable for the tests, which fill many chunks.
 var ownerChunk = 8192
 

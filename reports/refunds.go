@@ -154,7 +154,6 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 	if err := checkInstancesMonth(opts.Month); err != nil {
 		return nil, err
 	}
-	defer keeping(db)() // what it reads it keeps, as Instances
 	// The findings do not depend on the instances: they are read while the
 	// month is.
 	var fs []ledger.Finding

@@ -254,7 +254,6 @@ func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfRepo
 	if opts.ReleaseAfter == 0 {
 		opts.ReleaseAfter = DefaultReleaseAfter
 	}
-	defer ledger.KeepingAllocations()() // the loaded month stays live to the end, as in an audit
 	// Lean: the scenarios name their line items by id, and read nothing
 	// that Lean leaves out (TestWhatIfLeanInput).
 	in, err := rules.LoadLeanInput(ctx, db, opts.Month, opts.Config)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gpubill/gpubill/ingest"
-	"github.com/gpubill/gpubill/internal/hugeheap"
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 )
@@ -31,14 +30,6 @@ import (
 // also reading its neighbours' compute as context).
 //
 //	go test ./rules -run '^$' -bench AuditVsImport -benchtime 1x
-//
-// With GPUBILL_BENCH_WARM_MB=n, n MB of new memory are touched and freed
-// (hugeheap.TouchFresh) between the import and the audit, untimed: the
-// audit then finds that much memory the kernel has just taken back rather
-// than memory it handed back to the host long ago, whose first touch costs
-// about 2 ms a MB on the machines measured (gpubill-bench -fresh-mb). The
-// difference is what the audit's memory costs it there: n = 1536 covers
-// the audit of the million-item month (1.3 GB at its peak).
 func BenchmarkAuditVsImport(b *testing.B) {
 	loc := mustLoc("Asia/Shanghai")
 	for _, c := range []struct {
@@ -62,12 +53,6 @@ func benchAuditVsImport(b *testing.B, from, to time.Time) {
 	}
 	ctx := context.Background()
 	cfg := DefaultConfig()
-	warmMB := 0
-	if s := os.Getenv("GPUBILL_BENCH_WARM_MB"); s != "" {
-		if warmMB, err = strconv.Atoi(s); err != nil || warmMB < 0 {
-			b.Fatalf("GPUBILL_BENCH_WARM_MB=%q is not a count of MB", s)
-		}
-	}
 	var importSecs, auditSecs float64
 	findings := 0
 	i := 0
@@ -83,11 +68,6 @@ func benchAuditVsImport(b *testing.B, from, to time.Time) {
 			b.Fatalf("import: %d new of %d (%v)", res.New, rows, err)
 		}
 		importSecs += time.Since(start).Seconds()
-		if warmMB > 0 {
-			if _, err := hugeheap.TouchFresh(int64(warmMB) << 20); err != nil {
-				b.Fatal(err)
-			}
-		}
 		start = time.Now()
 		findings = 0
 		for _, m := range months {

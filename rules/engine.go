@@ -474,12 +474,6 @@ func AuditAndSave(ctx context.Context, db *ledger.DB, month, tz string, cfg Conf
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	// The loaded items stay live to the end, and every collection marks
-	// them all: at the default pace a million-item month was collected
-	// once more during the rules, a mark of 0.9 s (with the loader's text
-	// change, alternating first audits 8.17/8.36/8.73 s → 7.92/8.09/7.81 s;
-	// peak RSS the same within the noise).
-	defer ledger.KeepingAllocations()()
 	in, err := load(ctx, db, month, cfg)
 	if err != nil {
 		return nil, err
@@ -521,19 +515,11 @@ func loadOf(ctx context.Context, db *ledger.DB, month string, cfg Config, lean b
 	if err := loadContext(ctx, db, in); err != nil {
 		return nil, err
 	}
-	// What the rules allocate while they run (sessions, coverage, duplicate
-	// candidates, price quotes, findings), kept or not: 1.1 KB an item on a
-	// 600k-item audit.
-	ledger.ReserveHeap(int64(len(in.Items)+len(in.Context)) * ruleCacheBytes)
 	if in.DataEnd, err = db.DataEnds(ctx); err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
 	return in, nil
 }
-
-// ruleCacheBytes is what the rules allocate per loaded item, with a
-// margin, for ledger.ReserveHeap.
-const ruleCacheBytes = 3 << 9
 
 // startsFirst are the rules started before the others, the longest
 // first. forgotten_instance's findings take longest to store: its

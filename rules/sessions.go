@@ -216,9 +216,7 @@ func buildSessions(cfg Config, parts ...[]*ledger.Item) []Session {
 	// out of order (at most one session an item). Grown by doubling, it was
 	// 63 MB allocated and copied for the 230k sessions of a 297,600-item
 	// month. Made for one session an item, it was 62 MB for the 52k
-	// sessions (3.8 MB) of a million-item month, all of it zeroed: the
-	// heap's memory has been used before (hugeheap.Grow), so the runtime
-	// clears a large allocation whole, and that first touch is the dear one.
+	// sessions (3.8 MB) of a million-item month, all of it zeroed.
 	n := 0
 	for _, g := range groups {
 		n += len(g)

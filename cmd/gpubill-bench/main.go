@@ -32,12 +32,6 @@
 // parent's, so the parent's must stay small (the peak MB column has it as
 // a floor, about 22 MB).
 //
-// Before and after its runs it prints what the first touch of new memory
-// costs the machine (-fresh-mb MB, each touch in a process of its own):
-// after 10 s free, then again at once. On virtual machines that hand free
-// memory back to their host the two differ thirtyfold, and a command that
-// holds a month in memory (the audit, the what-if) moves with the first.
-//
 // With -against OLD it also imports each CSV with another gpubill binary in
 // the same alternation (before the measured one, whose ledger the audit and
 // reports then read), so that two builds are compared under the same
@@ -62,7 +56,6 @@ import (
 	"time"
 
 	"github.com/gpubill/gpubill/ingest"
-	"github.com/gpubill/gpubill/internal/hugeheap"
 )
 
 func main() {
@@ -76,20 +69,9 @@ func main() {
 	formatList := flag.String("formats", "template,aliyun", "comma-separated formats of the generated CSV bills: "+formatNames())
 	against := flag.String("against", "", "another gpubill binary to import each CSV with too, alternating with the measured one, and to audit and report on a copy of the same ledger (to compare two builds)")
 	zipped := flag.Bool("zip", false, "also import each generated CSV zipped (one Deflate member) against the baseline of the unzipped file")
-	freshMB := flag.Int("fresh-mb", 1024, "before and after the runs, time the first touch of this many MB of new memory, after a pause and again at once (0: not)")
-	touchFresh := flag.Int("touch-fresh", 0, "internal: touch this many MB of new memory, print the seconds it took and exit (-fresh-mb's probe)")
 	writeXLSX := flag.String("write-xlsx", "", "internal: CSV,BOOK: write the generated CSV bill as the workbook BOOK and exit")
 	readXLSX := flag.String("read-xlsx", "", "internal: read every cell of this workbook with excelize's Rows() and exit (the XLSX baseline)")
 	flag.Parse()
-	if *touchFresh > 0 {
-		d, err := hugeheap.TouchFresh(int64(*touchFresh) << 20)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "gpubill-bench:", err)
-			os.Exit(1)
-		}
-		fmt.Println(d.Seconds())
-		return
-	}
 	if *writeXLSX != "" {
 		csvPath, book, ok := strings.Cut(*writeXLSX, ",")
 		if !ok {
@@ -125,9 +107,6 @@ func main() {
 		} else if err := os.MkdirAll(work, 0o755); err != nil { // -dir is made if it is missing
 			return err
 		}
-		if err := freshMemory(*freshMB, "before the runs"); err != nil {
-			return err
-		}
 		if err := run(*bin, *against, *sizes, formats, *runs, work, *audit, *reports, *zipped); err != nil {
 			return err
 		}
@@ -136,57 +115,12 @@ func main() {
 				return err
 			}
 		}
-		return freshMemory(*freshMB, "after the runs")
+		return nil
 	}()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gpubill-bench:", err)
 		os.Exit(1)
 	}
-}
-
-// freshPause is how long freshMemory waits before its first touch: on the
-// machines measured, the kernel hands memory it holds free back to the
-// host within seconds (free page reporting), and touching it again costs
-// more the longer it was free (1 GiB: 0.07 s at once, 0.45 s after 2 s,
-// 1.2 s after 8 s, 2.0–2.2 s after 20 s).
-const freshPause = 10 * time.Second
-
-// freshMemory prints what the first touch of mb MB of new memory costs
-// now, after freshPause (what a command that holds a month meets: most of
-// its memory has been free for long) and again at once (the memory just
-// freed). Where a command's time moves with it, its peak RSS says how
-// much of the time is the machine's: the audit of a million-item month
-// touches 1.3 GB. Each touch runs in a process of its own (-touch-fresh):
-// a child's peak RSS on Linux starts at its parent's.
-func freshMemory(mb int, when string) error {
-	if mb <= 0 {
-		return nil
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	touch := func() (float64, error) {
-		out, err := exec.Command(self, "-touch-fresh", strconv.Itoa(mb)).Output()
-		if err != nil {
-			return 0, err
-		}
-		return strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
-	}
-	time.Sleep(freshPause)
-	cold, err := touch()
-	if err != nil {
-		fmt.Println("fresh memory: not measured:", err) // another OS: not a failure
-		return nil
-	}
-	warm, err := touch()
-	if err != nil {
-		return err
-	}
-	perMB := func(s float64) float64 { return s * 1000 / float64(mb) }
-	fmt.Printf("fresh memory, %s: %d MB touched after %v free: %.2f s (%.2f ms a MB); again at once: %.2f s (%.3f ms a MB)\n",
-		when, mb, freshPause, cold, perMB(cold), warm, perMB(warm))
-	return nil
 }
 
 type sample struct {

@@ -44,18 +44,6 @@ figure rests on (line_item_ids).
 				return err
 			}
 			return a.withMonth(cmd.Context(), func(db *ledger.DB, month string) error {
-				// Paced as for a load to the end (the process ends after
-				// the output). Restored in between, the collector took the
-				// loaded month back and the runtime handed its memory to
-				// the kernel page by page as the process was about to end:
-				// system time 0.25–0.73 s instead of 0.12–0.18 s in 4 of 10
-				// runs, once (0.29 s) so held (alternating with the build
-				// before; medians 0.55 → 0.53 s). Not so for the audit,
-				// whose findings are built into a report and encoded after
-				// it: reusing the memory it let go was cheaper than fresh
-				// (0.2 s of system time, 4 pairs, when they were still read
-				// back from the ledger).
-				defer ledger.KeepingAllocations()()
 				rep, err := reports.WhatIf(cmd.Context(), db, reports.WhatIfOptions{Month: month,
 					ShutdownAfter: shutdown, ReleaseAfter: release, Config: cfg})
 				if err != nil {
