@@ -24,10 +24,7 @@
 // were most of the time. LoadLineItems (load.go) reads a month into memory
 // for an analysis: the fields the rules read (an Item: a LineItem holds one
 // and the rest of the source's detail), in id ranges on several
-// connections, items in slabs with shared texts and amounts, each range read
-// from the table's B-tree pages and its records decoded in Go (pages.go:
-// SQLite's file format, through the sqlite_dbpage table, in a read
-// transaction; a row it cannot read exactly is read by id through SQL). The end of the
+// connections, items in slabs with shared texts and amounts. The end of the
 // data per provider is kept in data_ends (data_ends.go), so that an audit
 // need not scan line_items for it.
 //

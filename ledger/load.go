@@ -26,9 +26,7 @@ import (
 //     decimal.Decimal is immutable: sharing its coefficient is safe);
 //   - the selection is read in id ranges on several connections at once,
 //     each scanning its range of the table rather than looking every row up
-//     through the month index when the month fills most of its range;
-//   - such a range is read from the table's pages, its records decoded in
-//     Go, not through SQLite's virtual machine (pages.go).
+//     through the month index when the month fills most of its range.
 
 // loadColumnNames are the columns LoadLineItems reads, in the order of
 // the lc constants; loadColumns is their list in SQL.
@@ -456,20 +454,7 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 	for i := range parts {
 		fns[i] = part(i)
 	}
-	names, plain := columnNames(cols)
 	return len(parts), readParts(parts, func(i int, pf Filter) error {
-		if pf.dense && plain && usePages {
-			// From the pages, each read once (openPages). Session 12
-			// mapped them (against SQL with a 16 MiB cache: spend 308 →
-			// 221 ms); session 13 reads them into a cache of a few
-			// pages, where a first touch cost 12 µs: 2026-11 of the 1M-row
-			// ledger, 5 alternating runs, spend 0.40 → 0.33 s, gpuhour
-			// 0.33 → 0.31, instances 0.48 → 0.45, refunds 0.36 → 0.34
-			// (medians), each with 1,500–3,900 faults fewer.
-			if used, err := db.pageScan(ctx, pf, names, fns[i]); used {
-				return err
-			}
-		}
 		where, args := pf.rangeWhere()
 		if f.Descending {
 			where += " ORDER BY li.id DESC" // the rowid or index walked backwards, no sorter
@@ -478,22 +463,7 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 	})()
 }
 
-// columnNames returns the names of cols ("li.a, li.b"), and whether each
-// is such a plain column of line_items (what pageScan reads).
-func columnNames(cols string) ([]string, bool) {
-	var names []string
-	for c := range strings.SplitSeq(cols, ",") {
-		name, ok := strings.CutPrefix(strings.TrimSpace(c), "li.")
-		if !ok || name == "" || strings.IndexFunc(name, func(r rune) bool { return !(r == '_' || 'a' <= r && r <= 'z') }) >= 0 {
-			return nil, false
-		}
-		names = append(names, name)
-	}
-	return names, true
-}
-
-// loadPart reads one id range of f: from the table's pages when the
-// selection fills its range (pages.go), else through the SELECT.
+// loadPart reads one id range of f.
 func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*Item, error) {
 	items := make([]*Item, 0, hint)
 	l := newLoaderOf(f, paths)
@@ -503,12 +473,6 @@ func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hi
 		}
 		items = append(items, li)
 		return nil
-	}
-	if f.dense && usePages {
-		used, err := db.pageScan(ctx, f, loadColumnNames, func(r Row) error { return l.add(r, f.KeepID, add) })
-		if used {
-			return items, err
-		}
 	}
 	where, args := f.rangeWhere()
 	err := db.eachLoaded(ctx, l, f.KeepID, where, args, add)
@@ -526,10 +490,6 @@ func refusedOf(fn func(RefusedRow) error) func(Row) error {
 			BillingAccountID: r.Bytes(lcAccount), ChargeCategory: r.Bytes(lcCategory), BilledCost: r.Bytes(lcBilled)})
 	}
 }
-
-// usePages lets LoadLineItems read from the table's pages (a variable for
-// the tests that compare both ways).
-var usePages = true
 
 // eachLoaded reads the line items of "WHERE … ORDER BY …" (rest) with l,
 // through a memory map of the ledger (scan), and calls fn for each that

@@ -34,8 +34,7 @@ const mappedBytes = 8 << 30
 // mapped (the kernel's page cache, not the Go heap), so the SQL scans of
 // reports, which keep little, do without (report spend of a 300k-item
 // month: 97 → 163 MB with it, for no measurable speed, when it read
-// through SQL). Page walks (openPages) map nothing since session 13: they
-// read each page once, into a cache of a few pages.
+// through SQL).
 func (db *DB) scan(ctx context.Context, q string, args []any, fn func(Row) error, mapped bool) error {
 	c, err := db.openReader(ctx, mapped)
 	if err != nil {
@@ -49,7 +48,7 @@ func (db *DB) scan(ctx context.Context, q string, args []any, fn func(Row) error
 }
 
 // openReader opens a read-only connection to the ledger, reading it
-// through a memory map when mapped (scan, pageScan).
+// through a memory map when mapped (scan).
 func (db *DB) openReader(ctx context.Context, mapped bool) (*rawConn, error) {
 	c, err := openRawReadOnly(db.path)
 	if err != nil {
@@ -64,26 +63,18 @@ func (db *DB) openReader(ctx context.Context, mapped bool) (*rawConn, error) {
 	return c, nil
 }
 
-// Row is the current row of a Scan, valid only inside its callback: a
-// result row of SQLite (r) or a record read from its page (rec, pages.go).
+// Row is the current row of a Scan, valid only inside its callback.
 type Row struct {
-	r   rawRow
-	rec *record
+	r rawRow
 }
 
 // Null reports whether column i (from 0) is NULL.
 func (r Row) Null(i int) bool {
-	if r.rec != nil {
-		return r.rec.nullAt(i)
-	}
 	return r.r.Null(i)
 }
 
 // Int64 is column i as an integer.
 func (r Row) Int64(i int) int64 {
-	if r.rec != nil {
-		return r.rec.int64At(i)
-	}
 	return r.r.Int64(i)
 }
 
@@ -93,9 +84,6 @@ func (r Row) Text(i int) string { return string(r.Bytes(i)) }
 // Bytes is column i as text, in SQLite's memory: valid until the callback
 // returns (copy what must outlive it).
 func (r Row) Bytes(i int) []byte {
-	if r.rec != nil {
-		return r.rec.bytesAt(i)
-	}
 	return r.r.bytes(i)
 }
 
