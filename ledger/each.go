@@ -47,9 +47,6 @@ func (db *DB) eachRaw(ctx context.Context, f Filter, where, order string, args [
 	}
 	b := rawItems{paths: paths, noRaw: f.NoRaw}
 	return db.Scan(ctx, eachSelect(f.NoRaw)+where+order, args, func(r Row) error {
-		if f.KeepID != nil && !f.KeepID(r.Int64(0)) {
-			return nil
-		}
 		li, err := b.item(r)
 		if err != nil {
 			return err
@@ -143,10 +140,10 @@ func (b *rawItems) item(r Row) (*LineItem, error) {
 	return li, nil
 }
 
-// eachPart reads what f selects with the WHERE clause where gives, in
-// EachLineItem's order unless f.Unordered.
-func (db *DB) eachPart(ctx context.Context, f Filter, where func() (string, []any), fn func(*LineItem) error) error {
-	w, args := where()
+// eachPart reads what f selects, in EachLineItem's order unless
+// f.Unordered.
+func (db *DB) eachPart(ctx context.Context, f Filter, fn func(*LineItem) error) error {
+	w, args := f.where()
 	order := eachOrder
 	if f.Unordered {
 		order = ""
@@ -173,7 +170,7 @@ func (db *DB) eachParallel(ctx context.Context, f Filter, fn func(*LineItem) err
 	}
 	parts := sel.parts()
 	if len(parts) == 1 {
-		return db.eachPart(ctx, parts[0], parts[0].rangeWhere, fn)
+		return db.eachPart(ctx, parts[0], fn)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -199,7 +196,7 @@ func (db *DB) eachParallel(ctx context.Context, f Filter, fn func(*LineItem) err
 			defer close(chans[p])
 		}
 		batch := make([]*LineItem, 0, eachBatch)
-		err := db.eachPart(ctx, pf, pf.rangeWhere, func(li *LineItem) error {
+		err := db.eachPart(ctx, pf, func(li *LineItem) error {
 			if batch = append(batch, li); len(batch) == eachBatch {
 				if err := send(batch); err != nil {
 					return err

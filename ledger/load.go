@@ -94,22 +94,10 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*Item, error) {
 		return nil, err
 	}
 	parts := sel.parts()
-	if f.Refused != nil && !f.StartsBefore.IsZero() {
-		for i := range parts {
-			parts[i].refused = refusedOf(f.Refused(i))
-		}
-	}
 	out := make([][]*Item, len(parts))
-	var asRead [][]*Item
-	if f.AsRead != nil {
-		asRead = make([][]*Item, len(parts))
-	}
 	err = readParts(parts, func(p int, pf Filter) error {
 		var err error
 		out[p], err = db.loadPart(ctx, pf, paths, int(sel.n)/len(parts))
-		if asRead != nil {
-			asRead[p] = slices.Clone(out[p])
-		}
 		if !f.Unordered {
 			sortLineItems(out[p])
 		}
@@ -117,9 +105,6 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*Item, error) {
 	})()
 	if err != nil {
 		return nil, fmt.Errorf("ledger: load line items: %w", err)
-	}
-	if f.AsRead != nil {
-		*f.AsRead = slices.Concat(asRead...)
 	}
 	if f.Unordered {
 		return slices.Concat(out...), nil
@@ -378,7 +363,7 @@ func (db *DB) selection(ctx context.Context, f Filter) (selection, error) {
 	}
 	// Rows of the month in an id window, read as a range of the table.
 	count := func(from, to int64) (int64, error) {
-		w, a := Filter{Month: f.Month, IDMin: from, IDMax: to, dense: true}.rangeWhere()
+		w, a := Filter{Month: f.Month, IDMin: from, IDMax: to}.where()
 		var n int64
 		err := db.sql.QueryRowContext(ctx, "SELECT count(*) FROM line_items li"+w, a...).Scan(&n)
 		return n, err
@@ -417,24 +402,9 @@ func (sel selection) parts() []Filter {
 		if pf.IDMin > sel.hi {
 			break
 		}
-		pf.dense = (sel.hi - sel.lo + 1) <= 2*sel.n
 		out = append(out, pf)
 	}
 	return out
-}
-
-// rangeWhere is f.where() for a reader of an id range: when the selection
-// is dense (it fills at least half of its id range), reading the range of
-// the table beats a look-up per row through an index, and a unary + keeps
-// SQLite from using the indexes of the filter's columns.
-func (f Filter) rangeWhere() (string, []any) {
-	where, args := f.where()
-	if f.dense {
-		for _, c := range []string{"li.billing_period", "li.provider IN", "li.kind IN", "li.import_id"} {
-			where = strings.Replace(where, c, "+"+c, 1)
-		}
-	}
-	return where, args
 }
 
 // ScanLineItems runs "SELECT cols FROM line_items li" over the line items
@@ -455,7 +425,7 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 		fns[i] = part(i)
 	}
 	return len(parts), readParts(parts, func(i int, pf Filter) error {
-		where, args := pf.rangeWhere()
+		where, args := pf.where()
 		if f.Descending {
 			where += " ORDER BY li.id DESC" // the rowid or index walked backwards, no sorter
 		}
@@ -466,46 +436,25 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 // loadPart reads one id range of f.
 func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*Item, error) {
 	items := make([]*Item, 0, hint)
-	l := newLoaderOf(f, paths)
-	add := func(li *Item) error {
-		if f.Prepare != nil {
-			f.Prepare(li)
-		}
+	l := newLoader(paths)
+	where, args := f.where()
+	err := db.eachLoaded(ctx, l, where, args, func(li *Item) error {
 		items = append(items, li)
 		return nil
-	}
-	where, args := f.rangeWhere()
-	err := db.eachLoaded(ctx, l, f.KeepID, where, args, add)
-	if err == nil && f.refused != nil {
-		where, args := f.refusedWhere(true)
-		err = db.scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+where, args, f.refused, true)
-	}
+	})
 	return items, err
 }
 
-// refusedOf is fn of the rows of loadColumns.
-func refusedOf(fn func(RefusedRow) error) func(Row) error {
-	return func(r Row) error {
-		return fn(RefusedRow{Provider: r.Bytes(lcProvider), ResourceID: r.Bytes(lcResource),
-			BillingAccountID: r.Bytes(lcAccount), ChargeCategory: r.Bytes(lcCategory), BilledCost: r.Bytes(lcBilled)})
-	}
-}
-
 // eachLoaded reads the line items of "WHERE … ORDER BY …" (rest) with l,
-// through a memory map of the ledger (scan), and calls fn for each that
-// keep (if set) accepts.
-func (db *DB) eachLoaded(ctx context.Context, l *loader, keep func(int64) bool, rest string, args []any, fn func(*Item) error) error {
+// through a memory map of the ledger (scan), and calls fn for each.
+func (db *DB) eachLoaded(ctx context.Context, l *loader, rest string, args []any, fn func(*Item) error) error {
 	return db.scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+rest, args, func(r Row) error {
-		return l.add(r, keep, fn)
+		return l.add(r, fn)
 	}, true)
 }
 
-// add builds the item of r and hands it to fn, unless keep (if set)
-// refuses its id.
-func (l *loader) add(r Row, keep func(int64) bool, fn func(*Item) error) error {
-	if keep != nil && !keep(r.Int64(lcID)) {
-		return nil
-	}
+// add builds the item of r and hands it to fn.
+func (l *loader) add(r Row, fn func(*Item) error) error {
 	li, err := l.item(r)
 	if err != nil {
 		return err
@@ -517,13 +466,6 @@ func newLoader(paths map[int64]string) *loader {
 	return &loader{paths: paths, RowShare: NewRowShare(lcCount)}
 }
 
-// newLoaderOf is the loader of f's items.
-func newLoaderOf(f Filter, paths map[int64]string) *loader {
-	l := newLoader(paths)
-	l.lean = f.Lean
-	return l
-}
-
 // loader builds the items of one reader; its RowShare shares repeated
 // texts and amounts between them.
 type loader struct {
@@ -531,7 +473,6 @@ type loader struct {
 	lastImport int64 // the import of the row before, and its path
 	lastFile   string
 	slab       []Item
-	lean       bool // Filter.Lean
 	*RowShare
 }
 
@@ -575,13 +516,11 @@ func (l *loader) item(r Row) (*Item, error) {
 	if li.UsageEnd, err = r.Time(lcUsageEnd); err != nil {
 		return nil, fmt.Errorf("line item %d: %w", li.ID, err)
 	}
-	if !l.lean {
-		l.details(li, r)
-	}
+	l.details(li, r)
 	return li, nil
 }
 
-// details fills what Filter.Lean leaves out.
+// details fills what only the audit's rules and their evidence read.
 func (l *loader) details(li *Item, r Row) {
 	li.ServiceName, li.ResourceType, li.SKU = l.Text(r, lcService), l.Text(r, lcResourceType), l.Text(r, lcSKU)
 	li.GPUModel = l.Text(r, lcGPUModel)

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,8 +18,7 @@ import (
 // of EachLineItem's, every field equal, in its order, whether it reads one
 // id range or several (merged), by table range (a month that fills its
 // ids) or through the indexes (months interleaved), with kinds and provider
-// filters, within an id range, and with shared texts and amounts; lean
-// (Filter.Lean), they are those Items less what Lean leaves out.
+// filters, within an id range, and with shared texts and amounts.
 func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
@@ -61,7 +59,7 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 		}
 		for _, f := range []Filter{{}, {Month: "2026-10"}, {Month: "2026-11"}, {Month: "2026-11", Kinds: []string{KindCompute}},
 			{Providers: []string{"autodl"}}, {Month: "2026-12"}, {Month: "2026-10", Unordered: true},
-			{Month: "2026-11", IDMin: 1700, IDMax: 2600}, {Month: "2026-10", Lean: true}, {Month: "2026-11", Lean: true}} {
+			{Month: "2026-11", IDMin: 1700, IDMax: 2600}} {
 			var want []*LineItem
 			if err := db.EachLineItem(ctx, Filter{Month: f.Month, Kinds: f.Kinds, Providers: f.Providers, IDMin: f.IDMin, IDMax: f.IDMax},
 				func(li *LineItem) error {
@@ -70,26 +68,9 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 				}); err != nil {
 				t.Fatal(err)
 			}
-			var asRead []*Item
-			f.AsRead = &asRead
 			got, err := db.LoadLineItems(ctx, f)
 			if err != nil {
 				t.Fatal(err)
-			}
-			// AsRead: the same items, as read (by ascending id, one id
-			// range after the other).
-			loaded := map[*Item]bool{}
-			for _, li := range got {
-				loaded[li] = true
-			}
-			if len(asRead) != len(got) || !slices.IsSortedFunc(asRead, func(a, b *Item) int { return cmp.Compare(a.ID, b.ID) }) {
-				t.Fatalf("readers for %d, %+v: %d items as read, of %d, in ascending id: %v", min, f, len(asRead), len(got),
-					slices.IsSortedFunc(asRead, func(a, b *Item) int { return cmp.Compare(a.ID, b.ID) }))
-			}
-			for _, li := range asRead {
-				if !loaded[li] {
-					t.Fatalf("readers for %d, %+v: item %d as read is not one of the items loaded", min, f, li.ID)
-				}
 			}
 			if f.Unordered {
 				slices.SortFunc(got, CompareItems)
@@ -99,9 +80,6 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 			}
 			for i := range want {
 				wi := want[i].Item
-				if f.Lean {
-					wi = leanItem(t, wi)
-				}
 				g, w := reflect.ValueOf(*got[i]), reflect.ValueOf(wi)
 				for j := range g.NumField() {
 					if gv, wv := g.Field(j).Interface(), w.Field(j).Interface(); !reflect.DeepEqual(gv, wv) {
@@ -113,27 +91,10 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 	}
 }
 
-// leanItem is li as Filter.Lean loads it; the fields it leaves out must
-// hold something, so that the test sees them left out.
-func leanItem(t *testing.T, li Item) Item {
-	t.Helper()
-	for _, f := range []*string{&li.ServiceName, &li.ResourceType, &li.SKU, &li.GPUModel, &li.Description, &li.RowKey, &li.File} {
-		if *f == "" {
-			t.Fatalf("item %d: a field Lean leaves out is empty already", li.ID)
-		}
-		*f = ""
-	}
-	if li.ImportID == 0 || li.SourceRow == 0 {
-		t.Fatalf("item %d: no import or source row", li.ID)
-	}
-	li.GPUCount, li.ImportID, li.SourceRow = 0, 0, 0
-	return li
-}
-
 // TestEachLineItemInParallel: an EachLineItem read by several
 // readers hands every item once, to one call of fn at a time (unordered), or
 // in exactly the order of one sorted read (ordered: the readers' ranges
-// merged), only those KeepID accepts when it is set, and an error from fn
+// merged), and an error from fn
 // stops it with that error.
 func TestEachLineItemInParallel(t *testing.T) {
 	ctx := context.Background()
@@ -196,45 +157,6 @@ func TestEachLineItemInParallel(t *testing.T) {
 	for i := range want {
 		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Fatalf("item %d: got %+v, want %+v", i, got[i], want[i])
-		}
-	}
-	// KeepID: exactly the items it accepts, whichever way they are read.
-	keep := func(id int64) bool { return id%7 == 3 }
-	for _, f := range []Filter{{Month: "2026-10", NoRaw: true}, {Month: "2026-10", NoRaw: true, Unordered: true},
-		{Month: "2026-10", IDMin: 100, IDMax: 900}} {
-		for _, min := range []int64{1 << 40, 300} {
-			loadPartMin = min
-			f.KeepID = keep
-			var kept []int64
-			if err := db.EachLineItem(ctx, f, func(li *LineItem) error {
-				kept = append(kept, li.ID)
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			loaded, err := db.LoadLineItems(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var loadedIDs []int64
-			for _, li := range loaded {
-				loadedIDs = append(loadedIDs, li.ID)
-			}
-			var wantIDs []int64
-			for _, li := range want {
-				if keep(li.ID) && (f.IDMin == 0 || li.ID >= f.IDMin && li.ID <= f.IDMax) {
-					wantIDs = append(wantIDs, li.ID)
-				}
-			}
-			slices.Sort(kept)
-			slices.Sort(loadedIDs)
-			slices.Sort(wantIDs)
-			if len(wantIDs) < 50 || !slices.Equal(kept, wantIDs) {
-				t.Errorf("KeepID, %+v, readers for %d: %d items, want the %d it accepts", f, min, len(kept), len(wantIDs))
-			}
-			if !slices.Equal(loadedIDs, wantIDs) {
-				t.Errorf("KeepID, LoadLineItems, %+v, readers for %d: %d items, want the %d it accepts", f, min, len(loadedIDs), len(wantIDs))
-			}
 		}
 	}
 	stop := errors.New("enough")
@@ -401,5 +323,59 @@ func BenchmarkMergeItems(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestStartsBeforeAndStartsFrom: StartsBefore keeps the items whose charge
+// period or usage starts before the edge, StartsFrom exactly the others,
+// in LoadLineItems and in ScanLineItems alike.
+func TestStartsBeforeAndStartsFrom(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	edge := time.Date(2026, 10, 10, 0, 0, 0, 0, time.UTC)
+	var items []LineItem
+	wantBefore := map[string]bool{}
+	for i := range 40 {
+		li := item(fmt.Sprintf("k%d", i), "1.00")
+		li.ChargePeriodStart = edge.Add(time.Duration(i-20) * time.Hour)
+		li.ChargePeriodEnd = li.ChargePeriodStart.Add(time.Hour)
+		if i%3 == 0 { // usage before the edge, charge period after it
+			li.UsageStart, li.UsageEnd = edge.Add(-time.Minute), li.ChargePeriodEnd
+		}
+		wantBefore[li.RowKey] = li.ChargePeriodStart.Before(edge) || !li.UsageStart.IsZero() && li.UsageStart.Before(edge)
+		items = append(items, li)
+	}
+	importItems(t, db, items)
+	for _, before := range []bool{true, false} {
+		f := Filter{Month: "2026-10", StartsFrom: edge}
+		if before {
+			f = Filter{Month: "2026-10", StartsBefore: edge}
+		}
+		loaded, err := db.LoadLineItems(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var scanned []string
+		if _, err := db.ScanLineItems(ctx, f, "li.row_key", func(int) func(Row) error {
+			return func(r Row) error { scanned = append(scanned, r.Text(0)); return nil }
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, li := range loaded {
+			keys = append(keys, li.RowKey)
+		}
+		slices.Sort(keys)
+		slices.Sort(scanned)
+		var want []string
+		for k, b := range wantBefore {
+			if b == before {
+				want = append(want, k)
+			}
+		}
+		slices.Sort(want)
+		if len(want) == 0 || !slices.Equal(keys, want) || !slices.Equal(scanned, want) {
+			t.Errorf("before=%v: loaded %v, scanned %v, want %v", before, keys, scanned, want)
+		}
 	}
 }

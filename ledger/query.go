@@ -24,78 +24,18 @@ type Filter struct {
 	// Descending: ScanLineItems reads each of its id ranges from the
 	// highest id down (ids rise with import order, so mostly with time).
 	Descending bool
-	// KeepID, when set, skips every row whose id it refuses before the row
-	// becomes an item: a second pass that wants a few items it knows by id
-	// reads the month without building the others. It is called from the
-	// readers' goroutines, side by side, so it must only read.
-	KeepID func(id int64) bool
 	// StartsBefore, when set, keeps only the items whose charge period or
 	// usage starts before it.
 	StartsBefore time.Time
-	// Refused, with StartsBefore, makes LoadLineItems hand over the rows
-	// that StartsBefore refuses (and the other conditions select) instead
-	// of dropping them, without building their items: who ran later, in
-	// the pass that loads what ran before (the audit's next month, read
-	// twice before: 0.25 s of CPU for a what-if). Refused(i) is called for
-	// each id range the load reads side by side (part i), before the reads
-	// start; the function it returns gets that range's refused rows, in no
-	// particular order, on one goroutine. KeepID does not apply to them.
-	Refused func(part int) func(RefusedRow) error
-	// Prepare, when set, is called by LoadLineItems with each item it
-	// builds, on the reader's goroutine, as soon as it is built: the rules
-	// fill the item's Derived so, while the item is still in the cache,
-	// rather than in a pass of their own over the whole load (0.17 s of CPU
-	// on a million items). The items are not shared yet.
-	Prepare func(*Item)
-	// Lean makes LoadLineItems leave out of each item what only the
-	// audit's rules and their evidence read: ServiceName, ResourceType,
-	// SKU, GPUModel, GPUCount, Description, ImportID, SourceRow, RowKey
-	// and File stay empty. For an analysis that reads none of them and
-	// names its line items by id (the what-if): ~10% of a load's CPU.
-	Lean bool
-	// AsRead, when set, receives LoadLineItems' items also in the order
-	// they were read, which is their order in memory: a pass that needs no
-	// order walks them so in a run of cache lines the processor fetches
-	// ahead, where the sorted order jumps from item to item (a miss each).
-	AsRead *[]*Item
-
-	dense   bool            // an id range of a selection that fills it (selection.parts)
-	refused func(Row) error // a part's Refused, on a row of loadColumns
-}
-
-// RefusedRow is what Filter.Refused gets of a row, as stored: its bytes
-// are valid during the call only.
-type RefusedRow struct {
-	Provider, ResourceID, BillingAccountID, ChargeCategory, BilledCost []byte
+	// StartsFrom, when set, keeps only the items whose charge period and
+	// usage both start at or after it: StartsBefore's complement.
+	StartsFrom time.Time
 }
 
 // startsBeforeCond is the SQL of StartsBefore at t and its arguments.
 func startsBeforeCond(t time.Time) (string, []any) {
 	s := FormatTime(t) // stored times compare as text
 	return "(li.charge_period_start < ? OR ifnull(li.usage_start < ?, 0))", []any{s, s}
-}
-
-// refusedWhere is f's WHERE clause (where, or rangeWhere for a reader's
-// range) for the rows StartsBefore refuses: the other conditions, and not
-// StartsBefore's (charge_period_start is NOT NULL: the condition is never
-// NULL, so NOT is its complement).
-func (f Filter) refusedWhere(ranged bool) (string, []any) {
-	g := f
-	g.StartsBefore = time.Time{}
-	var where string
-	var args []any
-	if ranged {
-		where, args = g.rangeWhere()
-	} else {
-		where, args = g.where()
-	}
-	cond, cargs := startsBeforeCond(f.StartsBefore)
-	if where == "" {
-		where = " WHERE "
-	} else {
-		where += " AND "
-	}
-	return where + "NOT " + cond, append(args, cargs...)
 }
 
 // where builds a WHERE clause from the filter, with placeholders only.
@@ -135,6 +75,13 @@ func (f Filter) where() (string, []any) {
 		conds = append(conds, cond)
 		args = append(args, cargs...)
 	}
+	if !f.StartsFrom.IsZero() {
+		// charge_period_start is NOT NULL: the condition is never NULL,
+		// so NOT is its complement.
+		cond, cargs := startsBeforeCond(f.StartsFrom)
+		conds = append(conds, "NOT "+cond)
+		args = append(args, cargs...)
+	}
 	if len(conds) == 0 {
 		return "", nil
 	}
@@ -167,7 +114,7 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) err
 	if f.IDMin == 0 && f.IDMax == 0 {
 		return db.eachParallel(ctx, f, fn)
 	}
-	return db.eachPart(ctx, f, f.where, fn)
+	return db.eachPart(ctx, f, fn)
 }
 
 // LineItems returns the line items selected by f (see EachLineItem).

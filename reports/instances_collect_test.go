@@ -13,14 +13,17 @@ import (
 )
 
 // collectRef is what collect did before it read by id: walk the month again
-// and keep the wanted items (ledger.Filter.KeepID).
+// and keep the wanted items.
 func collectRef(t *testing.T, s *instanceSet, db *ledger.DB, ids map[int64]bool, all func(*instance) bool) {
 	t.Helper()
 	keep := func(id int64) bool {
 		in := s.ownerOf(id)
 		return ids[id] || in != nil && all(in)
 	}
-	err := db.EachLineItem(context.Background(), ledger.Filter{Month: s.month, NoRaw: true, Unordered: true, KeepID: keep}, func(full *ledger.LineItem) error {
+	err := db.EachLineItem(context.Background(), ledger.Filter{Month: s.month, NoRaw: true, Unordered: true}, func(full *ledger.LineItem) error {
+		if !keep(full.ID) {
+			return nil
+		}
 		li := &full.Item
 		in := s.ownerOf(li.ID)
 		s.items[li.ID] = li

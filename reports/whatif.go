@@ -164,7 +164,7 @@ func (r *wiRow) costs(li *ledger.Item, scenarioCost decimal.Decimal) {
 // perSecondRows is the per_second scenario.
 func perSecondRows(in *rules.Input) *wiRows {
 	rows := newWiRows(WhatIfPerSecond)
-	for _, li := range in.ItemsAsRead() { // sums and counts: any order
+	for _, li := range in.Items { // sums and counts: any order
 		if !rules.IsRunning(li) || rules.IsPrepaid(li) {
 			continue
 		}
@@ -254,9 +254,7 @@ func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfRepo
 	if opts.ReleaseAfter == 0 {
 		opts.ReleaseAfter = DefaultReleaseAfter
 	}
-	// Lean: the scenarios name their line items by id, and read nothing
-	// that Lean leaves out (TestWhatIfLeanInput).
-	in, err := rules.LoadLeanInput(ctx, db, opts.Month, opts.Config)
+	in, err := rules.LoadInput(ctx, db, opts.Month, opts.Config)
 	if err != nil {
 		return nil, fmt.Errorf("reports: what-if: %w", err)
 	}
@@ -349,7 +347,7 @@ type idleIndex struct {
 
 func newIdleIndex(in *rules.Input) *idleIndex {
 	x := &idleIndex{in: in, first: map[[2]string]time.Time{}}
-	for _, li := range in.ItemsAsRead() { // the first start of each: any order
+	for _, li := range in.Items { // the first start of each: any order
 		if li.Kind == ledger.KindCompute {
 			continue // most of a month: not asked whom it serves
 		}

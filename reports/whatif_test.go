@@ -3,7 +3,6 @@ package reports
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -223,39 +222,5 @@ func TestWhatIfGolden(t *testing.T) {
 				t.Errorf("json lacks line_item_ids:\n%s", got)
 			}
 		})
-	}
-}
-
-// TestWhatIfLeanInput: the scenarios on lean items (what WhatIf loads) are
-// those on items loaded whole, on the what-if sample and on the instances
-// sample (compute, disks, snapshots, several platforms): a scenario that
-// came to read a field Lean leaves out would differ.
-func TestWhatIfLeanInput(t *testing.T) {
-	ctx := context.Background()
-	whatIfDB, _ := whatIfSample(t)
-	for name, db := range map[string]*ledger.DB{"whatif": whatIfDB, "instances": newInstSample(t).db} {
-		opts := WhatIfOptions{Month: "2026-10", ShutdownAfter: 2 * time.Hour, ReleaseAfter: 24 * time.Hour, Config: rules.DefaultConfig()}
-		whole, err := rules.LoadInput(ctx, db, opts.Month, opts.Config)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lean, err := rules.LoadLeanInput(ctx, db, opts.Month, opts.Config)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if lean.Items[0].RowKey != "" || whole.Items[0].RowKey == "" {
-			t.Fatalf("%s: the lean input is not lean, or the whole one is", name)
-		}
-		want, got := whatIfOf(whole, opts), whatIfOf(lean, opts)
-		changed := 0
-		for _, r := range want.Rows {
-			changed += r.Changed
-		}
-		if changed == 0 {
-			t.Fatalf("%s: no scenario changes a cost: the comparison sees little", name)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: lean what-if\n%+v\nwant\n%+v", name, got.Rows, want.Rows)
-		}
 	}
 }

@@ -43,9 +43,7 @@ type laterCompute struct {
 // nextMonthEdge is where the next month's compute stops being loaded as
 // items: nextMonthWindow past the latest end (charge period or usage) of
 // the month's items, and never before the month's end. The load notes the
-// latest end as it builds the items (in.latestEnd, noteEnds); a pass over
-// the month for it was 16 ms, on the load's critical path, for 297,600
-// items.
+// latest end as it derives the items (in.latestEnd, noteEnds).
 func nextMonthEdge(in *Input) time.Time {
 	edge := in.MonthEnd
 	if sec := in.latestEnd.Load(); sec > edge.Unix() {
@@ -55,9 +53,7 @@ func nextMonthEdge(in *Input) time.Time {
 }
 
 // noteEnds is derive, also raising latest (Unix seconds) to li's charge
-// period and usage ends: the loaders call it side by side, and the latest
-// end is raised rarely, so the shared word stays in their caches. Stored
-// times are whole seconds.
+// period and usage ends. Stored times are whole seconds.
 func noteEnds(latest *atomic.Int64) func(*ledger.Item) {
 	raise := func(t time.Time) {
 		if t.IsZero() {
@@ -83,53 +79,59 @@ func noteEnds(latest *atomic.Int64) func(*ledger.Item) {
 func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 	prev, next := in.MonthStart.AddDate(0, -1, 0).Format("2006-01"), in.MonthEnd.Format("2006-01")
 	compute := []string{ledger.KindCompute}
-	items, err := db.LoadLineItems(ctx, ledger.Filter{Month: prev, Kinds: compute, Prepare: derive, Lean: in.lean})
+	items, err := db.LoadLineItems(ctx, ledger.Filter{Month: prev, Kinds: compute})
 	if err != nil {
 		return fmt.Errorf("rules: load context %s: %w", prev, err)
 	}
 	in.Context = items
-	f := ledger.Filter{Month: next, Kinds: compute, Prepare: derive, Lean: in.lean}
+	f := ledger.Filter{Month: next, Kinds: compute}
 	in.later = laterCompute{inst: map[instKey]bool{}, acct: map[acctKey]bool{}}
 	var parts []map[string][3]string // a later key → its provider, resource, account
 	if !wholeNextMonth {
 		f.StartsBefore = nextMonthEdge(in)
-		// The rest of the next month's compute, in the same pass: only
-		// whose it is, of the items that isRunning would count (its
-		// category and the sign of its cost are checked here, on the
-		// stored text), each reader into a set of its own, joined after. A
-		// scan of its own read the month a second time: 0.25 s of CPU in
-		// the what-if of a 297,600-item month. The set's keys are made in
-		// a buffer and looked up without a copy: a row's resource is
-		// seldom the row before's (rows come in time order), and three
-		// strings a row were 0.04 s of CPU for the 250k rows past that
-		// month's edge.
-		f.Refused = func(int) func(ledger.RefusedRow) error {
+		// The rest of the next month's compute: only whose it is, of the
+		// items that isRunning would count (its category and the sign of
+		// its cost are checked here, on the stored text), each reader
+		// into a set of its own, joined after. The set's keys are made in
+		// a buffer and looked up without a copy.
+		rest := ledger.Filter{Month: next, Kinds: compute, StartsFrom: f.StartsBefore}
+		const cols = "li.provider, li.resource_id, li.billing_account_id, li.charge_category, li.billed_cost"
+		_, err := db.ScanLineItems(ctx, rest, cols, func(int) func(ledger.Row) error {
 			seen := map[string][3]string{}
 			parts = append(parts, seen)
 			var key []byte
-			return func(r ledger.RefusedRow) error {
-				switch string(r.ChargeCategory) {
+			return func(r ledger.Row) error {
+				switch string(r.Bytes(3)) {
 				case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
 					return nil
 				}
-				if len(r.BilledCost) > 0 && r.BilledCost[0] == '-' {
-					if d, err := ledger.ParseStoredAmount(r.BilledCost); err != nil {
+				if cost := r.Bytes(4); len(cost) > 0 && cost[0] == '-' {
+					if d, err := ledger.ParseStoredAmount(cost); err != nil {
 						return err
 					} else if d.IsNegative() {
 						return nil
 					}
 				}
-				key = laterKey(key[:0], r.Provider, r.ResourceID, r.BillingAccountID)
+				key = laterKey(key[:0], r.Bytes(0), r.Bytes(1), r.Bytes(2))
 				if _, ok := seen[string(key)]; !ok {
-					seen[string(key)] = [3]string{string(r.Provider), string(r.ResourceID), string(r.BillingAccountID)}
+					seen[string(key)] = [3]string{r.Text(0), r.Text(1), r.Text(2)}
 				}
 				return nil
 			}
+		})
+		if err != nil {
+			return fmt.Errorf("rules: load context %s: %w", next, err)
 		}
 	}
 	items, err = db.LoadLineItems(ctx, f)
 	if err != nil {
 		return fmt.Errorf("rules: load context %s: %w", next, err)
+	}
+	for _, li := range in.Context {
+		derive(li)
+	}
+	for _, li := range items {
+		derive(li)
 	}
 	// Merged, not sorted again: sorting the two months took 0.58 s of CPU,
 	// on the audit's critical path, for the 2026-11 of a 1M-row ledger of

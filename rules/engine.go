@@ -329,10 +329,6 @@ type Input struct {
 	ruleID string
 	shared *caches
 	later  laterCompute // who ran compute in the next month past Context (context.go)
-	lean   bool         // items loaded lean (LoadLeanInput)
-	// asRead are Items in the order they were read (ledger.Filter.AsRead):
-	// their order in memory. Nil where Items were not loaded (tests).
-	asRead []*ledger.Item
 	// latestEnd is the latest end of Items in Unix seconds, as the load
 	// noted it (nextMonthEdge).
 	latestEnd *atomic.Int64
@@ -494,23 +490,21 @@ func AuditAndSave(ctx context.Context, db *ledger.DB, month, tz string, cfg Conf
 }
 
 func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input, error) {
-	return loadOf(ctx, db, month, cfg, false)
-}
-
-// loadOf is load, with lean items (ledger.Filter.Lean) when lean.
-func loadOf(ctx context.Context, db *ledger.DB, month string, cfg Config, lean bool) (*Input, error) {
 	loc := cfg.tz()
 	start, end, err := ledger.MonthRange(month, loc)
 	if err != nil {
 		return nil, err
 	}
-	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, shared: &caches{}, lean: lean}
+	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, shared: &caches{}}
 	// Rules read only a line item's ledger.Item (measured: the load is most
 	// of an audit's time, and memory touched most of the load's).
 	in.latestEnd = new(atomic.Int64)
-	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month, Prepare: noteEnds(in.latestEnd), Lean: lean,
-		AsRead: &in.asRead}); err != nil {
+	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month}); err != nil {
 		return nil, fmt.Errorf("rules: load %s: %w", month, err)
+	}
+	note := noteEnds(in.latestEnd)
+	for _, li := range in.Items {
+		note(li)
 	}
 	if err := loadContext(ctx, db, in); err != nil {
 		return nil, err

@@ -22,26 +22,6 @@ func LoadInput(ctx context.Context, db *ledger.DB, month string, cfg Config) (*I
 	return load(ctx, db, month, cfg)
 }
 
-// LoadLeanInput is LoadInput with lean items (ledger.Filter.Lean): for an
-// analysis that reads none of what Lean leaves out and names its line items
-// by id, as the what-if does. Rules must not run on it: their evidence and
-// several of them (duplicate_charge, unclassified_charge, price_deviation …)
-// read those fields.
-func LoadLeanInput(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input, error) {
-	return loadOf(ctx, db, month, cfg, true)
-}
-
-// ItemsAsRead returns Items in no particular order: the order the load
-// read them in, which is their order in memory. A pass over the month
-// that needs no order walks them faster so: in the sorted order each item
-// is a cache miss of its own.
-func (in *Input) ItemsAsRead() []*ledger.Item {
-	if len(in.asRead) != len(in.Items) {
-		return in.Items
-	}
-	return in.asRead
-}
-
 // QuantityPositive reports whether li states a pricing quantity above
 // zero, from li.Derived when the rules' load set it.
 func QuantityPositive(li *ledger.Item) bool { return quantityPositive(li) }

@@ -99,8 +99,7 @@ func billedSign(li *ledger.Item) int {
 }
 
 // derive fills the Derived of li, freshly loaded and not yet shared with
-// the rules (ledger.Filter.Prepare: each loader calls it on the item it
-// has just built).
+// the rules.
 func derive(li *ledger.Item) {
 	s, e := computeActiveSpan(li)
 	c, exp, small := ledger.SmallOf(li.BilledCost)
