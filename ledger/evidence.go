@@ -63,7 +63,7 @@ func (db *DB) attachEvidence(ctx context.Context, where string, args []any, fs [
 // for the line items it holds (a report that read them on its way through
 // the month), else looked up by id, a chunk of ids a statement (not Valid
 // when the line item is gone: an undone import). Evidence whose cost is
-// Valid already (its producer had the line item: RunFindings) keeps it.
+// Valid already keeps it.
 func (db *DB) AddEvidenceCosts(ctx context.Context, fs []Finding, known map[int64]decimal.NullDecimal) error {
 	ids := make([]int64, 0, EvidenceCount(fs))
 	for i := range fs {

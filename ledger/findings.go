@@ -335,12 +335,11 @@ func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Fi
 		from += ` WHERE ` + where
 	}
 	q := `SELECT id, fingerprint, run_id, month, rule_id, severity, provider, resource_id, period_start, period_end,
-		amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, state FROM ` + from
-	// Sorted here (compareFindings), not by an ORDER BY: SQLite's sorter
-	// copied every row, its reasons and advice included, 0.23 s of CPU for
-	// the 41k findings of a million-item month. Counted first, and made at
-	// once: grown by append, the 15 MB of those findings were 69 MB
-	// allocated.
+		amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, state FROM ` + from + `
+		ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 WHEN 'low' THEN 2 ELSE 3 END,
+		rule_id, provider, resource_id, period_start, id`
+	// Counted first, and made at once: grown by append, the 15 MB of the
+	// findings of a million-item month were 69 MB allocated.
 	var n int
 	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM `+from, args...).Scan(&n); err != nil {
 		return nil, fmt.Errorf("ledger: findings: %w", err)
@@ -369,7 +368,6 @@ func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Fi
 	if err != nil {
 		return nil, fmt.Errorf("ledger: findings: %w", err)
 	}
-	slices.SortFunc(out, compareFindings)
 	if err := db.attachEvidence(ctx, where, args, out); err != nil {
 		return nil, err
 	}

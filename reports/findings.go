@@ -58,21 +58,6 @@ func Findings(ctx context.Context, db *ledger.DB, month string) (*FindingsReport
 	return NewFindingsReport(month, fs, nil), nil
 }
 
-// RunFindings is Findings of month right after the audit run runID stored
-// run (rules.AuditAndSave): the same report, built from the run's findings
-// in memory rather than read back (ledger.DB.RunFindings). It reorders
-// the evidence of run.
-func RunFindings(ctx context.Context, db *ledger.DB, month string, runID int64, run []ledger.Finding) (*FindingsReport, error) {
-	if err := checkMonth(month); err != nil {
-		return nil, err
-	}
-	fs, err := db.RunFindings(ctx, month, runID, run)
-	if err != nil {
-		return nil, fmt.Errorf("reports: findings: %w", err)
-	}
-	return NewFindingsReport(month, fs, nil), nil
-}
-
 // NewFindingsReport builds the report from findings and the billed cost of
 // the line items they cite (missing ids are allowed: an undone import):
 // billed, or where billed is nil, the cost each evidence entry carries
@@ -718,12 +703,43 @@ func (r *FindingsReport) flatGrid(opts WriteOptions) *grid {
 // [finding…], "totals": [findingsTotalJSON…]}, a finding being {"fingerprint",
 // "rule_id", "severity", "provider", "resource_id", "period_start",
 // "period_end", "amount_at_risk", "currency", "reason_zh", "reason_en",
-// "advice_zh", "advice_en", "evidence": [evidenceJSON…], "state"}, appended
-// by findingJSONWriter (findings_json.go).
+// "advice_zh", "advice_en", "evidence": [evidenceJSON…], "state"}
+// (findingJSON).
 type evidenceJSON struct {
 	File       string `json:"file"`
 	Row        int    `json:"row"`
 	LineItemID int64  `json:"line_item_id"`
+}
+
+// findingJSON is a finding's JSON.
+type findingJSON struct {
+	Fingerprint  string         `json:"fingerprint"`
+	RuleID       string         `json:"rule_id"`
+	Severity     string         `json:"severity"`
+	Provider     string         `json:"provider"`
+	ResourceID   string         `json:"resource_id"`
+	PeriodStart  string         `json:"period_start"`
+	PeriodEnd    string         `json:"period_end"`
+	AmountAtRisk *string        `json:"amount_at_risk"`
+	Currency     string         `json:"currency"`
+	ReasonZH     string         `json:"reason_zh"`
+	ReasonEN     string         `json:"reason_en"`
+	AdviceZH     string         `json:"advice_zh"`
+	AdviceEN     string         `json:"advice_en"`
+	Evidence     []evidenceJSON `json:"evidence"`
+	State        string         `json:"state"`
+}
+
+func findingJSONOf(e *FindingEntry, opts WriteOptions) findingJSON {
+	j := findingJSON{Fingerprint: e.Fingerprint, RuleID: e.RuleID, Severity: e.Severity, Provider: e.Provider,
+		ResourceID: e.ResourceID, PeriodStart: formatRFC3339(e.PeriodStart, opts.TZ),
+		PeriodEnd: formatRFC3339(e.PeriodEnd, opts.TZ), AmountAtRisk: jsonMoney(e.AmountAtRisk),
+		Currency: e.Currency, ReasonZH: e.ReasonZH, ReasonEN: e.ReasonEN, AdviceZH: e.AdviceZH,
+		AdviceEN: e.AdviceEN, Evidence: make([]evidenceJSON, 0, len(e.Evidence)), State: e.State}
+	for _, ev := range e.Evidence {
+		j.Evidence = append(j.Evidence, evidenceJSON{File: ev.File, Row: ev.Row, LineItemID: ev.LineItemID})
+	}
+	return j
 }
 
 type findingsTotalJSON struct {
@@ -736,8 +752,7 @@ type findingsTotalJSON struct {
 func (r *FindingsReport) writeJSON(w io.Writer, opts WriteOptions) error {
 	o := newJSONObject(w)
 	o.member("month", r.Month)
-	fw := newFindingJSONWriter(opts)
-	o.arrayText("findings", len(r.Findings), func(b []byte, i int) []byte { return fw.appendFinding(b, &r.Findings[i]) })
+	o.array("findings", len(r.Findings), func(i int) any { return findingJSONOf(&r.Findings[i], opts) })
 	o.array("totals", len(r.Totals), func(i int) any {
 		t := &r.Totals[i]
 		return findingsTotalJSON{Currency: t.Currency, AmountAtRisk: jsonMoney(t.AmountAtRisk), Count: t.Count}

@@ -83,12 +83,6 @@ func (o *jsonObject) array(name string, n int, elem func(i int) any) {
 	o.elements(name, n, func(i int) { o.value(elem(i), "    ") })
 }
 
-// arrayText is array with each element's text appended to b by elem, as
-// the encoder would write it at that depth, rather than encoded.
-func (o *jsonObject) arrayText(name string, n int, elem func(b []byte, i int) []byte) {
-	o.elements(name, n, func(i int) { o.buf.Write(elem(o.buf.AvailableBuffer(), i)) })
-}
-
 // elements writes the member name: an array of n elements, each written
 // into buf by write(i) and flushed before the next.
 func (o *jsonObject) elements(name string, n int, write func(i int)) {

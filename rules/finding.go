@@ -13,9 +13,7 @@ import (
 // Helpers shared by the rules to build findings: evidence, severity by
 // amount, which charges count, pro-rata amounts.
 
-// evidenceOf lists the evidence of items, with their billed cost: the
-// audit prints its findings from memory (ledger.DB.RunFindings), and a
-// cost carried is one not looked up again.
+// evidenceOf lists the evidence of items, with their billed cost.
 func evidenceOf(items []*ledger.Item) []ledger.Evidence {
 	ev := make([]ledger.Evidence, 0, len(items))
 	for _, li := range items {

@@ -174,12 +174,11 @@ func (a *app) writeFindings(cmd *cobra.Command, db *ledger.DB, month string) err
 }
 
 // writeAuditFindings prints what writeFindings prints after the audit run
-// res, built from res rather than read back (reports.RunFindings; it
-// reorders the findings' evidence), plus the warnings about failed user
+// res (the findings read back from the ledger), plus the warnings about failed user
 // rules: a "warnings" array in JSON, a closing section in table and
 // markdown output (CSV and TSV stay one table: there they are on stderr only).
 func (a *app) writeAuditFindings(cmd *cobra.Command, db *ledger.DB, month string, res *rules.Result) error {
-	rep, err := reports.RunFindings(cmd.Context(), db, month, res.RunID, res.Findings)
+	rep, err := reports.Findings(cmd.Context(), db, month)
 	if err != nil {
 		return internal(err)
 	}
