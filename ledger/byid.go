@@ -98,7 +98,7 @@ func (db *DB) eachChunk(ctx context.Context, ids []int64, q string, args []any, 
 			bound = append(bound, id)
 		}
 		bound = append(bound, args...)
-		err := c.query(ctx, fmt.Sprintf(q, placeholders(len(chunk))), bound, func(r rawRow) error { return fn(Row{r: r}) })
+		err := c.query(ctx, fmt.Sprintf(q, placeholders(len(chunk))), bound, func(r liteRow) error { return fn(Row{r: r}) })
 		if err != nil {
 			return err
 		}

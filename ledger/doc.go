@@ -17,9 +17,8 @@
 // import records against their rows, data_ends against them); DB.Backup writes a consistent, checked
 // copy while other commands run (VACUUM INTO a temporary file, then rename).
 // The heavy paths bypass database/sql on connections of their own
-// (rawconn.go: modernc.org/sqlite/lib directly, opened NOMUTEX): an import's
-// transaction (ImportTx: a batch's texts copied into one C buffer and bound
-// from there), an audit's findings (AuditWriter), and the scans of many line
+// (liteConn, conn.go: zombiezen.com/go/sqlite, opened NOMUTEX): an import's
+// transaction (ImportTx), an audit's findings (AuditWriter), and the scans of many line
 // items (Scan, EachLineItem), where the driver's mutex and copy per column
 // were most of the time. LoadLineItems (load.go) reads a month into memory
 // for an analysis: the fields the rules read (an Item: a LineItem holds one

@@ -12,8 +12,7 @@ import (
 )
 
 // Reading line items fast. EachLineItem reads on a connection of its own
-// (Scan: modernc.org/sqlite/lib directly, no database/sql, no mutex per
-// column) and copies the texts of a row into one string, which the item's
+// (Scan: a liteConn, no database/sql) and copies the texts of a row into one string, which the item's
 // fields share: one allocation a row for all its text. The file path comes
 // from a map of import ids, not from a join.
 

@@ -37,12 +37,12 @@ func (db *DB) SaveAudit(ctx context.Context, month, tz, params string, findings 
 // (after Commit: nothing) discards the run. The findings of one run must
 // have distinct fingerprints; their ids follow the order of Add.
 //
-// It writes on a connection of its own (rawconn.go): an audit of a big
+// It writes on a connection of its own (liteConn): an audit of a big
 // month stores tens of thousands of findings and hundreds of thousands of
 // evidence rows, and database/sql's cost per bound value was most of the
 // time (41k findings and 800k evidence rows: 3.7 s → 1.9–2.4 s).
 type AuditWriter struct {
-	c     *rawConn
+	c     *liteConn
 	month string
 	runID int64
 	args  []any
@@ -51,7 +51,7 @@ type AuditWriter struct {
 // BeginAudit starts the transaction of an audit run of month, waiting for
 // another writer as the ledger's other write transactions do.
 func (db *DB) BeginAudit(ctx context.Context, month, tz string) (*AuditWriter, error) {
-	c, err := openRaw(db.path)
+	c, err := openLite(db.path)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: save audit: %w", err)
 	}
@@ -124,7 +124,7 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 		w.args = append(w.args, findings[i].Fingerprint)
 	}
 	if err := w.c.query(ctx, `SELECT fingerprint, id, state, run_id FROM findings WHERE fingerprint IN (`+placeholders(len(findings))+`)`,
-		w.args, func(r rawRow) error {
+		w.args, func(r liteRow) error {
 			if r.Int64(3) == w.runID {
 				return fmt.Errorf("two findings with fingerprint %s", r.Text(0))
 			}
@@ -158,7 +158,7 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 	}
 	if n := len(fresh); n > 0 {
 		q := insert + "(" + placeholders(17) + ")" + strings.Repeat(",("+placeholders(17)+")", n-1) + " RETURNING fingerprint, id, state"
-		if err := w.c.query(ctx, q, w.args, func(r rawRow) error {
+		if err := w.c.query(ctx, q, w.args, func(r liteRow) error {
 			f := fresh[r.Text(0)]
 			if f == nil {
 				return fmt.Errorf("stored a finding %q that was not given, or twice", r.Text(0))
@@ -217,7 +217,7 @@ const evidenceBatch = 200
 // per finding and file, listing its line items as JSON [[id, row], …]
 // ordered by row, then id (migration 0008). A line item cited twice by one
 // finding is listed once.
-func insertEvidence(ctx context.Context, c *rawConn, findings []Finding) error {
+func insertEvidence(ctx context.Context, c *liteConn, findings []Finding) error {
 	queries := map[int]string{}
 	args := make([]any, 0, evidenceBatch*3)
 	flush := func() error {

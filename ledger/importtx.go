@@ -13,10 +13,10 @@ import (
 // several tables (XLSX sheets, zip members): each gets its own imports record
 // through AddImport, all inside the same transaction.
 //
-// The transaction runs on a connection of its own (rawconn.go), closed by
+// The transaction runs on a connection of its own (liteConn), closed by
 // Commit or Rollback: one of them must be called.
 type ImportTx struct {
-	c        *rawConn
+	c        *liteConn
 	inserts  map[insertShape]string // multi-row INSERTs by row count and omitted columns
 	deferred []string               // CREATE INDEX statements to run again before commit
 	// rollbackJournal: the ledger left WAL for this import (ImportOptions.Bulk).
@@ -47,7 +47,7 @@ func (db *DB) BeginImport(ctx context.Context) (*ImportTx, error) {
 
 // BeginImportWith is BeginImport with options.
 func (db *DB) BeginImportWith(ctx context.Context, opts ImportOptions) (*ImportTx, error) {
-	c, err := openRaw(db.path)
+	c, err := openLite(db.path)
 	if err != nil {
 		return nil, err
 	}
@@ -65,9 +65,9 @@ func (db *DB) BeginImportWith(ctx context.Context, opts ImportOptions) (*ImportT
 
 // leaveWAL switches the ledger to a rollback journal if it holds no line
 // items and no other connection has it open, and reports whether it did.
-func (db *DB) leaveWAL(ctx context.Context, c *rawConn) bool {
+func (db *DB) leaveWAL(ctx context.Context, c *liteConn) bool {
 	var empty bool
-	if err := c.query(ctx, `SELECT NOT EXISTS (SELECT 1 FROM line_items)`, nil, func(r rawRow) error {
+	if err := c.query(ctx, `SELECT NOT EXISTS (SELECT 1 FROM line_items)`, nil, func(r liteRow) error {
 		empty = r.Int64(0) == 1
 		return nil
 	}); err != nil || !empty {
@@ -78,7 +78,7 @@ func (db *DB) leaveWAL(ctx context.Context, c *rawConn) bool {
 	db.sql.SetMaxIdleConns(0)
 	defer db.sql.SetMaxIdleConns(2) // database/sql's default
 	var mode string
-	if err := c.query(ctx, `PRAGMA journal_mode = DELETE`, nil, func(r rawRow) error {
+	if err := c.query(ctx, `PRAGMA journal_mode = DELETE`, nil, func(r liteRow) error {
 		mode = r.Text(0)
 		return nil
 	}); err != nil {
@@ -92,7 +92,7 @@ func (db *DB) leaveWAL(ctx context.Context, c *rawConn) bool {
 func (t *ImportTx) restoreWAL() {
 	if t.rollbackJournal {
 		t.rollbackJournal = false
-		_ = t.c.query(context.Background(), `PRAGMA journal_mode = WAL`, nil, func(rawRow) error { return nil })
+		_ = t.c.query(context.Background(), `PRAGMA journal_mode = WAL`, nil, func(liteRow) error { return nil })
 	}
 }
 
@@ -131,7 +131,7 @@ func (t *ImportTx) FinishImport(ctx context.Context, imp *Import) error {
 func (t *ImportTx) LineItemCount(ctx context.Context) (int64, error) {
 	var n int64
 	// max(id) is an O(1) look-up, and ids are never reused below it.
-	if err := t.c.query(ctx, `SELECT max(id) FROM line_items`, nil, func(r rawRow) error {
+	if err := t.c.query(ctx, `SELECT max(id) FROM line_items`, nil, func(r liteRow) error {
 		n = r.Int64(0)
 		return nil
 	}); err != nil {
@@ -162,7 +162,7 @@ func (t *ImportTx) DeferIndexes(ctx context.Context, unique bool) error {
 	var names []string
 	t.deferred = []string{}
 	if err := t.c.query(ctx, `SELECT name, sql FROM sqlite_master
-		WHERE type = 'index' AND tbl_name = 'line_items' AND sql IS NOT NULL ORDER BY name`, nil, func(r rawRow) error {
+		WHERE type = 'index' AND tbl_name = 'line_items' AND sql IS NOT NULL ORDER BY name`, nil, func(r liteRow) error {
 		name, ddl := r.Text(0), r.Text(1)
 		if !unique && strings.HasPrefix(strings.ToUpper(ddl), "CREATE UNIQUE") || liveIndexes[name] {
 			return nil

@@ -124,7 +124,7 @@ func InvoiceKey(inv *Invoice) string {
 }
 
 // execer runs one statement and returns the number of rows it changed: an
-// import's connection (rawConn) or a *sql.Tx (txExecer).
+// import's connection (liteConn) or a *sql.Tx (txExecer).
 type execer interface {
 	exec(ctx context.Context, q string, args ...any) (int64, error)
 }

@@ -137,6 +137,5 @@ func IsBusy(err error) bool {
 	if errors.As(err, &se) {
 		return se.Code()&0xff == sqlite3.SQLITE_BUSY
 	}
-	var re *rawError
-	return errors.As(err, &re) && re.code&0xff == sqlite3.SQLITE_BUSY
+	return isLiteBusy(err)
 }

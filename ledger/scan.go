@@ -11,8 +11,7 @@ import (
 )
 
 // Scan runs the read-only query q with args on a connection of its own
-// (rawconn.go: no database/sql, no driver mutex per column, no copy of a
-// column the caller only parses) and calls fn for each row. It is for the
+// (liteConn: no database/sql, no driver mutex per column) and calls fn for each row. It is for the
 // reads that walk many line items, where the driver's per-column cost is
 // most of the time. The SQL functions gpubill registers on its database/sql
 // connections (dsum) are not defined on that connection.
@@ -41,7 +40,7 @@ func (db *DB) scan(ctx context.Context, q string, args []any, fn func(Row) error
 		return err
 	}
 	defer c.close()
-	if err := c.query(ctx, q, args, func(r rawRow) error { return fn(Row{r: r}) }); err != nil {
+	if err := c.query(ctx, q, args, func(r liteRow) error { return fn(Row{r: r}) }); err != nil {
 		return fmt.Errorf("ledger: scan: %w", err)
 	}
 	return nil
@@ -49,8 +48,8 @@ func (db *DB) scan(ctx context.Context, q string, args []any, fn func(Row) error
 
 // openReader opens a read-only connection to the ledger, reading it
 // through a memory map when mapped (scan).
-func (db *DB) openReader(ctx context.Context, mapped bool) (*rawConn, error) {
-	c, err := openRawReadOnly(db.path)
+func (db *DB) openReader(ctx context.Context, mapped bool) (*liteConn, error) {
+	c, err := openLiteReadOnly(db.path)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +64,7 @@ func (db *DB) openReader(ctx context.Context, mapped bool) (*rawConn, error) {
 
 // Row is the current row of a Scan, valid only inside its callback.
 type Row struct {
-	r rawRow
+	r liteRow
 }
 
 // Null reports whether column i (from 0) is NULL.

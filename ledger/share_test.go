@@ -13,7 +13,7 @@ import (
 // near and far, "1.5" next to "1.50", NULLs and texts that are no amount.
 func TestRowShareIsRow(t *testing.T) {
 	ctx := context.Background()
-	c := openScratchRaw(t)
+	c := openScratchLite(t)
 	if _, err := c.exec(ctx, `CREATE TABLE t(s TEXT, a TEXT)`); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestRowShareIsRow(t *testing.T) {
 	}
 	share := NewRowShare(2)
 	n, errs := 0, 0
-	if err := c.query(ctx, `SELECT s, a FROM t ORDER BY rowid`, nil, func(r rawRow) error {
+	if err := c.query(ctx, `SELECT s, a FROM t ORDER BY rowid`, nil, func(r liteRow) error {
 		row := Row{r: r}
 		n++
 		if got, want := share.Text(row, 0), string(row.Bytes(0)); got != want {
