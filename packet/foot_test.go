@@ -161,7 +161,7 @@ func footPacket(t *testing.T, f *excelize.File, p *Packet) {
 			continue
 		}
 		switch row[0] {
-		case "报销金额 Amount claimed":
+		case claimLabel:
 			cur := row[1]
 			claim := money(SheetCover, 3, r)
 			if !claim.Equal(bycur[cur][claimedCol]) {

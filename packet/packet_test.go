@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattn/go-runewidth"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
@@ -239,7 +240,7 @@ func TestPacket(t *testing.T) {
 	})
 
 	t.Run("cover", func(t *testing.T) {
-		row := findRow(t, f, SheetCover, 1, "报销金额 Amount claimed")
+		row := findRow(t, f, SheetCover, 1, claimLabel)
 		checkFormula(t, f, SheetCover, 3, row, claimed.Round(2))
 		if got, want := cell(t, f, SheetCover, 5, row), "人民币壹仟贰佰壹拾元零壹分"; got != want {
 			t.Errorf("大写: got %s, want %s", got, want)
@@ -296,7 +297,7 @@ func TestPacket(t *testing.T) {
 		if got := cell(t, g, SheetExceptions, 7, 2); got != "仍报销（有争议）/ claimed but disputed" {
 			t.Errorf("异常 treatment %q, want claimed but disputed", got)
 		}
-		r := findRow(t, g, SheetCover, 1, "报销金额 Amount claimed")
+		r := findRow(t, g, SheetCover, 1, claimLabel)
 		want, _ := CapitalCNY(invoiceable)
 		if got := cell(t, g, SheetCover, 5, r); got != "人民币"+want {
 			t.Errorf("大写: got %s, want 人民币%s", got, want)
@@ -387,6 +388,22 @@ func TestPacket(t *testing.T) {
 			panes, err := f.GetPanes(s)
 			if err != nil || !panes.Freeze {
 				t.Errorf("%s: panes %+v, want the header frozen", s, panes)
+			}
+		}
+		// The cover's header cells wrap at the space (Chinese above
+		// English); each column is at least as wide as its widest line.
+		hr := findRow(t, f, SheetCover, 1, "平台\nPlatform")
+		for col := 1; col <= len(coverHeaders); col++ {
+			h := cell(t, f, SheetCover, col, hr)
+			name, _ := excelize.ColumnNumberToName(col)
+			w, err := f.GetColWidth(SheetCover, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(h, "\n") {
+				if need := float64(runewidth.StringWidth(line)); w < need+1 {
+					t.Errorf("封面 column %s width %.1f, header line %q needs %.0f", name, w, line, need+1)
+				}
 			}
 		}
 		names := f.GetDefinedName()
@@ -491,7 +508,7 @@ func TestPacketInvoicedOnly(t *testing.T) {
 	if got := cell(t, f, SheetLines, p.colNotInvoiced(), 1); got != headerNotInvoiced {
 		t.Errorf("明细 column %d header %q, want %q", p.colNotInvoiced(), got, headerNotInvoiced)
 	}
-	r := findRow(t, f, SheetCover, 1, "报销金额 Amount claimed")
+	r := findRow(t, f, SheetCover, 1, claimLabel)
 	if got, want := cell(t, f, SheetCover, 5, r), "人民币壹仟零伍拾伍元肆角肆分"; got != want {
 		t.Errorf("大写 %s, want %s", got, want)
 	}

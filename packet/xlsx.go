@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -239,7 +240,14 @@ func (x *xw) header2(sheet string, row int, titles []string) error {
 		if zh, en, ok := strings.Cut(h, " "); ok {
 			h = zh + "\n" + en
 		}
-		if err := x.text(sheet, i+1, row, h, cellOpts{bold: true, fill: "D9E1F2", wrap: true}); err != nil {
+		// Our own text: written as it is (safeText would turn the line
+		// break into a space).
+		ref, _ := excelize.CoordinatesToCellName(i+1, row)
+		if err := x.f.SetCellStr(sheet, ref, h); err != nil {
+			return err
+		}
+		x.width(sheet, i+1, h)
+		if err := x.apply(sheet, ref, "", cellOpts{bold: true, fill: "D9E1F2", wrap: true}); err != nil {
 			return err
 		}
 	}
@@ -373,7 +381,7 @@ func (x *xw) lines() error {
 		}{{1, ledger.ProviderName(li.Provider, "zh")}, {2, li.BillingAccountID}, {3, li.SubAccount},
 			{4, li.ResourceID}, {5, li.ResourceName}, {6, KindNameZH(li.Kind)}, {9, li.Currency},
 			{claimed + 1, StatusNameZH(l.Status) + estimatedNote(l)}, {claimed + 2, strings.Join(l.Invoices, ", ")},
-			{claimed + 3, li.File}} {
+			{claimed + 3, filepath.Base(li.File)}} {
 			if err := x.text(s, c.col, r, c.v, o); err != nil {
 				return err
 			}
@@ -596,10 +604,9 @@ func (x *xw) cover() error {
 		if err := x.text(s, 1, row, kv[0], cellOpts{bold: true, spill: true}); err != nil {
 			return err
 		}
-		if err := x.text(s, 3, row, kv[1], cellOpts{}); err != nil {
+		if err := x.text(s, 3, row, kv[1], cellOpts{spill: true}); err != nil {
 			return err
 		}
-		x.widths[s][2] = 0 // long values spill over the empty cells to their right
 		row++
 	}
 	row++
@@ -642,7 +649,7 @@ func (x *xw) cover() error {
 	// Per currency: the claim in figures and in capital numerals.
 	row++
 	for _, c := range p.Claims {
-		if err := x.text(s, 1, row, "报销金额 Amount claimed", cellOpts{bold: true, spill: true}); err != nil {
+		if err := x.text(s, 1, row, claimLabel, cellOpts{bold: true}); err != nil {
 			return err
 		}
 		if err := x.text(s, 2, row, c.Currency, cellOpts{bold: true}); err != nil {
@@ -658,14 +665,13 @@ func (x *xw) cover() error {
 		if c.Capital != "" {
 			words = "人民币" + c.Capital
 		}
-		if err := x.text(s, 5, row, words, cellOpts{bold: true}); err != nil {
+		if err := x.text(s, 5, row, words, cellOpts{bold: true, spill: true}); err != nil {
 			return err
 		}
-		x.widths[s][4] = 0
 		row++
 		if !c.Rounding.IsZero() {
 			// 尾差: the claim adds the lines as printed, each rounded once.
-			if err := x.text(s, 1, row, "尾差 Rounding", cellOpts{spill: true}); err != nil {
+			if err := x.text(s, 1, row, "尾差 Rounding", cellOpts{}); err != nil {
 				return err
 			}
 			if err := x.text(s, 2, row, c.Currency, cellOpts{}); err != nil {
@@ -701,6 +707,9 @@ func (x *xw) cover() error {
 	}
 	return x.finish(s, headerRow, false, 24)
 }
+
+// claimLabel heads the cover's claim rows (short enough for column A).
+const claimLabel = "报销金额 Claimed"
 
 // roundingNote says what a 尾差 is: the claim is the sum of the printed
 // lines; the exact total differs by the rounding.
@@ -824,7 +833,7 @@ func (x *xw) exceptions() error {
 			reason = e.ReasonEN
 		}
 		for col, v := range []string{1: ledger.ProviderName(e.Provider, "zh"), 2: RuleNameZH(e.RuleID), 3: state,
-			4: e.ResourceID, 5: e.Currency, 7: treat, 8: reason, 9: e.File, 11: e.Fingerprint} {
+			4: e.ResourceID, 5: e.Currency, 7: treat, 8: reason, 9: filepath.Base(e.File), 11: e.Fingerprint} {
 			if col == 0 {
 				continue
 			}
