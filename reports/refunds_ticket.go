@@ -252,8 +252,8 @@ func (p *RefundPlatform) steps(lang, month string) []string {
 				"Open a support ticket in the %s console (or contact online support if there is no ticket form), category billing."), name),
 			pick(lang, "粘贴下面的工单文本（每个账号一份），核对后提交。",
 				"Paste the ticket text below (one per account), check it and send it."),
-			fmt.Sprintf(pick(lang, "附上证据：原始账单文件中列出的行，以及 gpubill report refunds --month %s --format csv -o refunds-%s.csv 导出的清单。",
-				"Attach the evidence: the rows listed, from the original bill files, and the list exported by gpubill report refunds --month %s --format csv -o refunds-%s.csv."), month, month),
+			fmt.Sprintf(pick(lang, "附上证据：原始账单文件中列出的行，以及 gpubill report refunds --month %s --lang zh --attachment refunds-%s.csv 导出的清单。",
+				"Attach the evidence: the rows listed, from the original bill files, and the list exported by gpubill report refunds --month %s --lang en --attachment refunds-%s.csv."), month, month),
 			pick(lang, "请求退回到账户余额，记下工单号；处理后用 gpubill audit resolve 指纹 把对应发现标为已解决。",
 				"Ask for the refund to your balance and note the ticket number; once settled, mark the findings with gpubill audit resolve FINGERPRINT."))
 	}
