@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/rules"
 )
 
 // The words of the refund checklist: its translations, the sentence that
@@ -113,12 +114,21 @@ func stepText(lang string, d time.Duration) string {
 	return pick(lang, "按 "+d.String(), "in steps of "+d.String())
 }
 
-// ruleIntro introduces a platform rule, hedged when the policy entry is a guess.
-func ruleIntro(lang string, guess bool) string {
-	if guess {
-		return pick(lang, "据我了解，贵平台", "As far as I know, your platform")
+// ruleIntro introduces a platform rule. A field of the policy entry that is
+// a guess is written as one, with the entry's source and the date it was
+// seen, so that support can tell what the claim rests on.
+func ruleIntro(lang string, pol rules.Policy, field string) string {
+	if !pol.IsGuess(field) {
+		return pick(lang, "贵平台", "Your platform")
 	}
-	return pick(lang, "贵平台", "Your platform")
+	src := ""
+	switch {
+	case pol.Source != "" && pol.Seen != "":
+		src = fmt.Sprintf(pick(lang, "（依据：%s，%s 查阅）", " (source: %s, seen %s)"), pol.Source, pol.Seen)
+	case pol.Source != "":
+		src = fmt.Sprintf(pick(lang, "（依据：%s）", " (source: %s)"), pol.Source)
+	}
+	return pick(lang, "我推测（未经贵平台确认）"+src+"贵平台", "I assume, without your confirmation"+src+", that your platform")
 }
 
 // claimSentence is one numbered item of a ticket.
@@ -142,7 +152,7 @@ func (p *RefundPlatform) claimSentence(lang string, c *RefundClaim, loc *time.Lo
 	case "min_duration_rounding":
 		rule := ""
 		if p.HasPolicy {
-			rule = ruleIntro(lang, p.Policy.IsGuess("billing_step")) + pick(lang, stepText(lang, p.Policy.BillingStep)+"计费", " bills "+stepText(lang, p.Policy.BillingStep))
+			rule = ruleIntro(lang, p.Policy, "billing_step") + pick(lang, stepText(lang, p.Policy.BillingStep)+"计费", " bills "+stepText(lang, p.Policy.BillingStep))
 			if p.Policy.MinimumBilled > 0 {
 				rule += fmt.Sprintf(pick(lang, "、最低计费 %s", ", with a minimum of %s"), p.Policy.MinimumBilled)
 			}
@@ -174,7 +184,7 @@ func (p *RefundPlatform) claimSentence(lang string, c *RefundClaim, loc *time.Lo
 			}
 		}
 		_, until := refundItemsPeriod(c.items)
-		rule := ruleIntro(lang, p.Policy.IsGuess("release_days")) +
+		rule := ruleIntro(lang, p.Policy, "release_days") +
 			fmt.Sprintf(pick(lang, "会释放连续关机 %d 天的实例并删除数据", " releases an instance shut down for %d days and deletes its data"), c.releaseDays)
 		return fmt.Sprintf(pick(lang,
 			"释放期限后仍收费：实例 %s 最后一次运行结束于 %s。%s，因此它应于 %s 释放，但此后仍收取了 %v 条费用（%s，至 %s；%s），共 %s。",
