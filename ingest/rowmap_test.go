@@ -98,4 +98,3 @@ func TestRowOf(t *testing.T) {
 		t.Error("an import without a recorded mapping gave a row")
 	}
 }
-
