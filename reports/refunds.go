@@ -87,6 +87,8 @@ type RefundClaim struct {
 
 	// what the ticket text says about it
 	items       []*ledger.Item
+	cites       []rowCite // Evidence as rows a person sees (citeRows)
+	template    bool      // every evidence row is from the gpubill template, not a platform export
 	lastCompute time.Time
 	releaseAt   time.Time
 	releaseDays int
@@ -228,8 +230,17 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 		claims = append(claims, c)
 	}
 	claims = append(claims, s.afterRelease()...)
+	imps, err := db.Imports(ctx, 0)
+	if err != nil {
+		return nil, fmt.Errorf("reports: refunds: %w", err)
+	}
+	byImport := make(map[int64]*ledger.Import, len(imps))
+	for i := range imps {
+		byImport[imps[i].ID] = &imps[i]
+	}
 	for i := range claims {
 		claims[i].Account = refundAccount(claims[i].items)
+		claims[i].citeRows(s.items, byImport)
 	}
 	countClaims(claims, s.items)
 

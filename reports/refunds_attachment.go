@@ -37,7 +37,7 @@ func (r *RefundsReport) WriteAttachment(w io.Writer, lang string, loc *time.Loca
 			c := &p.Claims[j]
 			row := []string{providerName(p.Provider, lang), c.Account, claimTitle(lang, c.RuleID), c.ResourceID,
 				instHumanTime(c.PeriodStart, loc), instHumanTime(c.PeriodEnd, loc), c.Currency,
-				FormatMoney(c.Amount, c.Currency, true), ticketRows(c.Evidence, lang), c.Fingerprint}
+				FormatMoney(c.Amount, c.Currency, true), ticketRows(c, lang), c.Fingerprint}
 			for k := range row {
 				if k != 7 {
 					row[k] = xlsxcell.Neutralise(row[k])

@@ -58,26 +58,90 @@ func init() {
 // claimTitle is a claim's rule title in lang.
 func claimTitle(lang, rule string) string { return tr(lang, "rule."+rule) }
 
-// ticketRows renders evidence for a ticket: per file its base name (the
-// name the platform gave the export) and its rows as ranges.
-func ticketRows(ev []ledger.Evidence, lang string) string {
-	var files []string
-	rows := map[string][]int{}
-	for _, e := range ev {
-		f := filepath.Base(e.File)
-		if _, ok := rows[f]; !ok {
-			files = append(files, f)
+// rowCite is one evidence row as a person opening the file sees it: the
+// file's base name (the name the platform gave the export), the sheet of a
+// workbook, and the spreadsheet row (title and header rows count); or, for
+// an import that recorded no row mapping (made before migration 0011), the
+// record number after the header, labelled as such.
+type rowCite struct {
+	file, sheet string
+	row         int
+	record      bool
+}
+
+// citeRows fills c.cites from its evidence and c.template, from the imports
+// of its line items.
+func (c *RefundClaim) citeRows(items map[int64]*ledger.Item, imports map[int64]*ledger.Import) {
+	c.cites = c.cites[:0]
+	c.template = len(c.Evidence) > 0
+	for _, e := range c.Evidence {
+		rc := rowCite{file: filepath.Base(e.File), row: e.Row, record: true}
+		var im *ledger.Import
+		if li := items[e.LineItemID]; li != nil {
+			im = imports[li.ImportID]
 		}
-		rows[f] = append(rows[f], e.Row)
+		if im != nil {
+			if row, ok := im.RowOf(e.Row); ok {
+				rc.row, rc.sheet, rc.record = row, im.Sheet, false
+			}
+		}
+		if im == nil || im.Format != templateFormat {
+			c.template = false
+		}
+		c.cites = append(c.cites, rc)
 	}
-	parts := make([]string, len(files))
-	for i, f := range files {
-		text, n := compressRows(rows[f], 0)
-		format := pick(lang, "第 %s 行", "rows %s")
-		if n == 1 {
-			format = pick(lang, "第 %s 行", "row %s")
+}
+
+// templateFormat is the format id of the gpubill template (ingest): a bill
+// the user filled in, not a file the platform exported.
+const templateFormat = "gpubill-bill"
+
+// ticketRows renders a claim's evidence for a ticket: per file its rows as
+// ranges, "autodl.csv 第 3–5 行" / "rows 3–5", a workbook's as Sheet!row
+// ("bill.xlsx 账单!4–6"), and those known by record number only as such.
+func ticketRows(c *RefundClaim, lang string) string {
+	type key struct {
+		file, sheet string
+		record      bool
+	}
+	var keys []key
+	rows := map[key][]int{}
+	cites := c.cites
+	if len(cites) == 0 && len(c.Evidence) > 0 { // not filled by Refunds (tests)
+		for _, e := range c.Evidence {
+			cites = append(cites, rowCite{file: filepath.Base(e.File), row: e.Row, record: true})
 		}
-		parts[i] = f + " " + fmt.Sprintf(format, text)
+	}
+	for _, rc := range cites {
+		k := key{rc.file, rc.sheet, rc.record}
+		if _, ok := rows[k]; !ok {
+			keys = append(keys, k)
+		}
+		rows[k] = append(rows[k], rc.row)
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		text, n := compressRows(rows[k], 0)
+		var format string
+		switch {
+		case k.record:
+			format = pick(lang, "表头后第 %s 条记录", "records %s after the header")
+			if n == 1 {
+				format = pick(lang, "表头后第 %s 条记录", "record %s after the header")
+			}
+		case k.sheet != "":
+			ranges := strings.Split(text, ", ")
+			for j := range ranges {
+				ranges[j] = k.sheet + "!" + ranges[j]
+			}
+			format, text = "%s", strings.Join(ranges, ", ")
+		default:
+			format = pick(lang, "第 %s 行", "rows %s")
+			if n == 1 {
+				format = pick(lang, "第 %s 行", "row %s")
+			}
+		}
+		parts[i] = k.file + " " + fmt.Sprintf(format, text)
 	}
 	return strings.Join(parts, pick(lang, "，", ", "))
 }
@@ -135,7 +199,7 @@ func ruleIntro(lang string, pol rules.Policy, field string) string {
 func (p *RefundPlatform) claimSentence(lang string, c *RefundClaim, loc *time.Location) string {
 	amt := moneyWithCurrency(known(c.Amount), c.Currency)
 	period := blockPeriod(c.PeriodStart, c.PeriodEnd, loc)
-	rows := ticketRows(c.Evidence, lang)
+	rows := ticketRows(c, lang)
 	res := orDash(c.ResourceID)
 	n := len(c.Evidence)
 	switch c.RuleID {
@@ -244,10 +308,32 @@ func (p *RefundPlatform) ticket(lang, month, account, currency string, amount de
 		fmt.Fprintf(&b, "%d. %s\n", i+1, p.claimSentence(lang, c, loc))
 	}
 	total := moneyWithCurrency(known(amount), currency)
+	// Where the rows come from: a bill exported by the platform, or the
+	// gpubill template the user filled in from the console pages.
+	template, exported := 0, 0
+	for _, c := range cs {
+		if c.template {
+			template++
+		} else {
+			exported++
+		}
+	}
+	var source string
+	switch {
+	case exported == 0:
+		source = pick(lang, "所列行号为我根据贵平台控制台账单页面整理的表格（gpubill 账单模板，附后）中的行，并非贵平台导出的文件。",
+			"The row numbers refer to the spreadsheet I filled in from the bill pages of your console (the gpubill bill template, attached), not to a file exported by your platform.")
+	case template == 0:
+		source = pick(lang, "所列行号为贵平台导出账单在 Excel 中打开时的行号（明细附后）。",
+			"The row numbers are those of the bills exported from your console, as opened in Excel (details attached).")
+	default:
+		source = pick(lang, "所列行号为附件中各文件在 Excel 中打开时的行号；其中部分为我根据控制台页面整理的表格（gpubill 账单模板），并非贵平台导出的文件。",
+			"The row numbers are those of the attached files as opened in Excel; some of them are a spreadsheet I filled in from your console pages (the gpubill bill template), not files exported by your platform.")
+	}
 	if lang == "zh" {
-		fmt.Fprintf(&b, "\n以上合计 %s。请核实，并将多扣的费用退回我的账户余额。所列行号为贵平台导出账单中的行（明细附后）。\n\n谢谢！\n", total)
+		fmt.Fprintf(&b, "\n以上合计 %s。请核实，并将多扣的费用退回我的账户余额。%s\n\n谢谢！\n", total, source)
 	} else {
-		fmt.Fprintf(&b, "\nIn all %s. Please check these charges and refund the excess to my account balance. The row numbers refer to the bills exported from your console (details attached).\n\nThank you.\n", total)
+		fmt.Fprintf(&b, "\nIn all %s. Please check these charges and refund the excess to my account balance. %s\n\nThank you.\n", total, source)
 	}
 	return b.String()
 }

@@ -40,3 +40,39 @@ func TestTicketGuessCitesSource(t *testing.T) {
 		}
 	}
 }
+
+// TestTicketRows: evidence is cited as the rows a person sees: header and
+// title rows count, a workbook's rows as Sheet!row, and an import that
+// recorded no row mapping by record number, said so.
+func TestTicketRows(t *testing.T) {
+	items := map[int64]*ledger.Item{1: {ImportID: 10}, 2: {ImportID: 10}, 3: {ImportID: 10}, 4: {ImportID: 20}, 5: {ImportID: 30}}
+	imports := map[int64]*ledger.Import{
+		10: {ID: 10, Path: "/home/u/bills/恒源云.xlsx", Sheet: "账单", HeaderRow: 2, RowMapped: true, Format: "gpubill-bill"},
+		20: {ID: 20, Path: "/home/u/bills/aliyun.csv", HeaderRow: 1, RowMapped: true, RowMap: [][2]int{{3, 6}}, Format: "aliyun-detail"},
+		30: {ID: 30, Path: "/home/u/bills/old.csv", HeaderRow: 1, Format: "aliyun-detail"}, // imported before 0011
+	}
+	ev := func(id int64, file string, row int) ledger.Evidence {
+		return ledger.Evidence{LineItemID: id, File: file, Row: row}
+	}
+	for _, tc := range []struct {
+		name     string
+		evidence []ledger.Evidence
+		lang     string
+		want     string
+		template bool
+	}{
+		{"sheet rows after a title", []ledger.Evidence{ev(1, "/home/u/bills/恒源云.xlsx", 1), ev(2, "/home/u/bills/恒源云.xlsx", 2), ev(3, "/home/u/bills/恒源云.xlsx", 4)},
+			"en", "恒源云.xlsx 账单!3–4, 账单!6", true},
+		{"csv after a multi-line cell", []ledger.Evidence{ev(4, "/home/u/bills/aliyun.csv", 3)}, "zh", "aliyun.csv 第 6 行", false},
+		{"old import", []ledger.Evidence{ev(5, "/home/u/bills/old.csv", 9)}, "en", "old.csv record 9 after the header", false},
+	} {
+		c := &RefundClaim{Evidence: tc.evidence}
+		c.citeRows(items, imports)
+		if got := ticketRows(c, tc.lang); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+		if c.template != tc.template {
+			t.Errorf("%s: template %v, want %v", tc.name, c.template, tc.template)
+		}
+	}
+}
