@@ -72,6 +72,28 @@ type Line struct {
 	Status         string
 	Invoices       []string // numbers of the invoices that cover its platform and month
 	Shown          Shown    // the printed amounts, at the minor unit
+	Row            RowRef   // where a person finds the line in its file
+}
+
+// RowRef is a line item's row as a person opening its file in Excel or
+// LibreOffice sees it: Row on Sheet (a workbook's), or, for an import made
+// before the row mapping was recorded, Record, the record number after the
+// header.
+type RowRef struct {
+	Sheet  string
+	Row    int
+	Record int
+}
+
+// String is "12", "账单!12", or "记录 9 record" for a record number.
+func (r RowRef) String() string {
+	switch {
+	case r.Row > 0 && r.Sheet != "":
+		return fmt.Sprintf("%s!%d", r.Sheet, r.Row)
+	case r.Row > 0:
+		return fmt.Sprint(r.Row)
+	}
+	return fmt.Sprintf("表头后第 %d 条记录 / record %d after the header", r.Record, r.Record)
 }
 
 // Total is one platform and currency on the cover. Its amounts are the sums
@@ -134,6 +156,7 @@ type Exception struct {
 	ReasonZH    string
 	ReasonEN    string
 	Claimed     bool // claimed anyway (ClaimDisputed)
+	Cited       RowRef
 }
 
 // Packet is the computed reimbursement packet of a month.
@@ -175,6 +198,14 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("packet: %w", err)
 	}
+	imps, err := db.Imports(ctx, 0)
+	if err != nil {
+		return nil, fmt.Errorf("packet: %w", err)
+	}
+	byImport := map[int64]*ledger.Import{}
+	for i := range imps {
+		byImport[imps[i].ID] = &imps[i]
+	}
 	byID := map[int64]int{}
 	for i := range items {
 		li := &items[i]
@@ -182,7 +213,14 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 			continue
 		}
 		byID[li.ID] = len(p.Lines)
-		p.Lines = append(p.Lines, newLine(li))
+		l := newLine(li)
+		l.Row = RowRef{Record: li.SourceRow}
+		if im := byImport[li.ImportID]; im != nil {
+			if row, ok := im.RowOf(li.SourceRow); ok {
+				l.Row = RowRef{Sheet: im.Sheet, Row: row}
+			}
+		}
+		p.Lines = append(p.Lines, l)
 	}
 
 	p.creditLines()
@@ -322,7 +360,7 @@ func (p *Packet) dispute(ctx context.Context, db *ledger.DB, byID map[int64]int)
 				left = left.Sub(part)
 				x := Exception{RuleID: c.RuleID, State: c.State, Fingerprint: c.Fingerprint, Provider: c.Provider,
 					ResourceID: c.ResourceID, Currency: l.Item.Currency, Exact: part, LineItemID: l.Item.ID,
-					File: l.Item.File, Row: l.Item.SourceRow}
+					File: l.Item.File, Row: l.Item.SourceRow, Cited: l.Row}
 				if f := reasons[c.Fingerprint]; f != nil {
 					x.ReasonZH, x.ReasonEN = f.ReasonZH, f.ReasonEN
 				} else {

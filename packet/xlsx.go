@@ -223,6 +223,15 @@ func (x *xw) intCell(sheet string, col, row, n int) error {
 	return nil
 }
 
+// rowCell writes where a line is in its file: a number for a text file's
+// row, text for a sheet's (Sheet!row) or a record number.
+func (x *xw) rowCell(sheet string, col, row int, r RowRef) error {
+	if r.Row > 0 && r.Sheet == "" {
+		return x.intCell(sheet, col, row, r.Row)
+	}
+	return x.text(sheet, col, row, r.String(), cellOpts{})
+}
+
 func (x *xw) header(sheet string, row int, titles []string) error {
 	for i, h := range titles {
 		if err := x.text(sheet, i+1, row, h, cellOpts{bold: true, fill: "D9E1F2"}); err != nil {
@@ -397,7 +406,7 @@ func (x *xw) lines() error {
 				return err
 			}
 		}
-		if err := x.intCell(s, claimed+4, r, li.SourceRow); err != nil {
+		if err := x.rowCell(s, claimed+4, r, l.Row); err != nil {
 			return err
 		}
 	}
@@ -844,7 +853,7 @@ func (x *xw) exceptions() error {
 		if err := x.money(s, 6, r, e.Amount, cellOpts{}); err != nil {
 			return err
 		}
-		if err := x.intCell(s, 10, r, e.Row); err != nil {
+		if err := x.rowCell(s, 10, r, e.Cited); err != nil {
 			return err
 		}
 	}
