@@ -88,6 +88,7 @@ type RefundClaim struct {
 	// what the ticket text says about it
 	items       []*ledger.Item
 	cites       []rowCite // Evidence as rows a person sees (citeRows)
+	platformIDs []platformID // the platform's own ids in the evidence rows (order, transaction, bill ids)
 	template    bool      // every evidence row is from the gpubill template, not a platform export
 	lastCompute time.Time
 	releaseAt   time.Time
@@ -238,9 +239,20 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 	for i := range imps {
 		byImport[imps[i].ID] = &imps[i]
 	}
+	var evIDs []int64
 	for i := range claims {
 		claims[i].Account = refundAccount(claims[i].items)
 		claims[i].citeRows(s.items, byImport)
+		for _, e := range claims[i].Evidence {
+			evIDs = append(evIDs, e.LineItemID)
+		}
+	}
+	raw, err := db.RawCells(ctx, evIDs)
+	if err != nil {
+		return nil, fmt.Errorf("reports: refunds: %w", err)
+	}
+	for i := range claims {
+		claims[i].findPlatformIDs(s.items, byImport, raw)
 	}
 	countClaims(claims, s.items)
 

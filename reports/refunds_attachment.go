@@ -27,7 +27,7 @@ func (r *RefundsReport) WriteAttachment(w io.Writer, lang string, loc *time.Loca
 	cw := csv.NewWriter(w)
 	head := []string{tr(lang, "refund.col.platform"), tr(lang, "refund.col.account"), tr(lang, "refund.col.claim"),
 		tr(lang, "refund.col.resource"), pick(lang, "开始", "Start"), pick(lang, "结束", "End"), tr(lang, "col.currency"),
-		tr(lang, "refund.col.amount"), pick(lang, "账单行", "Bill rows"), tr(lang, "refund.fingerprint")}
+		tr(lang, "refund.col.amount"), pick(lang, "账单行", "Bill rows"), pick(lang, "平台单号", "Platform ids"), tr(lang, "refund.fingerprint")}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (r *RefundsReport) WriteAttachment(w io.Writer, lang string, loc *time.Loca
 			c := &p.Claims[j]
 			row := []string{providerName(p.Provider, lang), c.Account, claimTitle(lang, c.RuleID), c.ResourceID,
 				instHumanTime(c.PeriodStart, loc), instHumanTime(c.PeriodEnd, loc), c.Currency,
-				FormatMoney(c.Amount, c.Currency, true), ticketRows(c, lang), c.Fingerprint}
+				FormatMoney(c.Amount, c.Currency, true), ticketRows(c, lang), idsText(c, lang), c.Fingerprint}
 			for k := range row {
 				if k != 7 {
 					row[k] = xlsxcell.Neutralise(row[k])

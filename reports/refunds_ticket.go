@@ -200,6 +200,9 @@ func (p *RefundPlatform) claimSentence(lang string, c *RefundClaim, loc *time.Lo
 	amt := moneyWithCurrency(known(c.Amount), c.Currency)
 	period := blockPeriod(c.PeriodStart, c.PeriodEnd, loc)
 	rows := ticketRows(c, lang)
+	if ids := idsText(c, lang); ids != "" {
+		rows += pick(lang, "；", "; ") + ids
+	}
 	res := orDash(c.ResourceID)
 	n := len(c.Evidence)
 	switch c.RuleID {

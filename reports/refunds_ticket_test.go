@@ -76,3 +76,29 @@ func TestTicketRows(t *testing.T) {
 		}
 	}
 }
+
+// TestTicketPlatformIDs: a claim cites the platform's own identifiers kept
+// in the raw cells of its rows (交易ID, 订单号, BillID …), each value once,
+// and not the resource id the sentence names already.
+func TestTicketPlatformIDs(t *testing.T) {
+	items := map[int64]*ledger.Item{1: {ImportID: 1}, 2: {ImportID: 1}, 3: {ImportID: 1}}
+	imports := map[int64]*ledger.Import{1: {ID: 1, Header: []string{"资源ID", "订单ID", "交易ID", "组件名称", "BillID"}}}
+	raw := map[int64][]string{
+		1: {"ins-1", "", "T1", "GPU", "B-9"},
+		2: {"ins-1", "O-7", "T2", "GPU", "B-9"},
+		3: {"ins-1", "O-7", "T3", "GPU", "--"},
+	}
+	c := &RefundClaim{ResourceID: "ins-1", Evidence: []ledger.Evidence{{LineItemID: 1}, {LineItemID: 2}, {LineItemID: 3}}}
+	c.findPlatformIDs(items, imports, raw)
+	if got, want := idsText(c, "zh"), "订单ID O-7；交易ID T1、T2、T3；BillID B-9"; got != want {
+		t.Errorf("zh: got %q, want %q", got, want)
+	}
+	if got, want := idsText(c, "en"), "订单ID O-7; 交易ID T1, T2, T3; BillID B-9"; got != want {
+		t.Errorf("en: got %q, want %q", got, want)
+	}
+	c.ResourceID, c.RuleID, c.Currency = "ins-1", "duplicate_charge", "CNY"
+	p := &RefundPlatform{Provider: "tencentcloud"}
+	if s := p.claimSentence("en", c, ledger.DefaultTZ()); !strings.Contains(s, "交易ID T1, T2, T3") {
+		t.Errorf("ticket sentence %q lacks the transaction ids", s)
+	}
+}
