@@ -87,9 +87,9 @@ type RefundClaim struct {
 
 	// what the ticket text says about it
 	items       []*ledger.Item
-	cites       []rowCite // Evidence as rows a person sees (citeRows)
+	cites       []rowCite    // Evidence as rows a person sees (citeRows)
 	platformIDs []platformID // the platform's own ids in the evidence rows (order, transaction, bill ids)
-	template    bool      // every evidence row is from the gpubill template, not a platform export
+	template    bool         // every evidence row is from the gpubill template, not a platform export
 	lastCompute time.Time
 	releaseAt   time.Time
 	releaseDays int
