@@ -89,6 +89,8 @@ type RefundClaim struct {
 	items       []*ledger.Item
 	cites       []rowCite    // Evidence as rows a person sees (citeRows)
 	platformIDs []platformID // the platform's own ids in the evidence rows (order, transaction, bill ids)
+	earlier     *ledger.Item // price_deviation: the same resource billed at a lower unit price (billedLower)
+	earlierRow  rowCite
 	template    bool         // every evidence row is from the gpubill template, not a platform export
 	lastCompute time.Time
 	releaseAt   time.Time
@@ -253,6 +255,9 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 	}
 	for i := range claims {
 		claims[i].findPlatformIDs(s.items, byImport, raw)
+	}
+	if err := billedLower(ctx, db, opts.Month, claims, byImport); err != nil {
+		return nil, err
 	}
 	countClaims(claims, s.items)
 

@@ -1,6 +1,10 @@
 package reports
 
 import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -92,4 +96,55 @@ func idsText(c *RefundClaim, lang string) string {
 		parts = append(parts, id.header+" "+strings.Join(vs, pick(lang, "、", ", "))+more)
 	}
 	return strings.Join(parts, pick(lang, "；", "; "))
+}
+
+// billedLower finds, for each price claim, the bill's own evidence: a
+// compute line of the same resource, pricing unit and currency billed at a
+// lower unit price (the lowest, then the earliest), so that the ticket
+// leads with "you billed ¥2.20/h, then ¥2.88/h" before any catalog price.
+// Only the providers with a price claim are read, compute only.
+func billedLower(ctx context.Context, db *ledger.DB, month string, claims []RefundClaim, imports map[int64]*ledger.Import) error {
+	var providers []string
+	for i := range claims {
+		if claims[i].RuleID == "price_deviation" && len(claims[i].items) > 0 && !slices.Contains(providers, claims[i].Provider) {
+			providers = append(providers, claims[i].Provider)
+		}
+	}
+	if len(providers) == 0 {
+		return nil
+	}
+	items, err := db.LoadLineItems(ctx, ledger.Filter{Month: month, Providers: providers, Kinds: []string{ledger.KindCompute}})
+	if err != nil {
+		return fmt.Errorf("reports: refunds: %w", err)
+	}
+	for i := range claims {
+		c := &claims[i]
+		if c.RuleID != "price_deviation" || len(c.items) == 0 || !c.items[0].ListUnitPrice.Valid {
+			continue
+		}
+		first := c.items[0]
+		cited := map[int64]bool{}
+		for _, e := range c.Evidence {
+			cited[e.LineItemID] = true
+		}
+		for _, li := range items {
+			if cited[li.ID] || li.Provider != c.Provider || li.ResourceID != c.ResourceID || li.Currency != c.Currency ||
+				li.PricingUnit != first.PricingUnit || !li.ListUnitPrice.Valid || li.ListUnitPrice.Decimal.Cmp(first.ListUnitPrice.Decimal) >= 0 {
+				continue
+			}
+			if e := c.earlier; e == nil || li.ListUnitPrice.Decimal.LessThan(e.ListUnitPrice.Decimal) ||
+				(li.ListUnitPrice.Decimal.Equal(e.ListUnitPrice.Decimal) && li.ChargePeriodStart.Before(e.ChargePeriodStart)) {
+				c.earlier = li
+			}
+		}
+		if e := c.earlier; e != nil {
+			c.earlierRow = rowCite{file: filepath.Base(e.File), row: e.SourceRow, record: true}
+			if im := imports[e.ImportID]; im != nil {
+				if row, ok := im.RowOf(e.SourceRow); ok {
+					c.earlierRow = rowCite{file: filepath.Base(e.File), sheet: im.Sheet, row: row}
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -229,6 +229,21 @@ func (p *RefundPlatform) claimSentence(lang string, c *RefundClaim, loc *time.Lo
 			"Billed beyond the billing rule: %s of resource %s during %s (%s) billed more time than was used. %s; even rounded that way, about %s too much was billed."),
 			refundArgs(lang, []any{res, period, n, rows, rule, amt}, []any{refundPlural(n, "compute line item"), res, period, rows, rule, amt})...)
 	case "price_deviation":
+		if e := c.earlier; e != nil && len(c.items) > 0 && c.items[0].ListUnitPrice.Valid {
+			// The bill's own evidence first: the same resource, billed
+			// lower before or after, then the catalog.
+			li := c.items[0]
+			unit := orDash(refundUnit(lang, li.PricingUnit))
+			low := moneyWithCurrency(e.ListUnitPrice, c.Currency) + "/" + unit
+			high := moneyWithCurrency(li.ListUnitPrice, c.Currency) + "/" + unit
+			where := ticketRows(&RefundClaim{cites: []rowCite{c.earlierRow}}, lang)
+			return fmt.Sprintf(pick(lang,
+				"单价前后不一：贵平台账单对资源 %s 在 %s 按 %s 计费（%s），在 %s 却按 %s 计费（%s），也高于贵平台该型号公布的价格，多收约 %s。请按 %s 或订购时公布的价格计费。",
+				"Price raised for the same resource: your bill charged resource %s %s at %s (%s), then %s at %s (%s), which is also above your published price for this GPU, about %s too much. Please bill at %s or at the price published when it was ordered."),
+				refundArgs(lang,
+					[]any{res, instHumanTime(e.ChargePeriodStart, loc), low, where, period, high, rows, amt, low},
+					[]any{res, low, instHumanTime(e.ChargePeriodStart, loc), where, high, period, rows, amt, low})...)
+		}
 		price := ""
 		if len(c.items) > 0 && c.items[0].ListUnitPrice.Valid {
 			li := c.items[0]
