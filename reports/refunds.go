@@ -91,7 +91,7 @@ type RefundClaim struct {
 	platformIDs []platformID // the platform's own ids in the evidence rows (order, transaction, bill ids)
 	earlier     *ledger.Item // price_deviation: the same resource billed at a lower unit price (billedLower)
 	earlierRow  rowCite
-	template    bool         // every evidence row is from the gpubill template, not a platform export
+	template    bool // every evidence row is from the gpubill template, not a platform export
 	lastCompute time.Time
 	releaseAt   time.Time
 	releaseDays int
