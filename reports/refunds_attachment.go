@@ -12,8 +12,9 @@ import (
 // written for the person at the platform, not for scripts: a UTF-8 BOM so
 // that Excel opens it as UTF-8, headers and claim names in the ticket's
 // language, times as the bill shows them, and the bill files by their base
-// name (the name the platform gave the export), never a local path. The
-// amounts stay exact decimals, as in every CSV gpubill writes.
+// name (the name the platform gave the export), never a local path. Being
+// a document people read and add up, its amounts are at the minor unit,
+// as the ticket prints them (not the exact decimals of --format csv).
 
 // WriteAttachment writes the refund attachment CSV in lang ("zh" or "en"):
 // one row per claim.
@@ -37,7 +38,7 @@ func (r *RefundsReport) WriteAttachment(w io.Writer, lang string, loc *time.Loca
 			c := &p.Claims[j]
 			row := []string{providerName(p.Provider, lang), c.Account, claimTitle(lang, c.RuleID), c.ResourceID,
 				instHumanTime(c.PeriodStart, loc), instHumanTime(c.PeriodEnd, loc), c.Currency,
-				FormatMoney(c.Amount, c.Currency, true), ticketRows(c, lang), idsText(c, lang), c.Fingerprint}
+				RoundMoney(c.Amount, c.Currency).StringFixed(MinorUnitPlaces(c.Currency)), ticketRows(c, lang), idsText(c, lang), c.Fingerprint}
 			for k := range row {
 				if k != 7 {
 					row[k] = xlsxcell.Neutralise(row[k])

@@ -325,7 +325,14 @@ func (p *RefundPlatform) ticket(lang, month, account, currency string, amount de
 	for i, c := range cs {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, p.claimSentence(lang, c, loc))
 	}
-	total := moneyWithCurrency(known(amount), currency)
+	// The total is the sum of the amounts as the sentences print them
+	// (each at the minor unit), so that the ticket foots; a line item
+	// cited by two claims counts once (Counted).
+	printed := decimal.Zero
+	for _, c := range cs {
+		printed = printed.Add(RoundMoney(c.Counted, currency))
+	}
+	total := moneyWithCurrency(known(printed), currency)
 	// Where the rows come from: a bill exported by the platform, or the
 	// gpubill template the user filled in from the console pages.
 	template, exported := 0, 0

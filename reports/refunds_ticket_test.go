@@ -2,6 +2,8 @@ package reports
 
 import (
 	"strings"
+
+	"github.com/shopspring/decimal"
 	"testing"
 	"time"
 
@@ -100,5 +102,20 @@ func TestTicketPlatformIDs(t *testing.T) {
 	p := &RefundPlatform{Provider: "tencentcloud"}
 	if s := p.claimSentence("en", c, ledger.DefaultTZ()); !strings.Contains(s, "交易ID T1, T2, T3") {
 		t.Errorf("ticket sentence %q lacks the transaction ids", s)
+	}
+}
+
+// TestTicketTotalFoots: the ticket's total is the sum of the amounts its
+// items print (each at the fen), not the exact sum rounded once.
+func TestTicketTotalFoots(t *testing.T) {
+	d := func(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+	cs := []*RefundClaim{
+		{RuleID: "duplicate_charge", ResourceID: "a", Currency: "CNY", Amount: d("1.005"), Counted: d("1.005")},
+		{RuleID: "duplicate_charge", ResourceID: "b", Currency: "CNY", Amount: d("1.005"), Counted: d("1.005")},
+	}
+	p := &RefundPlatform{Provider: "autodl"}
+	text := p.ticket("en", "2026-10", "lab", "CNY", d("2.01"), cs, ledger.DefaultTZ())
+	if strings.Count(text, "¥1.01 too much") != 2 || !strings.Contains(text, "In all ¥2.02.") {
+		t.Errorf("ticket %q: want two items of ¥1.01 and a total of ¥2.02", text)
 	}
 }
