@@ -66,6 +66,15 @@ func TestPacketFoots(t *testing.T) {
 						}
 					}
 				}
+				if name == "demo" && opts.InvoicedOnly {
+					// No invoice is recorded: nothing is claimed, and no
+					// 尾差 is made of the lines cut at the invoices.
+					for _, c := range p.Claims {
+						if !c.Claimed.IsZero() || !c.Rounding.IsZero() {
+							t.Errorf("%s: claimed %s, 尾差 %s; want 0 and none", c.Currency, c.Claimed, c.Rounding)
+						}
+					}
+				}
 				if name == "demo" && !opts.InvoicedOnly {
 					// The demo's AWS rows are 1.006 each: printed 1.01,
 					// they add up to 0.18 more than the exact 42.90.

@@ -413,6 +413,16 @@ func (p *Packet) print(byID map[int64]int) {
 	}
 }
 
+// exactClaimed is the line's claim at source precision: Claimed, or, for a
+// line that InvoicedOnly cut at the invoices (cut at the minor unit), its
+// printed claim.
+func (l *Line) exactClaimed() decimal.Decimal {
+	if l.Shown.NotInvoiced.IsPositive() {
+		return l.Shown.Claimed
+	}
+	return l.Claimed
+}
+
 // invoicedOnly caps the claim of each platform and currency at the invoices
 // counted for the month (以票报销): lines claim in their order until the
 // invoiced amount is used up; the rest of each line is NotInvoiced. Negative
@@ -488,7 +498,7 @@ func (p *Packet) totals(cov *reconcile.CoverageReport) {
 		t.Disputed = t.Disputed.Add(l.Shown.Disputed)
 		t.NotInvoiced = t.NotInvoiced.Add(l.Shown.NotInvoiced)
 		t.Claimed = t.Claimed.Add(l.Shown.Claimed)
-		exact[k.currency] = exact[k.currency].Add(l.Claimed).Sub(l.Shown.NotInvoiced)
+		exact[k.currency] = exact[k.currency].Add(l.exactClaimed())
 		if l.Estimated {
 			t.Estimated++
 		}

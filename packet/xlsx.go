@@ -514,7 +514,7 @@ func (p *Packet) exactSum(currency string, col int) decimal.Decimal {
 		case p.colNotInvoiced():
 			sum = sum.Add(l.Shown.NotInvoiced)
 		case p.colClaimed():
-			sum = sum.Add(l.Claimed).Sub(l.Shown.NotInvoiced)
+			sum = sum.Add(l.exactClaimed())
 		}
 	}
 	return sum
