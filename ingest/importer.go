@@ -424,6 +424,10 @@ type batch struct {
 // counts are the parse goroutine's tallies, read after it finished.
 type counts struct {
 	read, skipped int
+	// header is the header's physical line or row (imports.header_row);
+	// rowMap the records whose row is not header + record (ledger.Import.RowMap).
+	header int
+	rowMap [][2]int
 }
 
 // table streams the rows of one recognised table into the ledger: a parse
@@ -455,7 +459,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	for i := 0; i < 4; i++ {
 		free <- &batch{}
 	}
-	var cnt counts
+	cnt := counts{header: imp.HeaderRow}
 	if lm != nil {
 		mapped := make(chan *batch, 1)
 		go im.parse(ctx, t, b, env, imp.ID, lm, tm, pm, mapped, free, &cnt)
@@ -502,6 +506,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 		return err
 	}
 	imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped = cnt.read, added, sent-added, cnt.skipped
+	imp.RowMap = cnt.rowMap
 	im.res.Read += cnt.read
 	im.res.New += added
 	im.res.Duplicate += sent - added
@@ -583,6 +588,7 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 		send(&batch{err: err})
 	}
 	recNo, pendingEmpty := 0, 0
+	expect := cnt.header // the row record recNo is on while rows run on one by one
 	for {
 		rec, err := t.next()
 		if err == io.EOF {
@@ -593,6 +599,14 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			return
 		}
 		recNo++
+		if expect++; cnt.header > 0 {
+			// A quoted multi-line cell, or a blank line the CSV reader
+			// skipped, moves the rows a person sees off header + record.
+			if row := t.line(0); row > 0 && row != expect {
+				cnt.rowMap = append(cnt.rowMap, [2]int{recNo, row})
+				expect = row
+			}
+		}
 		if emptyRecord(rec) {
 			pendingEmpty++ // counted only when a row follows: trailing empty rows are no data
 			continue

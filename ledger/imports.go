@@ -10,7 +10,7 @@ import (
 // Imports lists the import records, newest first (all when limit <= 0).
 func (db *DB) Imports(ctx context.Context, limit int) ([]Import, error) {
 	q := `SELECT id, path, sha256, size, format, format_version, sheet, header, header_row, rows_read, rows_new,
-		rows_duplicate, rows_skipped, started_at, coalesce(finished_at, ''), status FROM imports ORDER BY id DESC`
+		rows_duplicate, rows_skipped, started_at, coalesce(finished_at, ''), status, row_map FROM imports ORDER BY id DESC`
 	var args []any
 	if limit > 0 {
 		q += ` LIMIT ?`
@@ -25,9 +25,16 @@ func (db *DB) Imports(ctx context.Context, limit int) ([]Import, error) {
 	for rows.Next() {
 		var im Import
 		var header, started, finished string
+		var rowMap sql.NullString
 		if err := rows.Scan(&im.ID, &im.Path, &im.SHA256, &im.Size, &im.Format, &im.FormatVersion, &im.Sheet, &header,
-			&im.HeaderRow, &im.RowsRead, &im.RowsNew, &im.RowsDuplicate, &im.RowsSkipped, &started, &finished, &im.Status); err != nil {
+			&im.HeaderRow, &im.RowsRead, &im.RowsNew, &im.RowsDuplicate, &im.RowsSkipped, &started, &finished, &im.Status, &rowMap); err != nil {
 			return nil, fmt.Errorf("ledger: scan import: %w", err)
+		}
+		if rowMap.Valid {
+			if err := json.Unmarshal([]byte(rowMap.String), &im.RowMap); err != nil {
+				return nil, fmt.Errorf("ledger: import %d row map: %w", im.ID, err)
+			}
+			im.RowMapped = true
 		}
 		if err := json.Unmarshal([]byte(header), &im.Header); err != nil {
 			return nil, fmt.Errorf("ledger: import %d header: %w", im.ID, err)
@@ -83,4 +90,30 @@ func (db *DB) UndoImport(ctx context.Context, id int64) (removed int64, err erro
 		return 0, fmt.Errorf("ledger: undo import %d: %w", id, err)
 	}
 	return removed, nil
+}
+
+// RowOf is the row a person sees, opening the imported file in a
+// spreadsheet, of the record-th record after the header (a line item's
+// SourceRow): the header's row plus the record number, as adjusted by
+// RowMap. ok is false when the import recorded no mapping (made before
+// migration 0011, or a JSON or Parquet file, which have no rows).
+func (im *Import) RowOf(record int) (row int, ok bool) {
+	if !im.RowMapped || im.HeaderRow <= 0 || record <= 0 {
+		return 0, false
+	}
+	row = im.HeaderRow + record
+	for _, m := range im.RowMap {
+		if m[0] > record {
+			break
+		}
+		row = m[1] + record - m[0]
+	}
+	return row, true
+}
+
+func nonNilRowMap(m [][2]int) [][2]int {
+	if m == nil {
+		return [][2]int{}
+	}
+	return m
 }

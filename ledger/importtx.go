@@ -118,9 +118,11 @@ func (t *ImportTx) FinishImport(ctx context.Context, imp *Import) error {
 		imp.FinishedAt = time.Now()
 	}
 	imp.Status = "ok"
+	rowMap, _ := json.Marshal(nonNilRowMap(imp.RowMap))
+	imp.RowMapped = true
 	if _, err := t.c.exec(ctx, `UPDATE imports SET rows_read=?, rows_new=?, rows_duplicate=?, rows_skipped=?,
-		finished_at=?, status=? WHERE id=?`,
-		imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped, FormatTime(imp.FinishedAt), imp.Status, imp.ID); err != nil {
+		finished_at=?, status=?, row_map=? WHERE id=?`,
+		imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped, FormatTime(imp.FinishedAt), imp.Status, string(rowMap), imp.ID); err != nil {
 		return fmt.Errorf("ledger: finish import: %w", err)
 	}
 	return nil

@@ -78,8 +78,14 @@ func TestOpenCreatesPrivateFileAndMigratesOnce(t *testing.T) {
 		if err := db.SQL().QueryRow(`SELECT count(*), max(version) FROM schema_migrations`).Scan(&n, &v); err != nil {
 			t.Fatal(err)
 		}
-		if n != SchemaVersion() || v != SchemaVersion() {
-			t.Errorf("open %d: migrations %d rows, version %d; want %d", i, n, v, SchemaVersion())
+		// Numbers are given out to branches ahead of their merge, so the
+		// files need not be contiguous: one row per file, the last version.
+		files, err := filepath.Glob(filepath.Join("migrations", "*.sql"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != len(files) || v != SchemaVersion() {
+			t.Errorf("open %d: migrations %d rows, version %d; want %d rows, version %d", i, n, v, len(files), SchemaVersion())
 		}
 		db.Close()
 	}

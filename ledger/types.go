@@ -147,6 +147,12 @@ type Import struct {
 	Sheet         string
 	Header        []string
 	HeaderRow     int
+	// RowMap lists the records whose physical row is not HeaderRow +
+	// record (a quoted multi-line cell or a skipped blank line came
+	// before): [record, row] pairs (migration 0011). RowMapped is false for
+	// imports made before it, which can be cited by record number only.
+	RowMap        [][2]int
+	RowMapped     bool
 	RowsRead      int
 	RowsNew       int
 	RowsDuplicate int

@@ -54,12 +54,13 @@ tr.missing td { background: #fff2cc; }
 <tr><th>生成日期 Generated</th><td>{{.Generated}}</td><th>争议费用 Disputed</th><td>{{.Disputed}}</td></tr>
 </table>
 <table class="totals">
-<tr><th>平台 Platform</th><th>币种</th><th>应付金额 Billed</th><th>不可报销 Vouchers</th><th>可开票 Invoiceable</th><th>争议 Disputed</th><th>报销金额 Claimed</th><th>已开票 Invoiced</th><th>待索取 To request</th></tr>
+<tr><th>平台 Platform</th><th>币种</th><th>应付金额 Billed</th><th>不可报销 Vouchers</th><th>可开票 Invoiceable</th><th>争议 Disputed</th>{{if .InvoicedOnly}}<th>未开票 Not invoiced</th>{{end}}<th>报销金额 Claimed</th><th>已开票 Invoiced</th><th>待索取 To request</th></tr>
 {{range .Rows}}<tr{{if .Missing}} class="missing"{{end}}><td>{{.Provider}}</td><td>{{.Currency}}</td>{{range .Amounts}}<td class="num">{{.}}</td>{{end}}</tr>
 {{end}}</table>
 <table class="claim">
 {{range .Claims}}<tr><th>报销金额（小写）</th><td class="num">{{.Currency}} {{.Figure}}</td><th>大写</th><td class="words">{{.Words}}</td></tr>
-{{end}}</table>
+{{if .Rounding}}<tr><th>尾差 Rounding</th><td class="num">{{.Currency}} {{.Rounding}}</td><td colspan="2">{{.RoundingNote}}</td></tr>
+{{end}}{{end}}</table>
 <ul class="notes">
 {{range .Notes}}<li>{{.}}</li>
 {{end}}</ul>
@@ -79,7 +80,7 @@ type coverRow struct {
 	Missing            bool
 }
 
-type coverClaim struct{ Currency, Figure, Words string }
+type coverClaim struct{ Currency, Figure, Words, Rounding, RoundingNote string }
 
 // WriteCoverHTML writes the packet's cover as one HTML page for A4.
 func (p *Packet) WriteCoverHTML(w io.Writer) error {
@@ -89,8 +90,10 @@ func (p *Packet) WriteCoverHTML(w io.Writer) error {
 		Rows                                                    []coverRow
 		Claims                                                  []coverClaim
 		Notes                                                   []string
+		InvoicedOnly                                            bool
 	}{
-		Month: p.Month, Name: p.Name, Dept: p.Dept, Project: p.Project,
+		InvoicedOnly: p.InvoicedOnly,
+		Month:        p.Month, Name: p.Name, Dept: p.Dept, Project: p.Project,
 		Period:    fmt.Sprintf("%s 至 %s", start, end),
 		Generated: p.Generated.Format("2006-01-02"),
 		Disputed:  "不报销 excluded",
@@ -104,7 +107,11 @@ func (p *Packet) WriteCoverHTML(w io.Writer) error {
 	}
 	for _, t := range p.Totals {
 		r := coverRow{Provider: ledger.ProviderName(t.Provider, "zh"), Currency: t.Currency, Missing: t.ToRequest.IsPositive()}
-		for _, d := range []decimal.Decimal{t.Billed, t.NotInvoiceable, t.Invoiceable, t.Disputed, t.Claimed, t.Invoiced, t.ToRequest} {
+		amounts := []decimal.Decimal{t.Billed, t.NotInvoiceable, t.Invoiceable, t.Disputed}
+		if p.InvoicedOnly {
+			amounts = append(amounts, t.NotInvoiced)
+		}
+		for _, d := range append(amounts, t.Claimed, t.Invoiced, t.ToRequest) {
 			r.Amounts = append(r.Amounts, reports.FormatMoney(d, t.Currency, false))
 		}
 		data.Rows = append(data.Rows, r)
@@ -114,7 +121,11 @@ func (p *Packet) WriteCoverHTML(w io.Writer) error {
 		if c.Capital != "" {
 			words = "人民币" + c.Capital
 		}
-		data.Claims = append(data.Claims, coverClaim{Currency: c.Currency, Figure: reports.FormatMoney(c.Claimed, c.Currency, false), Words: words})
+		cc := coverClaim{Currency: c.Currency, Figure: reports.FormatMoney(c.Claimed, c.Currency, false), Words: words}
+		if !c.Rounding.IsZero() {
+			cc.Rounding, cc.RoundingNote = reports.FormatMoney(c.Rounding, c.Currency, false), roundingNote(c)
+		}
+		data.Claims = append(data.Claims, cc)
 	}
 	var b bytes.Buffer
 	if err := coverTemplate.Execute(&b, data); err != nil {

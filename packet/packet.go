@@ -20,8 +20,12 @@ type Options struct {
 	Month         string // billing period YYYY-MM (required)
 	Project       string // only line items of this project (sub_account); "" = all
 	ClaimDisputed bool   // claim disputed charges too (listed as claimed but disputed)
-	Name          string // claimant (报销人)
-	Dept          string // department (部门)
+	// InvoicedOnly claims only what is invoiced (以票报销): per platform and
+	// currency, the claim stops at the invoices counted for the month; the
+	// rest is shown as 未开票 (not invoiced) and not claimed.
+	InvoicedOnly bool
+	Name         string // claimant (报销人)
+	Dept         string // department (部门)
 	// Date is the date the packet is generated on, printed on the cover; the
 	// zero time means today (in TZ). Tests fix it.
 	Date   time.Time
@@ -36,7 +40,22 @@ const (
 	StatusNothingPaid     = "nothing_paid"     // no cash part (paid by vouchers): claims nothing
 	StatusDisputed        = "disputed"         // its disputed part is excluded from the claim
 	StatusClaimedDisputed = "claimed_disputed" // disputed, claimed anyway (ClaimDisputed)
+	StatusNotInvoiced     = "not_invoiced"     // (part) beyond the invoices, not claimed (InvoicedOnly)
 )
+
+// Shown are a line's amounts as the packet prints them: each at the
+// currency's minor unit, rounded half up once (reports.RoundMoney), and the
+// derived ones worked out from the printed figures, so that every row foots:
+// NotInvoiceable = Billed − Invoiceable, Claimed = Invoiceable − Disputed −
+// NotInvoiced (Disputed left in with ClaimDisputed).
+type Shown struct {
+	Billed         decimal.Decimal
+	NotInvoiceable decimal.Decimal
+	Invoiceable    decimal.Decimal
+	Disputed       decimal.Decimal // the sum of the line's printed exceptions
+	NotInvoiced    decimal.Decimal // InvoicedOnly: the claimable part no invoice covers
+	Claimed        decimal.Decimal
+}
 
 // Line is one line item of the packet with what it claims.
 type Line struct {
@@ -52,9 +71,33 @@ type Line struct {
 	Claimed        decimal.Decimal // Invoiceable, less Disputed unless claimed anyway
 	Status         string
 	Invoices       []string // numbers of the invoices that cover its platform and month
+	Shown          Shown    // the printed amounts, at the minor unit
+	Row            RowRef   // where a person finds the line in its file
 }
 
-// Total is one platform and currency on the cover.
+// RowRef is a line item's row as a person opening its file in Excel or
+// LibreOffice sees it: Row on Sheet (a workbook's), or, for an import made
+// before the row mapping was recorded, Record, the record number after the
+// header.
+type RowRef struct {
+	Sheet  string
+	Row    int
+	Record int
+}
+
+// String is "12", "账单!12", or "记录 9 record" for a record number.
+func (r RowRef) String() string {
+	switch {
+	case r.Row > 0 && r.Sheet != "":
+		return fmt.Sprintf("%s!%d", r.Sheet, r.Row)
+	case r.Row > 0:
+		return fmt.Sprint(r.Row)
+	}
+	return fmt.Sprintf("表头后第 %d 条记录 / record %d after the header", r.Record, r.Record)
+}
+
+// Total is one platform and currency on the cover. Its amounts are the sums
+// of the lines' printed (Shown) amounts, so that the cover foots with 明细.
 type Total struct {
 	Provider       string
 	Currency       string
@@ -63,6 +106,7 @@ type Total struct {
 	NotInvoiceable decimal.Decimal // vouchers, gifts, credit lines: billed − invoiceable
 	Invoiceable    decimal.Decimal // cash paid
 	Disputed       decimal.Decimal // disputed part of the invoiceable amount
+	NotInvoiced    decimal.Decimal // InvoicedOnly: claimable but not invoiced
 	Claimed        decimal.Decimal
 	Invoiced       decimal.Decimal // invoices counted for the month (reconcile.InvoiceCoverage)
 	ToRequest      decimal.Decimal // invoices still to request
@@ -70,12 +114,17 @@ type Total struct {
 	Estimated      int // lines whose cash part was estimated
 }
 
-// CurrencyTotal is the claim in one currency.
+// CurrencyTotal is the claim in one currency. Claimed and Disputed are the
+// sums of the printed lines; Exact is the claim at source precision, and
+// Rounding (尾差) is Exact at the minor unit − Claimed: what rounding each
+// line once cost or added.
 type CurrencyTotal struct {
 	Currency string
 	Claimed  decimal.Decimal
 	Disputed decimal.Decimal // disputed (excluded, or claimed anyway)
 	Capital  string          // CapitalCNY of Claimed, for CNY only; "" otherwise
+	Exact    decimal.Decimal
+	Rounding decimal.Decimal
 }
 
 // Invoice is one row of the invoice list: an invoice counted for the month,
@@ -99,13 +148,15 @@ type Exception struct {
 	Provider    string
 	ResourceID  string
 	Currency    string
-	Amount      decimal.Decimal // disputed money on this line item
+	Amount      decimal.Decimal // disputed money on this line item, at the minor unit
+	Exact       decimal.Decimal // the same at source precision
 	LineItemID  int64
 	File        string
 	Row         int
 	ReasonZH    string
 	ReasonEN    string
 	Claimed     bool // claimed anyway (ClaimDisputed)
+	Cited       RowRef
 }
 
 // Packet is the computed reimbursement packet of a month.
@@ -147,6 +198,14 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("packet: %w", err)
 	}
+	imps, err := db.Imports(ctx, 0)
+	if err != nil {
+		return nil, fmt.Errorf("packet: %w", err)
+	}
+	byImport := map[int64]*ledger.Import{}
+	for i := range imps {
+		byImport[imps[i].ID] = &imps[i]
+	}
 	byID := map[int64]int{}
 	for i := range items {
 		li := &items[i]
@@ -154,7 +213,14 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 			continue
 		}
 		byID[li.ID] = len(p.Lines)
-		p.Lines = append(p.Lines, newLine(li))
+		l := newLine(li)
+		l.Row = RowRef{Record: li.SourceRow}
+		if im := byImport[li.ImportID]; im != nil {
+			if row, ok := im.RowOf(li.SourceRow); ok {
+				l.Row = RowRef{Sheet: im.Sheet, Row: row}
+			}
+		}
+		p.Lines = append(p.Lines, l)
 	}
 
 	p.creditLines()
@@ -179,6 +245,7 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 	for i := range p.Exceptions {
 		p.Exceptions[i].Claimed = opts.ClaimDisputed
 	}
+	p.print(byID)
 
 	cov, err := reconcile.InvoiceCoverage(ctx, db, opts.Month, reconcile.InvoiceableOptions{TZ: opts.TZ, Project: opts.Project})
 	if err != nil {
@@ -292,8 +359,8 @@ func (p *Packet) dispute(ctx context.Context, db *ledger.DB, byID map[int64]int)
 				l.Disputed = l.Disputed.Add(part)
 				left = left.Sub(part)
 				x := Exception{RuleID: c.RuleID, State: c.State, Fingerprint: c.Fingerprint, Provider: c.Provider,
-					ResourceID: c.ResourceID, Currency: l.Item.Currency, Amount: part, LineItemID: l.Item.ID,
-					File: l.Item.File, Row: l.Item.SourceRow}
+					ResourceID: c.ResourceID, Currency: l.Item.Currency, Exact: part, LineItemID: l.Item.ID,
+					File: l.Item.File, Row: l.Item.SourceRow, Cited: l.Row}
 				if f := reasons[c.Fingerprint]; f != nil {
 					x.ReasonZH, x.ReasonEN = f.ReasonZH, f.ReasonEN
 				} else {
@@ -316,11 +383,104 @@ func (p *Packet) dispute(ctx context.Context, db *ledger.DB, byID map[int64]int)
 	return nil
 }
 
+// print rounds what the packet prints: each exception once, each line's
+// billed and invoiceable amounts once, its disputed part as the sum of its
+// printed exceptions, and the rest derived from those (see Shown).
+func (p *Packet) print(byID map[int64]int) {
+	disputed := make([]decimal.Decimal, len(p.Lines))
+	for i := range p.Exceptions {
+		e := &p.Exceptions[i]
+		e.Amount = reports.RoundMoney(e.Exact, e.Currency)
+		if j, ok := byID[e.LineItemID]; ok {
+			disputed[j] = disputed[j].Add(e.Amount)
+		}
+	}
+	for i := range p.Lines {
+		l := &p.Lines[i]
+		cur := l.Item.Currency
+		sh := &l.Shown
+		sh.Billed = reports.RoundMoney(l.Item.BilledCost, cur)
+		sh.Invoiceable = reports.RoundMoney(l.Invoiceable, cur)
+		sh.NotInvoiceable = sh.Billed.Sub(sh.Invoiceable)
+		sh.Disputed = disputed[i]
+		if sh.Invoiceable.IsPositive() && sh.Disputed.GreaterThan(sh.Invoiceable) {
+			sh.Disputed = sh.Invoiceable // two parts rounded up past the line
+		}
+		sh.Claimed = sh.Invoiceable
+		if l.Status == StatusDisputed {
+			sh.Claimed = sh.Invoiceable.Sub(sh.Disputed)
+		}
+	}
+}
+
+// exactClaimed is the line's claim at source precision: Claimed, or, for a
+// line that InvoicedOnly cut at the invoices (cut at the minor unit), its
+// printed claim.
+func (l *Line) exactClaimed() decimal.Decimal {
+	if l.Shown.NotInvoiced.IsPositive() {
+		return l.Shown.Claimed
+	}
+	return l.Claimed
+}
+
+// invoicedOnly caps the claim of each platform and currency at the invoices
+// counted for the month (以票报销): lines claim in their order until the
+// invoiced amount is used up; the rest of each line is NotInvoiced. Negative
+// lines (refunds, credits taken off) lower the claim first, so they are
+// applied before the positive ones.
+func (p *Packet) invoicedOnly(invoiced func(provider, currency string) decimal.Decimal) {
+	type pc struct{ provider, currency string }
+	left := map[pc]decimal.Decimal{}
+	seen := map[pc]bool{}
+	for i := range p.Lines {
+		l := &p.Lines[i]
+		k := pc{l.Item.Provider, l.Item.Currency}
+		if !seen[k] {
+			seen[k] = true
+			left[k] = reports.RoundMoney(invoiced(k.provider, k.currency), k.currency)
+		}
+		if l.Shown.Claimed.IsNegative() {
+			left[k] = left[k].Sub(l.Shown.Claimed)
+		}
+	}
+	for i := range p.Lines {
+		l := &p.Lines[i]
+		k := pc{l.Item.Provider, l.Item.Currency}
+		c := l.Shown.Claimed
+		if !c.IsPositive() {
+			continue
+		}
+		take := decimal.Max(decimal.Zero, decimal.Min(c, left[k]))
+		left[k] = left[k].Sub(take)
+		if take.LessThan(c) {
+			l.Shown.NotInvoiced = c.Sub(take)
+			l.Shown.Claimed = take
+			if l.Status == StatusClaimed {
+				l.Status = StatusNotInvoiced
+			}
+		}
+	}
+}
+
 // totals fills the cover totals, the claims per currency, the invoice list
-// and the invoice numbers of the lines.
+// and the invoice numbers of the lines. Every total is a sum of printed
+// (Shown) line amounts.
 func (p *Packet) totals(cov *reconcile.CoverageReport) {
 	type pc struct{ provider, currency string }
+	rows := map[pc]*reconcile.Coverage{}
+	for i := range cov.Rows {
+		rows[pc{cov.Rows[i].Provider, cov.Rows[i].Currency}] = &cov.Rows[i]
+	}
+	if p.InvoicedOnly {
+		p.invoicedOnly(func(provider, currency string) decimal.Decimal {
+			if c := rows[pc{provider, currency}]; c != nil {
+				return c.Invoiced
+			}
+			return decimal.Zero
+		})
+	}
 	idx := map[pc]int{}
+	exact := map[string]decimal.Decimal{}
 	for i := range p.Lines {
 		l := &p.Lines[i]
 		k := pc{l.Item.Provider, l.Item.Currency}
@@ -332,11 +492,13 @@ func (p *Packet) totals(cov *reconcile.CoverageReport) {
 		}
 		t := &p.Totals[j]
 		t.Lines++
-		t.Billed = t.Billed.Add(l.Item.BilledCost)
-		t.NotInvoiceable = t.NotInvoiceable.Add(l.NotInvoiceable)
-		t.Invoiceable = t.Invoiceable.Add(l.Invoiceable)
-		t.Disputed = t.Disputed.Add(l.Disputed)
-		t.Claimed = t.Claimed.Add(l.Claimed)
+		t.Billed = t.Billed.Add(l.Shown.Billed)
+		t.NotInvoiceable = t.NotInvoiceable.Add(l.Shown.NotInvoiceable)
+		t.Invoiceable = t.Invoiceable.Add(l.Shown.Invoiceable)
+		t.Disputed = t.Disputed.Add(l.Shown.Disputed)
+		t.NotInvoiced = t.NotInvoiced.Add(l.Shown.NotInvoiced)
+		t.Claimed = t.Claimed.Add(l.Shown.Claimed)
+		exact[k.currency] = exact[k.currency].Add(l.exactClaimed())
 		if l.Estimated {
 			t.Estimated++
 		}
@@ -353,15 +515,21 @@ func (p *Packet) totals(cov *reconcile.CoverageReport) {
 			continue
 		}
 		t := &p.Totals[j]
-		t.Invoiced, t.ToRequest, t.OverInvoiced = c.Invoiced, c.ToRequest, c.OverInvoiced
+		// What is still to request, or over-invoiced, on the printed
+		// figures: the printed invoiceable total against the printed
+		// invoiced one.
+		t.Invoiced = reports.RoundMoney(c.Invoiced, c.Currency)
+		diff := t.Invoiceable.Sub(t.Invoiced)
+		t.ToRequest, t.OverInvoiced = decimal.Max(decimal.Zero, diff), decimal.Max(decimal.Zero, diff.Neg())
 		for _, inv := range c.Invoices {
 			numbers[k] = append(numbers[k], inv.Number)
-			p.Invoices = append(p.Invoices, Invoice{Provider: c.Provider, Currency: c.Currency, Amount: inv.Amount,
-				Allocated: inv.Allocated, Invoice: inv.Invoice, Spanning: len(inv.Months()) > 1})
+			p.Invoices = append(p.Invoices, Invoice{Provider: c.Provider, Currency: c.Currency,
+				Amount: reports.RoundMoney(inv.Amount, c.Currency), Allocated: reports.RoundMoney(inv.Allocated, c.Currency),
+				Invoice: inv.Invoice, Spanning: len(inv.Months()) > 1})
 		}
-		if c.ToRequest.IsPositive() {
+		if t.ToRequest.IsPositive() {
 			p.Invoices = append(p.Invoices, Invoice{Provider: c.Provider, Currency: c.Currency, Missing: true,
-				Amount: c.ToRequest, Allocated: c.ToRequest})
+				Amount: t.ToRequest, Allocated: t.ToRequest})
 		}
 	}
 	for _, d := range cov.Duplicates {
@@ -402,9 +570,12 @@ func (p *Packet) totals(cov *reconcile.CoverageReport) {
 	}
 	sort.SliceStable(p.Claims, func(i, j int) bool { return currencyLess(p.Claims[i].Currency, p.Claims[j].Currency) })
 	for i := range p.Claims {
-		if strings.EqualFold(p.Claims[i].Currency, "CNY") {
+		c := &p.Claims[i]
+		c.Exact = exact[c.Currency]
+		c.Rounding = reports.RoundMoney(c.Exact, c.Currency).Sub(c.Claimed)
+		if strings.EqualFold(c.Currency, "CNY") {
 			// An error (≥ 1e12) leaves the capital empty; the cover then shows the figure only.
-			p.Claims[i].Capital, _ = CapitalCNY(p.Claims[i].Claimed)
+			c.Capital, _ = CapitalCNY(c.Claimed)
 		}
 	}
 }
@@ -476,6 +647,7 @@ var statusNames = map[string]string{
 	StatusNothingPaid:     "代金券支付，不报销",
 	StatusDisputed:        "有争议，争议部分不报销",
 	StatusClaimedDisputed: "有争议，仍报销",
+	StatusNotInvoiced:     "超出已开发票部分不报销（以票报销）",
 }
 
 // StatusNameZH is the Chinese text of a line status.

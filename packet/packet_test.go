@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattn/go-runewidth"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
@@ -227,18 +228,20 @@ func TestPacket(t *testing.T) {
 		if got := cell(t, f, SheetLines, colCurrency, row); got != "CNY" {
 			t.Errorf("total row currency %q, want CNY", got)
 		}
-		checkFormula(t, f, SheetLines, colBilled, row, billed)
-		checkFormula(t, f, SheetLines, colCash, row, invoiceable)
+		// One line has 6 decimals: the printed lines add up to the
+		// ledger's figure at the fen, with no 尾差.
+		checkFormula(t, f, SheetLines, colBilled, row, billed.Round(2))
+		checkFormula(t, f, SheetLines, colCash, row, invoiceable.Round(2))
 		checkFormula(t, f, SheetLines, colDisputed, row, duplicate)
-		checkFormula(t, f, SheetLines, colClaimed, row, claimed)
-		if len(p.Claims) != 1 || !p.Claims[0].Claimed.Equal(claimed) {
-			t.Errorf("got claims %+v, want CNY %s", p.Claims, claimed)
+		checkFormula(t, f, SheetLines, p.colClaimed(), row, claimed.Round(2))
+		if len(p.Claims) != 1 || !p.Claims[0].Claimed.Equal(claimed.Round(2)) || !p.Claims[0].Exact.Equal(claimed) || !p.Claims[0].Rounding.IsZero() {
+			t.Errorf("got claims %+v, want CNY %s (exact %s, no rounding)", p.Claims, claimed.Round(2), claimed)
 		}
 	})
 
 	t.Run("cover", func(t *testing.T) {
-		row := findRow(t, f, SheetCover, 1, "报销金额 Amount claimed")
-		checkFormula(t, f, SheetCover, 3, row, claimed)
+		row := findRow(t, f, SheetCover, 1, claimLabel)
+		checkFormula(t, f, SheetCover, 3, row, claimed.Round(2))
 		if got, want := cell(t, f, SheetCover, 5, row), "人民币壹仟贰佰壹拾元零壹分"; got != want {
 			t.Errorf("大写: got %s, want %s", got, want)
 		}
@@ -248,7 +251,7 @@ func TestPacket(t *testing.T) {
 			claimed  string
 		}{
 			{"恒源云", "55.44", "55.44"},
-			{"潞晨云", "1277.067891", "1154.567891"},
+			{"潞晨云", "1277.07", "1154.57"},
 		} {
 			r := findRow(t, f, SheetCover, 1, tc.provider)
 			checkFormula(t, f, SheetCover, 3, r, dec(tc.billed))
@@ -290,11 +293,11 @@ func TestPacket(t *testing.T) {
 			t.Errorf("claim grew by %s, want exactly %s", diff, duplicate)
 		}
 		row := findRow(t, g, SheetLines, 1, "合计 Total")
-		checkFormula(t, g, SheetLines, colClaimed, row, invoiceable)
+		checkFormula(t, g, SheetLines, q.colClaimed(), row, invoiceable.Round(2))
 		if got := cell(t, g, SheetExceptions, 7, 2); got != "仍报销（有争议）/ claimed but disputed" {
 			t.Errorf("异常 treatment %q, want claimed but disputed", got)
 		}
-		r := findRow(t, g, SheetCover, 1, "报销金额 Amount claimed")
+		r := findRow(t, g, SheetCover, 1, claimLabel)
 		want, _ := CapitalCNY(invoiceable)
 		if got := cell(t, g, SheetCover, 5, r); got != "人民币"+want {
 			t.Errorf("大写: got %s, want 人民币%s", got, want)
@@ -320,7 +323,7 @@ func TestPacket(t *testing.T) {
 			t.Errorf("missing row platform %q, want 潞晨云", got)
 		}
 		// 潞晨云 invoiceable 1174.567891 (20 + 20 + 0 + 1134.567891) − 1000.00 invoiced.
-		if got, want := cell(t, f, SheetInvoices, 5, r), "174.567891"; got != want {
+		if got, want := cell(t, f, SheetInvoices, 5, r), "174.57"; got != want {
 			t.Errorf("to request %s, want %s", got, want)
 		}
 		ref, _ := excelize.CoordinatesToCellName(2, r)
@@ -353,15 +356,15 @@ func TestPacket(t *testing.T) {
 		if got := cell(t, f, SheetLines, 15, h); !strings.Contains(got, "估算") {
 			t.Errorf("estimated line status %q, want it marked estimated", got)
 		}
-		if got := cell(t, f, SheetLines, colCash, h); got != "1134.567891" {
-			t.Errorf("estimated cash %s, want 1134.567891 (billed − voucher, exact)", got)
+		if got := cell(t, f, SheetLines, colCash, h); got != "1134.57" {
+			t.Errorf("estimated cash %s, want 1134.57 (billed − voucher, at the fen)", got)
 		}
 		if got := cell(t, f, SheetLines, 16, h); got != "LC-0001" {
 			t.Errorf("invoice numbers %q, want LC-0001", got)
 		}
 		credit := findRow(t, f, SheetLines, 4, "voucher-1")
-		if got := cell(t, f, SheetLines, colClaimed, credit); got != "0" {
-			t.Errorf("credit line claims %s, want 0", got)
+		if got := cell(t, f, SheetLines, p.colClaimed(), credit); got != "0.00" {
+			t.Errorf("credit line claims %s, want 0.00", got)
 		}
 		if got := cell(t, f, SheetLines, 7, 2); !strings.HasPrefix(got, "46") {
 			t.Errorf("start %q, want an Excel serial date", got)
@@ -385,6 +388,22 @@ func TestPacket(t *testing.T) {
 			panes, err := f.GetPanes(s)
 			if err != nil || !panes.Freeze {
 				t.Errorf("%s: panes %+v, want the header frozen", s, panes)
+			}
+		}
+		// The cover's header cells wrap at the space (Chinese above
+		// English); each column is at least as wide as its widest line.
+		hr := findRow(t, f, SheetCover, 1, "平台\nPlatform")
+		for col := 1; col <= len(coverHeaders); col++ {
+			h := cell(t, f, SheetCover, col, hr)
+			name, _ := excelize.ColumnNumberToName(col)
+			w, err := f.GetColWidth(SheetCover, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(h, "\n") {
+				if need := float64(runewidth.StringWidth(line)); w < need+1 {
+					t.Errorf("封面 column %s width %.1f, header line %q needs %.0f", name, w, line, need+1)
+				}
 			}
 		}
 		names := f.GetDefinedName()
@@ -420,7 +439,7 @@ func TestPacketProject(t *testing.T) {
 			t.Errorf("line %d of project %q, want 课题B", l.Item.ID, l.Item.SubAccount)
 		}
 	}
-	if want := dec("1134.567891"); !p.Claims[0].Claimed.Equal(want) {
+	if want := dec("1134.57"); !p.Claims[0].Claimed.Equal(want) {
 		t.Errorf("claimed %s, want %s", p.Claims[0].Claimed, want)
 	}
 	if refs, _ := f.SearchSheet(SheetCover, "课题B"); len(refs) == 0 {
@@ -443,7 +462,7 @@ func TestPacketNotAudited(t *testing.T) {
 	if !strings.Contains(strings.Join(p.Notes(), "\n"), "尚未运行审计") {
 		t.Errorf("notes %q, want the warning that no audit is stored", p.Notes())
 	}
-	if want := dec("1174.567891"); !p.Claims[0].Claimed.Equal(want) {
+	if want := dec("1174.57"); !p.Claims[0].Claimed.Equal(want) {
 		t.Errorf("claimed %s, want %s (nothing known to be disputed)", p.Claims[0].Claimed, want)
 	}
 }
@@ -465,4 +484,33 @@ func TestCoverHTML(t *testing.T) {
 		}
 	}
 	testkit.Golden(t, filepath.Join("testdata", "TestCoverHTML", "cover.html"), b.Bytes(), *update)
+}
+
+// TestPacketInvoicedOnly: 以票报销 claims per platform only what the invoices
+// of the month cover; the rest of the claimable amount is 未开票, and rows
+// and totals still foot.
+func TestPacketInvoicedOnly(t *testing.T) {
+	db := openPacketLedger(t)
+	p := build(t, db, Options{InvoicedOnly: true})
+	f, _ := workbook(t, p)
+	got := map[string][2]string{}
+	for _, tot := range p.Totals {
+		got[tot.Provider] = [2]string{tot.Claimed.StringFixed(2), tot.NotInvoiced.StringFixed(2)}
+	}
+	// 潞晨云: 1154.57 claimable, one invoice of 1000.00; 恒源云: 55.44, invoiced in full.
+	want := map[string][2]string{"luchen": {"1000.00", "154.57"}, "gpushare": {"55.44", "0.00"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got claimed/not invoiced %v, want %v", got, want)
+	}
+	if c := p.Claims[0]; !c.Claimed.Equal(dec("1055.44")) {
+		t.Errorf("claim %s, want 1055.44", c.Claimed)
+	}
+	if got := cell(t, f, SheetLines, p.colNotInvoiced(), 1); got != headerNotInvoiced {
+		t.Errorf("明细 column %d header %q, want %q", p.colNotInvoiced(), got, headerNotInvoiced)
+	}
+	r := findRow(t, f, SheetCover, 1, claimLabel)
+	if got, want := cell(t, f, SheetCover, 5, r), "人民币壹仟零伍拾伍元肆角肆分"; got != want {
+		t.Errorf("大写 %s, want %s", got, want)
+	}
+	footPacket(t, f, p)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -12,9 +13,9 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
-	"github.com/gpubill/gpubill/ledger"
-
 	"github.com/gpubill/gpubill/internal/xlsxcell"
+	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/reports"
 )
 
 // Sheet names of the workbook, in order.
@@ -25,7 +26,9 @@ const (
 	SheetExceptions = "异常"
 )
 
-// Columns of 明细 (1-based), which the cover's formulas refer to.
+// Columns of 明细 (1-based), which the cover's formulas refer to. With
+// InvoicedOnly a column 未开票 (not invoiced) comes before 报销金额, and the
+// columns from 报销金额 on move one to the right (Packet.colClaimed).
 const (
 	colProvider = 1  // A
 	colCurrency = 9  // I
@@ -33,13 +36,43 @@ const (
 	colNotInv   = 11 // K
 	colCash     = 12 // L
 	colDisputed = 13 // M
-	colClaimed  = 14 // N
 )
 
 var lineHeaders = []string{"平台 Platform", "账号 Account", "项目 Project", "实例ID Resource ID", "实例名称 Name",
 	"费用类型 Kind", "开始 Start", "结束 End", "币种 Currency", "应付金额 Billed", "不可报销 Vouchers/credits",
 	"现金支付 Cash paid", "争议金额 Disputed", "报销金额 Claimed", "状态 Status", "发票号码 Invoices",
 	"来源文件 Source file", "行 Row"}
+
+const headerNotInvoiced = "未开票 Not invoiced"
+
+// colNotInvoiced is the column of 未开票 on 明细, 0 without InvoicedOnly.
+func (p *Packet) colNotInvoiced() int {
+	if p.InvoicedOnly {
+		return colDisputed + 1
+	}
+	return 0
+}
+
+// colClaimed is the column of 报销金额 on 明细.
+func (p *Packet) colClaimed() int { return colDisputed + 1 + min(p.colNotInvoiced(), 1) }
+
+// lineHeaders are the headers of 明细.
+func (p *Packet) lineHeaders() []string {
+	if !p.InvoicedOnly {
+		return lineHeaders
+	}
+	h := append([]string{}, lineHeaders[:colDisputed]...)
+	return append(append(h, headerNotInvoiced), lineHeaders[colDisputed:]...)
+}
+
+// moneyCols are the money columns of 明细, in order.
+func (p *Packet) moneyCols() []int {
+	cols := []int{colBilled, colNotInv, colCash, colDisputed}
+	if c := p.colNotInvoiced(); c > 0 {
+		cols = append(cols, c)
+	}
+	return append(cols, p.colClaimed())
+}
 
 var invoiceHeaders = []string{"平台 Platform", "发票号码 Number", "开票日期 Date", "币种 Currency", "发票金额 Amount",
 	"本月计入 For this month", "所属期间 Period", "抬头 Title", "说明 Note"}
@@ -49,6 +82,16 @@ var exceptionHeaders = []string{"平台 Platform", "类型 Rule", "状态 State"
 
 var coverHeaders = []string{"平台 Platform", "币种 Currency", "应付金额 Billed", "不可报销 Vouchers/gifts",
 	"可开票 Invoiceable (cash)", "争议金额 Disputed", "报销金额 Claimed", "已开票 Invoiced", "待索取 To request"}
+
+// coverHeaders are the headers of the cover's totals, with 未开票 before
+// 报销金额 under InvoicedOnly.
+func (p *Packet) coverHeaders() []string {
+	if !p.InvoicedOnly {
+		return coverHeaders
+	}
+	h := append([]string{}, coverHeaders[:6]...)
+	return append(append(h, headerNotInvoiced), coverHeaders[6:]...)
+}
 
 // Number formats.
 const (
@@ -92,8 +135,10 @@ func (x *xw) style(numFmt string, bold bool, fill string, wrap bool) (int, error
 
 // cellOpts say how a cell looks.
 type cellOpts struct {
-	bold bool
-	fill string
+	bold  bool
+	fill  string
+	spill bool // long text that may spill over the empty cells to its right: no say in the column width
+	wrap  bool // wrapped at its line breaks; the widest line sets the width
 }
 
 func (x *xw) width(sheet string, col int, shown string) {
@@ -101,7 +146,9 @@ func (x *xw) width(sheet string, col int, shown string) {
 	for len(w) < col {
 		w = append(w, 0)
 	}
-	w[col-1] = max(w[col-1], runewidth.StringWidth(shown))
+	for _, line := range strings.Split(shown, "\n") {
+		w[col-1] = max(w[col-1], runewidth.StringWidth(line))
+	}
 	x.widths[sheet] = w
 }
 
@@ -114,23 +161,28 @@ func (x *xw) text(sheet string, col, row int, s string, o cellOpts) error {
 			return err
 		}
 	}
-	x.width(sheet, col, s)
+	if !o.spill {
+		x.width(sheet, col, s)
+	} else {
+		x.width(sheet, col, "")
+	}
 	return x.apply(sheet, ref, "", o)
 }
 
 func (x *xw) apply(sheet, ref, numFmt string, o cellOpts) error {
-	if numFmt == "" && !o.bold && o.fill == "" {
+	if numFmt == "" && !o.bold && o.fill == "" && !o.wrap {
 		return nil
 	}
-	st, err := x.style(numFmt, o.bold, o.fill, false)
+	st, err := x.style(numFmt, o.bold, o.fill, o.wrap)
 	if err != nil {
 		return err
 	}
 	return x.f.SetCellStyle(sheet, ref, ref, st)
 }
 
-// money writes an exact amount as a number (its decimal string goes into
-// the cell XML as it is), with the money format.
+// money writes an amount as a number (its decimal string goes into the cell
+// XML as it is, never through float64), with the money format. The packet
+// passes printed amounts, already at the minor unit.
 func (x *xw) money(sheet string, col, row int, d decimal.Decimal, o cellOpts) error {
 	ref, _ := excelize.CoordinatesToCellName(col, row)
 	if err := x.f.SetCellDefault(sheet, ref, ledger.DecimalString(d)); err != nil {
@@ -171,6 +223,15 @@ func (x *xw) intCell(sheet string, col, row, n int) error {
 	return nil
 }
 
+// rowCell writes where a line is in its file: a number for a text file's
+// row, text for a sheet's (Sheet!row) or a record number.
+func (x *xw) rowCell(sheet string, col, row int, r RowRef) error {
+	if r.Row > 0 && r.Sheet == "" {
+		return x.intCell(sheet, col, row, r.Row)
+	}
+	return x.text(sheet, col, row, r.String(), cellOpts{})
+}
+
 func (x *xw) header(sheet string, row int, titles []string) error {
 	for i, h := range titles {
 		if err := x.text(sheet, i+1, row, h, cellOpts{bold: true, fill: "D9E1F2"}); err != nil {
@@ -178,6 +239,28 @@ func (x *xw) header(sheet string, row int, titles []string) error {
 		}
 	}
 	return nil
+}
+
+// header2 writes a header row whose titles ("中文 English") wrap onto two
+// lines, Chinese above English, so that narrow money columns still show
+// their whole header; the row is made two lines high.
+func (x *xw) header2(sheet string, row int, titles []string) error {
+	for i, h := range titles {
+		if zh, en, ok := strings.Cut(h, " "); ok {
+			h = zh + "\n" + en
+		}
+		// Our own text: written as it is (safeText would turn the line
+		// break into a space).
+		ref, _ := excelize.CoordinatesToCellName(i+1, row)
+		if err := x.f.SetCellStr(sheet, ref, h); err != nil {
+			return err
+		}
+		x.width(sheet, i+1, h)
+		if err := x.apply(sheet, ref, "", cellOpts{bold: true, fill: "D9E1F2", wrap: true}); err != nil {
+			return err
+		}
+	}
+	return x.f.SetRowHeight(sheet, row, 30)
 }
 
 // WriteXLSX writes the packet as an XLSX workbook with the sheets 封面,
@@ -239,7 +322,9 @@ func (x *xw) finish(sheet string, headerRow int, landscape bool, maxWidth int) e
 	f := x.f
 	for i, w := range x.widths[sheet] {
 		col, _ := excelize.ColumnNumberToName(i + 1)
-		if err := f.SetColWidth(sheet, col, col, float64(min(max(w+2, 6), maxWidth))); err != nil {
+		// Bold CJK text is wider than its display width in digit units in
+		// LibreOffice's fonts: a tenth more, plus padding.
+		if err := f.SetColWidth(sheet, col, col, float64(min(max(w+w/10+2, 6), maxWidth))); err != nil {
 			return err
 		}
 	}
@@ -282,7 +367,9 @@ func (p *Packet) linesLast() int { return max(len(p.Lines)+1, 2) }
 // lines writes 明细: one row per line item, then one total row per currency.
 func (x *xw) lines() error {
 	s, p := SheetLines, x.p
-	if err := x.header(s, 1, lineHeaders); err != nil {
+	heads := p.lineHeaders()
+	claimed := p.colClaimed()
+	if err := x.header(s, 1, heads); err != nil {
 		return err
 	}
 	for i := range p.Lines {
@@ -293,17 +380,18 @@ func (x *xw) lines() error {
 		switch l.Status {
 		case StatusDisputed, StatusClaimedDisputed:
 			fill = "FCE4D6"
-		case StatusCredit, StatusNothingPaid:
+		case StatusCredit, StatusNothingPaid, StatusNotInvoiced:
 			fill = "EDEDED"
 		}
 		o := cellOpts{fill: fill}
-		for col, v := range []string{1: ledger.ProviderName(li.Provider, "zh"), 2: li.BillingAccountID, 3: li.SubAccount,
-			4: li.ResourceID, 5: li.ResourceName, 6: KindNameZH(li.Kind), 9: li.Currency, 15: StatusNameZH(l.Status) + estimatedNote(l),
-			16: strings.Join(l.Invoices, ", "), 17: li.File} {
-			if col == 0 {
-				continue
-			}
-			if err := x.text(s, col, r, v, o); err != nil {
+		for _, c := range []struct {
+			col int
+			v   string
+		}{{1, ledger.ProviderName(li.Provider, "zh")}, {2, li.BillingAccountID}, {3, li.SubAccount},
+			{4, li.ResourceID}, {5, li.ResourceName}, {6, KindNameZH(li.Kind)}, {9, li.Currency},
+			{claimed + 1, StatusNameZH(l.Status) + estimatedNote(l)}, {claimed + 2, strings.Join(l.Invoices, ", ")},
+			{claimed + 3, filepath.Base(li.File)}} {
+			if err := x.text(s, c.col, r, c.v, o); err != nil {
 				return err
 			}
 		}
@@ -313,15 +401,12 @@ func (x *xw) lines() error {
 		if err := x.timeCell(s, 8, r, li.ChargePeriodEnd); err != nil {
 			return err
 		}
-		for _, c := range []struct {
-			col int
-			d   decimal.Decimal
-		}{{colBilled, li.BilledCost}, {colNotInv, l.NotInvoiceable}, {colCash, l.Invoiceable}, {colDisputed, l.Disputed}, {colClaimed, l.Claimed}} {
-			if err := x.money(s, c.col, r, c.d, o); err != nil {
+		for _, col := range p.moneyCols() {
+			if err := x.money(s, col, r, p.lineAmount(l, col), o); err != nil {
 				return err
 			}
 		}
-		if err := x.intCell(s, 18, r, li.SourceRow); err != nil {
+		if err := x.rowCell(s, claimed+4, r, l.Row); err != nil {
 			return err
 		}
 	}
@@ -331,7 +416,7 @@ func (x *xw) lines() error {
 		}
 	} else {
 		last := p.linesLast()
-		end, _ := excelize.CoordinatesToCellName(len(lineHeaders), last)
+		end, _ := excelize.CoordinatesToCellName(len(heads), last)
 		if err := x.f.AutoFilter(s, "A1:"+end, nil); err != nil {
 			return err
 		}
@@ -346,7 +431,7 @@ func (x *xw) lines() error {
 		if err := x.text(s, colCurrency, row, c.Currency, cellOpts{bold: true}); err != nil {
 			return err
 		}
-		for _, col := range []int{colBilled, colNotInv, colCash, colDisputed, colClaimed} {
+		for _, col := range p.moneyCols() {
 			sum := p.lineSum(c.Currency, col)
 			if err := x.formula(s, col, row, p.linesFormula(col, row, single), sum, cellOpts{bold: true}); err != nil {
 				return err
@@ -354,25 +439,63 @@ func (x *xw) lines() error {
 		}
 		row++
 	}
+	// 尾差: where a column's exact total, at the minor unit, differs from
+	// the sum of its printed lines, by how much.
+	for _, c := range p.Claims {
+		diffs := map[int]decimal.Decimal{}
+		for _, col := range p.moneyCols() {
+			if d := reports.RoundMoney(p.exactSum(c.Currency, col), c.Currency).Sub(p.lineSum(c.Currency, col)); !d.IsZero() {
+				diffs[col] = d
+			}
+		}
+		if len(diffs) == 0 {
+			continue
+		}
+		if err := x.text(s, 1, row, roundingLabel, cellOpts{spill: true}); err != nil {
+			return err
+		}
+		if err := x.text(s, colCurrency, row, c.Currency, cellOpts{}); err != nil {
+			return err
+		}
+		for _, col := range p.moneyCols() {
+			if d, ok := diffs[col]; ok {
+				if err := x.money(s, col, row, d, cellOpts{}); err != nil {
+					return err
+				}
+			}
+		}
+		row++
+	}
 	return x.finish(s, 1, true, 40)
 }
 
-// linesFormula is the total of a money column of 明细 in the currency of
-// the total row: SUM when the sheet holds one currency, else SUMIFS by the
-// currency column.
-func (p *Packet) linesFormula(col, row int, single bool) string {
-	c, _ := excelize.ColumnNumberToName(col)
-	cc, _ := excelize.ColumnNumberToName(colCurrency)
-	last := p.linesLast()
-	if single {
-		return fmt.Sprintf("SUM(%s2:%s%d)", c, c, last)
+// roundingLabel names a 尾差 row: the exact total at the minor unit less the
+// sum of the lines, each rounded once.
+const roundingLabel = "尾差 Rounding（精确合计 − 各行舍入后之和 / exact total − sum of rounded lines）"
+
+// lineAmount is the printed amount of a line in a money column of 明细.
+func (p *Packet) lineAmount(l *Line, col int) decimal.Decimal {
+	switch col {
+	case colBilled:
+		return l.Shown.Billed
+	case colNotInv:
+		return l.Shown.NotInvoiceable
+	case colCash:
+		return l.Shown.Invoiceable
+	case colDisputed:
+		return l.Shown.Disputed
+	case p.colNotInvoiced():
+		return l.Shown.NotInvoiced
+	case p.colClaimed():
+		return l.Shown.Claimed
 	}
-	return fmt.Sprintf("SUMIFS(%s2:%s%d,%s2:%s%d,%s%d)", c, c, last, cc, cc, last, cc, row)
+	return decimal.Zero
 }
 
-// lineSum is the exact sum of a money column of 明细 over the lines of
-// currency.
-func (p *Packet) lineSum(currency string, col int) decimal.Decimal {
+// exactSum is the exact (source precision) sum of a money column of 明细
+// over the lines of currency; NotInvoiced, cut at the minor unit from
+// invoices, is the same printed or not.
+func (p *Packet) exactSum(currency string, col int) decimal.Decimal {
 	var sum decimal.Decimal
 	for i := range p.Lines {
 		l := &p.Lines[i]
@@ -388,8 +511,36 @@ func (p *Packet) lineSum(currency string, col int) decimal.Decimal {
 			sum = sum.Add(l.Invoiceable)
 		case colDisputed:
 			sum = sum.Add(l.Disputed)
-		case colClaimed:
-			sum = sum.Add(l.Claimed)
+		case p.colNotInvoiced():
+			sum = sum.Add(l.Shown.NotInvoiced)
+		case p.colClaimed():
+			sum = sum.Add(l.exactClaimed())
+		}
+	}
+	return sum
+}
+
+// linesFormula is the total of a money column of 明细 in the currency of
+// the total row: SUM when the sheet holds one currency, else SUMIFS by the
+// currency column.
+func (p *Packet) linesFormula(col, row int, single bool) string {
+	c, _ := excelize.ColumnNumberToName(col)
+	cc, _ := excelize.ColumnNumberToName(colCurrency)
+	last := p.linesLast()
+	if single {
+		return fmt.Sprintf("SUM(%s2:%s%d)", c, c, last)
+	}
+	return fmt.Sprintf("SUMIFS(%s2:%s%d,%s2:%s%d,%s%d)", c, c, last, cc, cc, last, cc, row)
+}
+
+// lineSum is the sum of a money column of 明细 as printed, over the lines
+// of currency: the cached value of the total's formula.
+func (p *Packet) lineSum(currency string, col int) decimal.Decimal {
+	var sum decimal.Decimal
+	for i := range p.Lines {
+		l := &p.Lines[i]
+		if l.Item.Currency == currency {
+			sum = sum.Add(p.lineAmount(l, col))
 		}
 	}
 	return sum
@@ -423,10 +574,9 @@ func (x *xw) cover() error {
 	s, p := SheetCover, x.p
 	f := x.f
 	title := "费用报销单（GPU 算力与云服务）/ Reimbursement packet"
-	if err := x.text(s, 1, 1, title, cellOpts{bold: true}); err != nil {
+	if err := x.text(s, 1, 1, title, cellOpts{bold: true, spill: true}); err != nil {
 		return err
 	}
-	x.widths[s][0] = 10 // the title spans the merged row
 	if err := f.MergeCell(s, "A1", "I1"); err != nil {
 		return err
 	}
@@ -460,18 +610,18 @@ func (x *xw) cover() error {
 	}
 	row := 3
 	for _, kv := range info {
-		if err := x.text(s, 1, row, kv[0], cellOpts{bold: true}); err != nil {
+		if err := x.text(s, 1, row, kv[0], cellOpts{bold: true, spill: true}); err != nil {
 			return err
 		}
-		if err := x.text(s, 3, row, kv[1], cellOpts{}); err != nil {
+		if err := x.text(s, 3, row, kv[1], cellOpts{spill: true}); err != nil {
 			return err
 		}
-		x.widths[s][2] = 0 // long values spill over the empty cells to their right
 		row++
 	}
 	row++
 	headerRow := row
-	if err := x.header(s, row, coverHeaders); err != nil {
+	heads := p.coverHeaders()
+	if err := x.header2(s, row, heads); err != nil {
 		return err
 	}
 	row++
@@ -482,11 +632,13 @@ func (x *xw) cover() error {
 		if err := x.text(s, 2, row, t.Currency, cellOpts{}); err != nil {
 			return err
 		}
-		for i, c := range []struct {
-			col int
-			d   decimal.Decimal
-		}{{colBilled, t.Billed}, {colNotInv, t.NotInvoiceable}, {colCash, t.Invoiceable}, {colDisputed, t.Disputed}, {colClaimed, t.Claimed}} {
-			if err := x.formula(s, 3+i, row, p.sumifs(c.col, row, true), c.d, cellOpts{}); err != nil {
+		amounts := []decimal.Decimal{t.Billed, t.NotInvoiceable, t.Invoiceable, t.Disputed}
+		if p.InvoicedOnly {
+			amounts = append(amounts, t.NotInvoiced)
+		}
+		amounts = append(amounts, t.Claimed)
+		for i, col := range p.moneyCols() {
+			if err := x.formula(s, 3+i, row, p.sumifs(col, row, true), amounts[i], cellOpts{}); err != nil {
 				return err
 			}
 		}
@@ -494,10 +646,11 @@ func (x *xw) cover() error {
 		if t.ToRequest.IsPositive() {
 			o.fill = "FFF2CC"
 		}
-		if err := x.money(s, 8, row, t.Invoiced, cellOpts{}); err != nil {
+		next := 3 + len(amounts)
+		if err := x.money(s, next, row, t.Invoiced, cellOpts{}); err != nil {
 			return err
 		}
-		if err := x.money(s, 9, row, t.ToRequest, o); err != nil {
+		if err := x.money(s, next+1, row, t.ToRequest, o); err != nil {
 			return err
 		}
 		row++
@@ -505,13 +658,13 @@ func (x *xw) cover() error {
 	// Per currency: the claim in figures and in capital numerals.
 	row++
 	for _, c := range p.Claims {
-		if err := x.text(s, 1, row, "报销金额 Amount claimed", cellOpts{bold: true}); err != nil {
+		if err := x.text(s, 1, row, claimLabel, cellOpts{bold: true}); err != nil {
 			return err
 		}
 		if err := x.text(s, 2, row, c.Currency, cellOpts{bold: true}); err != nil {
 			return err
 		}
-		if err := x.formula(s, 3, row, p.sumifs(colClaimed, row, false), c.Claimed, cellOpts{bold: true}); err != nil {
+		if err := x.formula(s, 3, row, p.sumifs(p.colClaimed(), row, false), c.Claimed, cellOpts{bold: true}); err != nil {
 			return err
 		}
 		if err := x.text(s, 4, row, "大写 In words", cellOpts{bold: true}); err != nil {
@@ -521,34 +674,57 @@ func (x *xw) cover() error {
 		if c.Capital != "" {
 			words = "人民币" + c.Capital
 		}
-		if err := x.text(s, 5, row, words, cellOpts{bold: true}); err != nil {
+		if err := x.text(s, 5, row, words, cellOpts{bold: true, spill: true}); err != nil {
 			return err
 		}
-		x.widths[s][4] = 0
 		row++
+		if !c.Rounding.IsZero() {
+			// 尾差: the claim adds the lines as printed, each rounded once.
+			if err := x.text(s, 1, row, "尾差 Rounding", cellOpts{}); err != nil {
+				return err
+			}
+			if err := x.text(s, 2, row, c.Currency, cellOpts{}); err != nil {
+				return err
+			}
+			if err := x.money(s, 3, row, c.Rounding, cellOpts{}); err != nil {
+				return err
+			}
+			if err := x.text(s, 4, row, roundingNote(c), cellOpts{spill: true}); err != nil {
+				return err
+			}
+			row++
+		}
 	}
 	// Notes.
 	row++
 	for _, n := range p.Notes() {
-		if err := x.text(s, 1, row, n, cellOpts{}); err != nil {
+		if err := x.text(s, 1, row, n, cellOpts{spill: true}); err != nil {
 			return err
 		}
-		x.widths[s][0] = 0
 		row++
 	}
 	// Signature block.
 	row++
 	for i, label := range []string{"报销人 Claimant", "审核 Reviewed by", "批准 Approved by"} {
 		col := 1 + 3*i
-		if err := x.text(s, col, row, label+"：", cellOpts{bold: true}); err != nil {
+		if err := x.text(s, col, row, label+"：", cellOpts{bold: true, spill: true}); err != nil {
 			return err
 		}
-		if err := x.text(s, col, row+2, "日期 Date：", cellOpts{}); err != nil {
+		if err := x.text(s, col, row+2, "日期 Date：", cellOpts{spill: true}); err != nil {
 			return err
 		}
 	}
-	x.widths[s][0] = max(x.widths[s][0], 16)
 	return x.finish(s, headerRow, false, 24)
+}
+
+// claimLabel heads the cover's claim rows (short enough for column A).
+const claimLabel = "报销金额 Claimed"
+
+// roundingNote says what a 尾差 is: the claim is the sum of the printed
+// lines; the exact total differs by the rounding.
+func roundingNote(c CurrencyTotal) string {
+	exact := reports.FormatMoney(c.Exact, c.Currency, false)
+	return fmt.Sprintf("精确合计 %s，报销金额为各行（按分四舍五入）之和 / exact total %s; the claim adds the lines, each rounded", exact, exact)
 }
 
 // Notes are the cover's remarks: what the reader must know about the
@@ -666,7 +842,7 @@ func (x *xw) exceptions() error {
 			reason = e.ReasonEN
 		}
 		for col, v := range []string{1: ledger.ProviderName(e.Provider, "zh"), 2: RuleNameZH(e.RuleID), 3: state,
-			4: e.ResourceID, 5: e.Currency, 7: treat, 8: reason, 9: e.File, 11: e.Fingerprint} {
+			4: e.ResourceID, 5: e.Currency, 7: treat, 8: reason, 9: filepath.Base(e.File), 11: e.Fingerprint} {
 			if col == 0 {
 				continue
 			}
@@ -677,7 +853,7 @@ func (x *xw) exceptions() error {
 		if err := x.money(s, 6, r, e.Amount, cellOpts{}); err != nil {
 			return err
 		}
-		if err := x.intCell(s, 10, r, e.Row); err != nil {
+		if err := x.rowCell(s, 10, r, e.Cited); err != nil {
 			return err
 		}
 	}

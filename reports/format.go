@@ -38,7 +38,7 @@ func FormatMoney(d decimal.Decimal, currency string, exact bool) string {
 		return ledger.DecimalString(d)
 	}
 	places := minorDigits(currency)
-	s := d.Round(places).StringFixed(places)
+	s := RoundMoney(d, currency).StringFixed(places)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	intPart, frac, hasFrac := strings.Cut(s, ".")
@@ -58,6 +58,19 @@ func FormatMoney(d decimal.Decimal, currency string, exact bool) string {
 	}
 	return b.String()
 }
+
+// RoundMoney is d at the currency's minor unit (the fen for CNY), rounded
+// half away from zero: the figure every human format prints. Documents that
+// must foot (the packet) round each line once with it and add the rounded
+// figures.
+func RoundMoney(d decimal.Decimal, currency string) decimal.Decimal {
+	places := minorDigits(currency)
+	return d.Round(places)
+}
+
+// MinorUnitPlaces is the number of decimals of the currency's minor unit
+// (2; 0 for JPY, KRW, VND, IDR).
+func MinorUnitPlaces(currency string) int32 { return minorDigits(currency) }
 
 // FormatNullMoney renders an optional amount: unknown is "-" in human
 // formats and "" (an empty cell) in exact ones.

@@ -87,6 +87,11 @@ type RefundClaim struct {
 
 	// what the ticket text says about it
 	items       []*ledger.Item
+	cites       []rowCite    // Evidence as rows a person sees (citeRows)
+	platformIDs []platformID // the platform's own ids in the evidence rows (order, transaction, bill ids)
+	earlier     *ledger.Item // price_deviation: the same resource billed at a lower unit price (billedLower)
+	earlierRow  rowCite
+	template    bool // every evidence row is from the gpubill template, not a platform export
 	lastCompute time.Time
 	releaseAt   time.Time
 	releaseDays int
@@ -227,8 +232,31 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 		claims = append(claims, c)
 	}
 	claims = append(claims, s.afterRelease()...)
+	imps, err := db.Imports(ctx, 0)
+	if err != nil {
+		return nil, fmt.Errorf("reports: refunds: %w", err)
+	}
+	byImport := make(map[int64]*ledger.Import, len(imps))
+	for i := range imps {
+		byImport[imps[i].ID] = &imps[i]
+	}
+	var evIDs []int64
 	for i := range claims {
 		claims[i].Account = refundAccount(claims[i].items)
+		claims[i].citeRows(s.items, byImport)
+		for _, e := range claims[i].Evidence {
+			evIDs = append(evIDs, e.LineItemID)
+		}
+	}
+	raw, err := db.RawCells(ctx, evIDs)
+	if err != nil {
+		return nil, fmt.Errorf("reports: refunds: %w", err)
+	}
+	for i := range claims {
+		claims[i].findPlatformIDs(s.items, byImport, raw)
+	}
+	if err := billedLower(ctx, db, opts.Month, claims, byImport); err != nil {
+		return nil, err
 	}
 	countClaims(claims, s.items)
 

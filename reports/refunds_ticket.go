@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/rules"
 )
 
 // The words of the refund checklist: its translations, the sentence that
@@ -57,26 +58,90 @@ func init() {
 // claimTitle is a claim's rule title in lang.
 func claimTitle(lang, rule string) string { return tr(lang, "rule."+rule) }
 
-// ticketRows renders evidence for a ticket: per file its base name (the
-// name the platform gave the export) and its rows as ranges.
-func ticketRows(ev []ledger.Evidence, lang string) string {
-	var files []string
-	rows := map[string][]int{}
-	for _, e := range ev {
-		f := filepath.Base(e.File)
-		if _, ok := rows[f]; !ok {
-			files = append(files, f)
+// rowCite is one evidence row as a person opening the file sees it: the
+// file's base name (the name the platform gave the export), the sheet of a
+// workbook, and the spreadsheet row (title and header rows count); or, for
+// an import that recorded no row mapping (made before migration 0011), the
+// record number after the header, labelled as such.
+type rowCite struct {
+	file, sheet string
+	row         int
+	record      bool
+}
+
+// citeRows fills c.cites from its evidence and c.template, from the imports
+// of its line items.
+func (c *RefundClaim) citeRows(items map[int64]*ledger.Item, imports map[int64]*ledger.Import) {
+	c.cites = c.cites[:0]
+	c.template = len(c.Evidence) > 0
+	for _, e := range c.Evidence {
+		rc := rowCite{file: filepath.Base(e.File), row: e.Row, record: true}
+		var im *ledger.Import
+		if li := items[e.LineItemID]; li != nil {
+			im = imports[li.ImportID]
 		}
-		rows[f] = append(rows[f], e.Row)
+		if im != nil {
+			if row, ok := im.RowOf(e.Row); ok {
+				rc.row, rc.sheet, rc.record = row, im.Sheet, false
+			}
+		}
+		if im == nil || im.Format != templateFormat {
+			c.template = false
+		}
+		c.cites = append(c.cites, rc)
 	}
-	parts := make([]string, len(files))
-	for i, f := range files {
-		text, n := compressRows(rows[f], 0)
-		format := pick(lang, "第 %s 行", "rows %s")
-		if n == 1 {
-			format = pick(lang, "第 %s 行", "row %s")
+}
+
+// templateFormat is the format id of the gpubill template (ingest): a bill
+// the user filled in, not a file the platform exported.
+const templateFormat = "gpubill-bill"
+
+// ticketRows renders a claim's evidence for a ticket: per file its rows as
+// ranges, "autodl.csv 第 3–5 行" / "rows 3–5", a workbook's as Sheet!row
+// ("bill.xlsx 账单!4–6"), and those known by record number only as such.
+func ticketRows(c *RefundClaim, lang string) string {
+	type key struct {
+		file, sheet string
+		record      bool
+	}
+	var keys []key
+	rows := map[key][]int{}
+	cites := c.cites
+	if len(cites) == 0 && len(c.Evidence) > 0 { // not filled by Refunds (tests)
+		for _, e := range c.Evidence {
+			cites = append(cites, rowCite{file: filepath.Base(e.File), row: e.Row, record: true})
 		}
-		parts[i] = f + " " + fmt.Sprintf(format, text)
+	}
+	for _, rc := range cites {
+		k := key{rc.file, rc.sheet, rc.record}
+		if _, ok := rows[k]; !ok {
+			keys = append(keys, k)
+		}
+		rows[k] = append(rows[k], rc.row)
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		text, n := compressRows(rows[k], 0)
+		var format string
+		switch {
+		case k.record:
+			format = pick(lang, "表头后第 %s 条记录", "records %s after the header")
+			if n == 1 {
+				format = pick(lang, "表头后第 %s 条记录", "record %s after the header")
+			}
+		case k.sheet != "":
+			ranges := strings.Split(text, ", ")
+			for j := range ranges {
+				ranges[j] = k.sheet + "!" + ranges[j]
+			}
+			format, text = "%s", strings.Join(ranges, ", ")
+		default:
+			format = pick(lang, "第 %s 行", "rows %s")
+			if n == 1 {
+				format = pick(lang, "第 %s 行", "row %s")
+			}
+		}
+		parts[i] = k.file + " " + fmt.Sprintf(format, text)
 	}
 	return strings.Join(parts, pick(lang, "，", ", "))
 }
@@ -113,19 +178,31 @@ func stepText(lang string, d time.Duration) string {
 	return pick(lang, "按 "+d.String(), "in steps of "+d.String())
 }
 
-// ruleIntro introduces a platform rule, hedged when the policy entry is a guess.
-func ruleIntro(lang string, guess bool) string {
-	if guess {
-		return pick(lang, "据我了解，贵平台", "As far as I know, your platform")
+// ruleIntro introduces a platform rule. A field of the policy entry that is
+// a guess is written as one, with the entry's source and the date it was
+// seen, so that support can tell what the claim rests on.
+func ruleIntro(lang string, pol rules.Policy, field string) string {
+	if !pol.IsGuess(field) {
+		return pick(lang, "贵平台", "Your platform")
 	}
-	return pick(lang, "贵平台", "Your platform")
+	src := ""
+	switch {
+	case pol.Source != "" && pol.Seen != "":
+		src = fmt.Sprintf(pick(lang, "（依据：%s，%s 查阅）", " (source: %s, seen %s)"), pol.Source, pol.Seen)
+	case pol.Source != "":
+		src = fmt.Sprintf(pick(lang, "（依据：%s）", " (source: %s)"), pol.Source)
+	}
+	return pick(lang, "我推测（未经贵平台确认）"+src+"贵平台", "I assume, without your confirmation"+src+", that your platform")
 }
 
 // claimSentence is one numbered item of a ticket.
 func (p *RefundPlatform) claimSentence(lang string, c *RefundClaim, loc *time.Location) string {
 	amt := moneyWithCurrency(known(c.Amount), c.Currency)
 	period := blockPeriod(c.PeriodStart, c.PeriodEnd, loc)
-	rows := ticketRows(c.Evidence, lang)
+	rows := ticketRows(c, lang)
+	if ids := idsText(c, lang); ids != "" {
+		rows += pick(lang, "；", "; ") + ids
+	}
 	res := orDash(c.ResourceID)
 	n := len(c.Evidence)
 	switch c.RuleID {
@@ -142,7 +219,7 @@ func (p *RefundPlatform) claimSentence(lang string, c *RefundClaim, loc *time.Lo
 	case "min_duration_rounding":
 		rule := ""
 		if p.HasPolicy {
-			rule = ruleIntro(lang, p.Policy.IsGuess("billing_step")) + pick(lang, stepText(lang, p.Policy.BillingStep)+"计费", " bills "+stepText(lang, p.Policy.BillingStep))
+			rule = ruleIntro(lang, p.Policy, "billing_step") + pick(lang, stepText(lang, p.Policy.BillingStep)+"计费", " bills "+stepText(lang, p.Policy.BillingStep))
 			if p.Policy.MinimumBilled > 0 {
 				rule += fmt.Sprintf(pick(lang, "、最低计费 %s", ", with a minimum of %s"), p.Policy.MinimumBilled)
 			}
@@ -152,6 +229,21 @@ func (p *RefundPlatform) claimSentence(lang string, c *RefundClaim, loc *time.Lo
 			"Billed beyond the billing rule: %s of resource %s during %s (%s) billed more time than was used. %s; even rounded that way, about %s too much was billed."),
 			refundArgs(lang, []any{res, period, n, rows, rule, amt}, []any{refundPlural(n, "compute line item"), res, period, rows, rule, amt})...)
 	case "price_deviation":
+		if e := c.earlier; e != nil && len(c.items) > 0 && c.items[0].ListUnitPrice.Valid {
+			// The bill's own evidence first: the same resource, billed
+			// lower before or after, then the catalog.
+			li := c.items[0]
+			unit := orDash(refundUnit(lang, li.PricingUnit))
+			low := moneyWithCurrency(e.ListUnitPrice, c.Currency) + "/" + unit
+			high := moneyWithCurrency(li.ListUnitPrice, c.Currency) + "/" + unit
+			where := ticketRows(&RefundClaim{cites: []rowCite{c.earlierRow}}, lang)
+			return fmt.Sprintf(pick(lang,
+				"单价前后不一：贵平台账单对资源 %s 在 %s 按 %s 计费（%s），在 %s 却按 %s 计费（%s），也高于贵平台该型号公布的价格，多收约 %s。请按 %s 或订购时公布的价格计费。",
+				"Price raised for the same resource: your bill charged resource %s %s at %s (%s), then %s at %s (%s), which is also above your published price for this GPU, about %s too much. Please bill at %s or at the price published when it was ordered."),
+				refundArgs(lang,
+					[]any{res, instHumanTime(e.ChargePeriodStart, loc), low, where, period, high, rows, amt, low},
+					[]any{res, low, instHumanTime(e.ChargePeriodStart, loc), where, high, period, rows, amt, low})...)
+		}
 		price := ""
 		if len(c.items) > 0 && c.items[0].ListUnitPrice.Valid {
 			li := c.items[0]
@@ -174,7 +266,7 @@ func (p *RefundPlatform) claimSentence(lang string, c *RefundClaim, loc *time.Lo
 			}
 		}
 		_, until := refundItemsPeriod(c.items)
-		rule := ruleIntro(lang, p.Policy.IsGuess("release_days")) +
+		rule := ruleIntro(lang, p.Policy, "release_days") +
 			fmt.Sprintf(pick(lang, "会释放连续关机 %d 天的实例并删除数据", " releases an instance shut down for %d days and deletes its data"), c.releaseDays)
 		return fmt.Sprintf(pick(lang,
 			"释放期限后仍收费：实例 %s 最后一次运行结束于 %s。%s，因此它应于 %s 释放，但此后仍收取了 %v 条费用（%s，至 %s；%s），共 %s。",
@@ -233,11 +325,40 @@ func (p *RefundPlatform) ticket(lang, month, account, currency string, amount de
 	for i, c := range cs {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, p.claimSentence(lang, c, loc))
 	}
-	total := moneyWithCurrency(known(amount), currency)
+	// The total is the sum of the amounts as the sentences print them
+	// (each at the minor unit), so that the ticket foots; a line item
+	// cited by two claims counts once (Counted).
+	printed := decimal.Zero
+	for _, c := range cs {
+		printed = printed.Add(RoundMoney(c.Counted, currency))
+	}
+	total := moneyWithCurrency(known(printed), currency)
+	// Where the rows come from: a bill exported by the platform, or the
+	// gpubill template the user filled in from the console pages.
+	template, exported := 0, 0
+	for _, c := range cs {
+		if c.template {
+			template++
+		} else {
+			exported++
+		}
+	}
+	var source string
+	switch {
+	case exported == 0:
+		source = pick(lang, "所列行号为我根据贵平台控制台账单页面整理的表格（gpubill 账单模板，附后）中的行，并非贵平台导出的文件。",
+			"The row numbers refer to the spreadsheet I filled in from the bill pages of your console (the gpubill bill template, attached), not to a file exported by your platform.")
+	case template == 0:
+		source = pick(lang, "所列行号为贵平台导出账单在 Excel 中打开时的行号（明细附后）。",
+			"The row numbers are those of the bills exported from your console, as opened in Excel (details attached).")
+	default:
+		source = pick(lang, "所列行号为附件中各文件在 Excel 中打开时的行号；其中部分为我根据控制台页面整理的表格（gpubill 账单模板），并非贵平台导出的文件。",
+			"The row numbers are those of the attached files as opened in Excel; some of them are a spreadsheet I filled in from your console pages (the gpubill bill template), not files exported by your platform.")
+	}
 	if lang == "zh" {
-		fmt.Fprintf(&b, "\n以上合计 %s。请核实，并将多扣的费用退回我的账户余额。所列行号为贵平台导出账单中的行（明细附后）。\n\n谢谢！\n", total)
+		fmt.Fprintf(&b, "\n以上合计 %s。请核实，并将多扣的费用退回我的账户余额。%s\n\n谢谢！\n", total, source)
 	} else {
-		fmt.Fprintf(&b, "\nIn all %s. Please check these charges and refund the excess to my account balance. The row numbers refer to the bills exported from your console (details attached).\n\nThank you.\n", total)
+		fmt.Fprintf(&b, "\nIn all %s. Please check these charges and refund the excess to my account balance. %s\n\nThank you.\n", total, source)
 	}
 	return b.String()
 }
@@ -252,8 +373,8 @@ func (p *RefundPlatform) steps(lang, month string) []string {
 				"Open a support ticket in the %s console (or contact online support if there is no ticket form), category billing."), name),
 			pick(lang, "粘贴下面的工单文本（每个账号一份），核对后提交。",
 				"Paste the ticket text below (one per account), check it and send it."),
-			fmt.Sprintf(pick(lang, "附上证据：原始账单文件中列出的行，以及 gpubill report refunds --month %s --format csv -o refunds-%s.csv 导出的清单。",
-				"Attach the evidence: the rows listed, from the original bill files, and the list exported by gpubill report refunds --month %s --format csv -o refunds-%s.csv."), month, month),
+			fmt.Sprintf(pick(lang, "附上证据：原始账单文件中列出的行，以及 gpubill report refunds --month %s --lang zh --attachment refunds-%s.csv 导出的清单。",
+				"Attach the evidence: the rows listed, from the original bill files, and the list exported by gpubill report refunds --month %s --lang en --attachment refunds-%s.csv."), month, month),
 			pick(lang, "请求退回到账户余额，记下工单号；处理后用 gpubill audit resolve 指纹 把对应发现标为已解决。",
 				"Ask for the refund to your balance and note the ticket number; once settled, mark the findings with gpubill audit resolve FINGERPRINT."))
 	}

@@ -157,10 +157,10 @@ func (r *RefundsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 			}
 			if md {
 				fmt.Fprintf(&b, "%d. **%s** · %s · %s · %s · %s\n   - %s%s\n", j+1, mdInline(parts[0]), mdCodeOrDash(c.ResourceID),
-					parts[2], parts[3], mdInline(fp), tr(lang, "refund.evidence"), evidenceSummary(c.Evidence, lang, mdCodeOrDash))
+					parts[2], parts[3], mdInline(fp), tr(lang, "refund.evidence"), mdInline(ticketRows(c, lang)))
 			} else {
 				fmt.Fprintf(&b, "%s%d. %s  %s\n%s%s%s\n", blockIndent, j+1, strings.Join(parts, "  "), fp,
-					detailIndent, tr(lang, "refund.evidence"), evidenceSummary(c.Evidence, lang, oneLineOrDash))
+					detailIndent, tr(lang, "refund.evidence"), oneLine(ticketRows(c, lang)))
 			}
 		}
 		facts := [][2]string{

@@ -141,7 +141,9 @@ func (r minDurationRounding) Run(ctx context.Context, in *Input) ([]ledger.Findi
 		if total.Cmp(minAmount) < 0 {
 			continue
 		}
-		out = append(out, r.finding(k, terms, total, th))
+		f := r.finding(k, terms, total, th)
+		f.AdviceZH, f.AdviceEN = roundingAdvice(in.Policy(k.provider))
+		out = append(out, f)
 	}
 	return out, nil
 }
@@ -259,10 +261,34 @@ func (minDurationRounding) finding(k roundingKey, terms []roundingTerm, total de
 			len(terms), formatDuration(b), formatDuration(a), formatDuration(b-a), amount),
 		ReasonEN: fmt.Sprintf("%s billed %s in total for %s of actual use: %s more than used, about %s.",
 			plural(len(terms), "line item"), formatDuration(b), formatDuration(a), formatDuration(b-a), amount),
-		AdviceZH: "该平台按整段时长计费：短任务尽量合并，或改用按秒计费的平台；若平台声明按秒计费，可凭这些记录申请退还差额。",
-		AdviceEN: "This platform bills in whole steps: batch short jobs or use a platform that bills by the second; if it claims per-second billing, ask for the difference back with these rows.",
 		Evidence: evidenceOf(items),
 	}
+}
+
+// roundingAdvice is the advice of a rounding finding. It states the
+// platform's billing step as the policy table does, the same step the
+// refund ticket cites (reports/refunds_ticket.go), and never asserts a rule
+// the table does not hold.
+func roundingAdvice(p Policy, ok bool) (zh, en string) {
+	if !ok || p.BillingStep <= 0 {
+		return "账单计费时长多于实际使用：若平台声明按秒计费，可凭这些记录申请退还差额；否则短任务尽量合并，或改用按秒计费的平台。",
+			"More time was billed than used: if the platform claims per-second billing, ask for the difference back with these rows; otherwise batch short jobs or use a platform that bills by the second."
+	}
+	stepZH, stepEN := "按 "+formatDuration(p.BillingStep), "in steps of "+formatDuration(p.BillingStep)
+	switch p.BillingStep {
+	case time.Second:
+		stepZH, stepEN = "按秒", "by the second"
+	case time.Minute:
+		stepZH, stepEN = "按分钟", "by the minute"
+	case time.Hour:
+		stepZH, stepEN = "按小时", "by the hour"
+	}
+	guessZH, guessEN := "", ""
+	if p.IsGuess("billing_step") {
+		guessZH, guessEN = "（推测，未经平台确认）", " (a guess, not confirmed by the platform)"
+	}
+	return fmt.Sprintf("平台规则表记载该平台%s计费%s：超出这一规则多计的部分可凭这些记录申请退还（gpubill report refunds 生成工单）；按这一步长取整属正常计费，短任务尽量合并可减少。", stepZH, guessZH),
+		fmt.Sprintf("The policy table says this platform bills %s%s: what was billed beyond that rule can be claimed back with these rows (gpubill report refunds writes the ticket); rounding up to that step is normal billing, which batching short jobs reduces.", stepEN, guessEN)
 }
 
 func (minDurationRounding) policyFinding(in *Input, k roundingKey, terms []roundingTerm) ledger.Finding {

@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpubill/gpubill/ledger"
 )
@@ -113,4 +115,33 @@ func TestMinDurationRounding(t *testing.T) {
 			want: []want{{rule: "min_duration_rounding", resource: "job-4", amount: "2.25", severity: "low", evidence: 2}},
 		},
 	})
+}
+
+// TestRoundingAdviceStatesThePolicyStep: the advice of a rounding finding
+// says the billing step the policy table holds (the one the refund ticket
+// cites), flagged when it is a guess; it never says "whole steps" of a
+// platform that bills by the second.
+func TestRoundingAdviceStatesThePolicyStep(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy Policy
+		ok     bool
+		want   []string
+		not    string
+	}{
+		{"by the second", Policy{BillingStep: time.Second}, true, []string{"bills by the second:", "按秒计费："}, "whole steps"},
+		{"by the hour, a guess", Policy{BillingStep: time.Hour, Guesses: []string{"billing_step"}}, true,
+			[]string{"bills by the hour (a guess, not confirmed by the platform)", "按小时计费（推测，未经平台确认）"}, ""},
+		{"no policy", Policy{}, false, []string{"if the platform claims per-second billing"}, "The policy table says"},
+	} {
+		zh, en := roundingAdvice(tc.policy, tc.ok)
+		for _, w := range tc.want {
+			if !strings.Contains(en, w) && !strings.Contains(zh, w) {
+				t.Errorf("%s: advice %q / %q lacks %q", tc.name, zh, en, w)
+			}
+		}
+		if tc.not != "" && strings.Contains(en, tc.not) {
+			t.Errorf("%s: advice %q says %q", tc.name, en, tc.not)
+		}
+	}
 }

@@ -19,6 +19,7 @@ import (
 type packetOptions struct {
 	project       string
 	claimDisputed bool
+	invoicedOnly  bool
 	name, dept    string
 	date          string
 	cover         string
@@ -40,12 +41,16 @@ func (a *app) packetCommand() *cobra.Command {
   异常      disputed charges (duplicate and overlapping charges, rounding beyond
             the platform's rule, prices above reference, charges after release),
             excluded from the claim unless --claim-disputed
+Every amount is printed at the fen (the currency's minor unit), each line rounded
+once; totals add the printed lines, and a 尾差 row shows what rounding changed.
+--invoiced-only claims only what the recorded invoices cover (以票报销).
 Vouchers, gifts and credit lines are never claimed. Reads the stored findings: run
 audit first. --cover FILE also writes an HTML cover that prints on A4.
 
 生成月度报销材料（XLSX）：封面（报销人、部门、项目、期间、按平台汇总、报销金额及大写、
 签字栏）、明细、发票清单（缺失发票高亮）、异常（有争议的费用，默认不报销，
---claim-disputed 则仍报销）。代金券与赠送金额不报销。请先运行 audit。`,
+--claim-disputed 则仍报销）。代金券与赠送金额不报销。请先运行 audit。金额按分四舍五入（每行一次），
+合计为各行之和，尾差另列；--invoiced-only 以票报销，只报已开发票部分。`,
 		Example: `  gpubill audit --month 2026-10 >/dev/null
   gpubill packet --month 2026-10 --name 张三 --dept 计算机系 -o packet-2026-10.xlsx
   gpubill packet --month 2026-10 --project 课题A --claim-disputed -o a.xlsx --cover a.html`,
@@ -57,6 +62,7 @@ audit first. --cover FILE also writes an HTML cover that prints on A4.
 	f := cmd.Flags()
 	f.StringVar(&o.project, "project", "", "only the line items of this project (the bill's 项目)")
 	f.BoolVar(&o.claimDisputed, "claim-disputed", false, "claim disputed charges too (listed on 异常 as claimed but disputed)")
+	f.BoolVar(&o.invoicedOnly, "invoiced-only", false, "claim only what is invoiced (以票报销): per platform, up to the invoices recorded for the month")
 	f.StringVar(&o.name, "name", "", "claimant's name (报销人)")
 	f.StringVar(&o.dept, "dept", "", "department (部门)")
 	f.StringVar(&o.date, "date", "", "date printed on the cover, YYYY-MM-DD (default: today in --tz)")
@@ -85,7 +91,7 @@ func (a *app) runPacket(ctx context.Context, o packetOptions) error {
 	}
 	return a.withMonth(ctx, func(db *ledger.DB, month string) error {
 		p, err := packet.Build(ctx, db, packet.Options{Month: month, Project: o.project, ClaimDisputed: o.claimDisputed,
-			Name: o.name, Dept: o.dept, Date: date, TZ: a.loc, Policy: cfg.PolicyFor})
+			InvoicedOnly: o.invoicedOnly, Name: o.name, Dept: o.dept, Date: date, TZ: a.loc, Policy: cfg.PolicyFor})
 		if err != nil {
 			return internal(err)
 		}

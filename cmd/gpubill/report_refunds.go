@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/gpubill/gpubill/ledger"
@@ -10,7 +13,8 @@ import (
 func init() { reportSubcommands = append(reportSubcommands, (*app).reportRefundsCommand) }
 
 func (a *app) reportRefundsCommand() *cobra.Command {
-	return &cobra.Command{
+	var attachment string
+	cmd := &cobra.Command{
 		Use:   "refunds",
 		Short: "What to claim back from each platform, with ticket texts / 退款清单与工单文本",
 		Long: `A checklist per platform: every disputable charge of the month (duplicate and
@@ -25,6 +29,7 @@ run audit first. Findings marked resolved are left out.
 平台的退款与开票规则和操作步骤。读取已保存的审计发现：请先运行 audit。`,
 		Example: `  gpubill audit --month 2026-10 >/dev/null
   gpubill report refunds --month 2026-10
+  gpubill report refunds --month 2026-10 --attachment refunds-2026-10.csv
   gpubill report refunds --format csv -o refunds-2026-10.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -38,8 +43,20 @@ run audit first. Findings marked resolved are left out.
 				if err != nil {
 					return internal(err)
 				}
+				if attachment != "" {
+					var b bytes.Buffer
+					if err := rep.WriteAttachment(&b, a.lang, a.loc); err != nil {
+						return internal(err)
+					}
+					if err := os.WriteFile(attachment, b.Bytes(), 0o644); err != nil {
+						return err
+					}
+				}
 				return a.writeReport(rep)
 			})
 		},
 	}
+	cmd.Flags().StringVar(&attachment, "attachment", "",
+		"also write the CSV to attach to the support ticket to FILE (in --lang, with a BOM for Excel, file names without paths)")
+	return cmd
 }

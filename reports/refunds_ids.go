@@ -1,0 +1,150 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// The platform's own identifiers in a claim's evidence rows: support finds
+// a charge by its order, transaction or bill id (订单号, 交易ID, BillID),
+// not by a row number in the user's file. They are read from the raw cells
+// the ledger keeps for every row, under the header of its import.
+
+// platformID is one identifier column of a claim's rows with its values.
+type platformID struct {
+	col    int      // its column, for the order
+	header string   // as the bill spells it
+	values []string // distinct, in row order
+}
+
+// idHeaders are the identifier columns, normalised (idHeaderKey).
+var idHeaders = map[string]bool{
+	"交易id": true, "交易号": true, "交易流水号": true, "流水号": true,
+	"订单id": true, "订单号": true, "子订单号": true, "订单号/交易号": true,
+	"账单id": true, "账单明细id": true, "明细id": true,
+	"billid": true, "billdetailid": true, "orderid": true, "transactionid": true, "invoiceid": true,
+	"实例uuid": true, "uuid": true, "instanceuuid": true,
+	// an instance or resource id: cited only where it is not the claim's resource id
+	"实例id": true, "资源id": true, "instanceid": true, "resourceid": true,
+}
+
+// idHeaderKey normalises a header: lower case, no spaces, no unit in
+// brackets.
+func idHeaderKey(h string) string {
+	h = strings.ToLower(strings.Join(strings.Fields(h), ""))
+	if i := strings.IndexAny(h, "(（"); i > 0 {
+		h = h[:i]
+	}
+	return h
+}
+
+// maxIDValues is how many values of one identifier a ticket lists.
+const maxIDValues = 6
+
+// findPlatformIDs fills c.platformIDs from the raw cells of its evidence.
+func (c *RefundClaim) findPlatformIDs(items map[int64]*ledger.Item, imports map[int64]*ledger.Import, raw map[int64][]string) {
+	c.platformIDs = c.platformIDs[:0]
+	idx := map[string]int{}
+	seen := map[[2]string]bool{}
+	for _, e := range c.Evidence {
+		li := items[e.LineItemID]
+		if li == nil {
+			continue
+		}
+		im := imports[li.ImportID]
+		cells := raw[e.LineItemID]
+		if im == nil || len(cells) == 0 {
+			continue
+		}
+		for i, h := range im.Header {
+			if i >= len(cells) || !idHeaders[idHeaderKey(h)] {
+				continue
+			}
+			v := strings.TrimSpace(cells[i])
+			if v == "" || v == "-" || v == "--" || v == c.ResourceID || seen[[2]string{h, v}] {
+				continue
+			}
+			seen[[2]string{h, v}] = true
+			j, ok := idx[h]
+			if !ok {
+				j = len(c.platformIDs)
+				idx[h] = j
+				c.platformIDs = append(c.platformIDs, platformID{col: i, header: h})
+			}
+			c.platformIDs[j].values = append(c.platformIDs[j].values, v)
+		}
+	}
+	sort.SliceStable(c.platformIDs, func(i, j int) bool { return c.platformIDs[i].col < c.platformIDs[j].col })
+}
+
+// idsText renders a claim's platform identifiers: "订单ID 1001、1002；交易ID
+// T9" / "订单ID 1001, 1002; 交易ID T9"; "" when there are none.
+func idsText(c *RefundClaim, lang string) string {
+	var parts []string
+	for _, id := range c.platformIDs {
+		vs := id.values
+		more := ""
+		if len(vs) > maxIDValues {
+			vs, more = vs[:maxIDValues], pick(lang, " 等", " …")
+		}
+		parts = append(parts, id.header+" "+strings.Join(vs, pick(lang, "、", ", "))+more)
+	}
+	return strings.Join(parts, pick(lang, "；", "; "))
+}
+
+// billedLower finds, for each price claim, the bill's own evidence: a
+// compute line of the same resource, pricing unit and currency billed at a
+// lower unit price (the lowest, then the earliest), so that the ticket
+// leads with "you billed ¥2.20/h, then ¥2.88/h" before any catalog price.
+// Only the providers with a price claim are read, compute only.
+func billedLower(ctx context.Context, db *ledger.DB, month string, claims []RefundClaim, imports map[int64]*ledger.Import) error {
+	var providers []string
+	for i := range claims {
+		if claims[i].RuleID == "price_deviation" && len(claims[i].items) > 0 && !slices.Contains(providers, claims[i].Provider) {
+			providers = append(providers, claims[i].Provider)
+		}
+	}
+	if len(providers) == 0 {
+		return nil
+	}
+	items, err := db.LoadLineItems(ctx, ledger.Filter{Month: month, Providers: providers, Kinds: []string{ledger.KindCompute}})
+	if err != nil {
+		return fmt.Errorf("reports: refunds: %w", err)
+	}
+	for i := range claims {
+		c := &claims[i]
+		if c.RuleID != "price_deviation" || len(c.items) == 0 || !c.items[0].ListUnitPrice.Valid {
+			continue
+		}
+		first := c.items[0]
+		cited := map[int64]bool{}
+		for _, e := range c.Evidence {
+			cited[e.LineItemID] = true
+		}
+		for _, li := range items {
+			if cited[li.ID] || li.Provider != c.Provider || li.ResourceID != c.ResourceID || li.Currency != c.Currency ||
+				li.PricingUnit != first.PricingUnit || !li.ListUnitPrice.Valid || li.ListUnitPrice.Decimal.Cmp(first.ListUnitPrice.Decimal) >= 0 {
+				continue
+			}
+			if e := c.earlier; e == nil || li.ListUnitPrice.Decimal.LessThan(e.ListUnitPrice.Decimal) ||
+				(li.ListUnitPrice.Decimal.Equal(e.ListUnitPrice.Decimal) && li.ChargePeriodStart.Before(e.ChargePeriodStart)) {
+				c.earlier = li
+			}
+		}
+		if e := c.earlier; e != nil {
+			c.earlierRow = rowCite{file: filepath.Base(e.File), row: e.SourceRow, record: true}
+			if im := imports[e.ImportID]; im != nil {
+				if row, ok := im.RowOf(e.SourceRow); ok {
+					c.earlierRow = rowCite{file: filepath.Base(e.File), sheet: im.Sheet, row: row}
+				}
+			}
+		}
+	}
+	return nil
+}
