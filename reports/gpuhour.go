@@ -19,32 +19,36 @@ import (
 // are added to the compute charges, against the sticker price.
 //
 // Arithmetic, all exact decimals but the displayed price:
-//   - GPU-seconds of a compute line item = its actual seconds × gpu_count (1
-//     when unknown). Actual seconds, by basis: usage_end − usage_start
-//     ("usage"), else consumed_quantity in a time unit ("consumed"), else
-//     pricing_quantity in a time unit ("billed"), else the charge period
-//     ("period"). Credit, tax and adjustment rows and negative amounts add
-//     their money but no time.
-//   - compute_cost = the billed cost of the group's compute line items;
-//     rounding by the platform is therefore inside it.
+//   - Rows are provider × GPU model × currency × pricing model. A compute
+//     row that names no model is read through billing.GPUModelOf from its
+//     SKU and resource type; a part of an instance that still names none
+//     joins the instance's model (money, not time); the rest is the row of
+//     an unknown model. Every compute line item is in a row.
+//   - GPU-seconds of an instance in a row = the union of its rows' billed
+//     intervals (ghUse) × its GPU count (1 when unknown). A row's time, by
+//     basis: usage_end − usage_start ("usage"), else consumed_quantity in
+//     a time unit ("consumed"), else pricing_quantity in a time unit
+//     ("billed"), else the charge period ("period"). Credit, tax and
+//     adjustment rows and negative amounts add their money but no time.
+//     What the rows state beyond the union is billed twice, named with its
+//     money (pro rata) and left in the costs. A package row reserves its
+//     charge period; the use its bill shows gives a price per hour used.
+//   - compute_cost = the billed cost of the row's compute line items.
 //   - attributed_cost = the billed cost of storage, image, snapshot, network
-//     and seat line items that serve one of the group's instances
+//     and seat line items that serve one of the row's instances
 //     (parent_resource_id, else their own resource_id when it ran compute).
-//     An instance whose compute falls into several groups belongs to the
-//     one where it cost most.
-//   - spread_cost = the group's part of the same kinds of charges of its
-//     provider and currency that serve no instance of the month (account
-//     level, or an instance without compute this month), split in proportion
-//     to compute_cost. Each part but the largest group's is rounded half
-//     away from zero to 8 decimals; the largest group takes the rest, so the
-//     parts add up exactly to the amount spread. Charges that serve a compute
-//     instance without a GPU model are not GPU cost and are left out.
+//     An instance belongs to its known model where it cost most.
+//   - spread_cost = the row's part of the same kinds of charges of its
+//     provider and currency that serve no instance of the month, split in
+//     proportion to compute_cost (SpreadExact: the parts add up exactly).
 //   - all_in_cost = compute + attributed + spread; the real price per
 //     GPU-hour = all_in_cost × 3600 ÷ GPU-seconds, shown with 4 decimals.
-//   - sticker price: the catalog's price (rules.PriceCatalog.Lookup) for the
-//     group's main pricing model (by compute cost), else the median of the
-//     month's per-GPU-hour list (else unit) prices of its compute rows;
-//     markup = real ÷ sticker − 1 (4 decimals).
+//   - sticker price: the median of the bill's own per-GPU-hour unit prices,
+//     else the catalog's price (rules.PriceCatalog.Lookup), else the median
+//     of billed cost ÷ billed quantity; markup = real ÷ sticker − 1.
+//   - Every other line item is left out, by reason and kind, with its id:
+//     per currency the rows' all-in costs and the left-out costs add up to
+//     the month's billed cost.
 
 // Bases of a compute line item's hours.
 const (
