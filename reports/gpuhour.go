@@ -19,32 +19,36 @@ import (
 // are added to the compute charges, against the sticker price.
 //
 // Arithmetic, all exact decimals but the displayed price:
-//   - GPU-seconds of a compute line item = its actual seconds × gpu_count (1
-//     when unknown). Actual seconds, by basis: usage_end − usage_start
-//     ("usage"), else consumed_quantity in a time unit ("consumed"), else
-//     pricing_quantity in a time unit ("billed"), else the charge period
-//     ("period"). Credit, tax and adjustment rows and negative amounts add
-//     their money but no time.
-//   - compute_cost = the billed cost of the group's compute line items;
-//     rounding by the platform is therefore inside it.
+//   - Rows are provider × GPU model × currency × pricing model. A compute
+//     row that names no model is read through billing.GPUModelOf from its
+//     SKU and resource type; a part of an instance that still names none
+//     joins the instance's model (money, not time); the rest is the row of
+//     an unknown model. Every compute line item is in a row.
+//   - GPU-seconds of an instance in a row = the union of its rows' billed
+//     intervals (ghUse) × its GPU count (1 when unknown). A row's time, by
+//     basis: usage_end − usage_start ("usage"), else consumed_quantity in
+//     a time unit ("consumed"), else pricing_quantity in a time unit
+//     ("billed"), else the charge period ("period"). Credit, tax and
+//     adjustment rows and negative amounts add their money but no time.
+//     What the rows state beyond the union is billed twice, named with its
+//     money (pro rata) and left in the costs. A package row reserves its
+//     charge period; the use its bill shows gives a price per hour used.
+//   - compute_cost = the billed cost of the row's compute line items.
 //   - attributed_cost = the billed cost of storage, image, snapshot, network
-//     and seat line items that serve one of the group's instances
+//     and seat line items that serve one of the row's instances
 //     (parent_resource_id, else their own resource_id when it ran compute).
-//     An instance whose compute falls into several groups belongs to the
-//     one where it cost most.
-//   - spread_cost = the group's part of the same kinds of charges of its
-//     provider and currency that serve no instance of the month (account
-//     level, or an instance without compute this month), split in proportion
-//     to compute_cost. Each part but the largest group's is rounded half
-//     away from zero to 8 decimals; the largest group takes the rest, so the
-//     parts add up exactly to the amount spread. Charges that serve a compute
-//     instance without a GPU model are not GPU cost and are left out.
+//     An instance belongs to its known model where it cost most.
+//   - spread_cost = the row's part of the same kinds of charges of its
+//     provider and currency that serve no instance of the month, split in
+//     proportion to compute_cost (SpreadExact: the parts add up exactly).
 //   - all_in_cost = compute + attributed + spread; the real price per
 //     GPU-hour = all_in_cost × 3600 ÷ GPU-seconds, shown with 4 decimals.
-//   - sticker price: the catalog's price (rules.PriceCatalog.Lookup) for the
-//     group's main pricing model (by compute cost), else the median of the
-//     month's per-GPU-hour list (else unit) prices of its compute rows;
-//     markup = real ÷ sticker − 1 (4 decimals).
+//   - sticker price: the median of the bill's own per-GPU-hour unit prices,
+//     else the catalog's price (rules.PriceCatalog.Lookup), else the median
+//     of billed cost ÷ billed quantity; markup = real ÷ sticker − 1.
+//   - Every other line item is left out, by reason and kind, with its id:
+//     per currency the rows' all-in costs and the left-out costs add up to
+//     the month's billed cost.
 
 // Bases of a compute line item's hours.
 const (
@@ -67,10 +71,19 @@ func basisIndex(b string) int {
 	return len(hoursBases) - 1 // not reached: computeSeconds gives one of them
 }
 
-// Sticker price bases.
+// Sticker price bases: the bill's own unit price (the median of the
+// month's stated per-GPU-hour unit prices), else the catalog, else the
+// median of billed cost ÷ billed quantity.
 const (
+	StickerBill    = "bill"
 	StickerCatalog = "catalog"
 	StickerMedian  = "median"
+)
+
+// Reasons a line item is left out of the table.
+const (
+	LeftOutNotGPUCost = "not_gpu_cost" // a kind no GPU-hour carries: service, tax, credit, adjustment, other
+	LeftOutNoCompute  = "no_compute"   // storage, image … of a provider and currency that ran no compute this month
 )
 
 // GPUHourOptions selects the month and the reference prices.
@@ -79,26 +92,40 @@ type GPUHourOptions struct {
 	Prices *rules.PriceCatalog // reference prices; nil = rules.DefaultPrices()
 }
 
-// GPUHourRow is one provider × GPU model × currency.
+// GPUHourRow is one provider × GPU model × currency × pricing model.
+// Compute whose GPU model stays unknown has its own row (ModelKey "").
 type GPUHourRow struct {
 	Provider     string
-	GPUModel     string // as the bill writes it (its most frequent spelling)
-	ModelKey     string // rules.NormalizeGPUModel
+	GPUModel     string // as the bill writes it (its most frequent spelling); "" when unknown
+	ModelKey     string // rules.NormalizeGPUModel; "" when unknown
 	Currency     string
-	PricingModel string // the pricing model with the most compute cost
+	PricingModel string // on_demand, package, spot … : each has its own rows
 
 	ComputeItems    int
 	Bases           map[string]int  // compute line items per hours basis
-	GPUSeconds      decimal.Decimal // exact
+	GPUSeconds      decimal.Decimal // the union of the billed intervals × GPUs
 	ComputeCost     decimal.Decimal
 	AttributedCost  decimal.Decimal
 	AttributedItems int
 	SpreadCost      decimal.Decimal
 	AllInCost       decimal.Decimal
 
+	// Billed twice: GPU-seconds the rows state beyond their union, and the
+	// money of them (pro rata of the instance's cost); the money stays in
+	// the costs above. DoubleResources names the instances.
+	DoubleSeconds   decimal.Decimal
+	DoubleCost      decimal.Decimal
+	DoubleResources []string
+
+	// Packages: the GPU-seconds the bill shows in use (UsedItems rows say),
+	// and the price per GPU-hour used; GPUSeconds is then the time reserved.
+	UsedSeconds decimal.NullDecimal
+	UsedItems   int
+	UsedPrice   decimal.NullDecimal
+
 	RealPrice     decimal.NullDecimal // per GPU-hour, 4 decimals; unknown without GPU time
 	Sticker       decimal.NullDecimal // per GPU-hour
-	StickerBasis  string              // StickerCatalog | StickerMedian | ""
+	StickerBasis  string              // StickerBill | StickerCatalog | StickerMedian | ""
 	StickerSource string              // the catalog entry's source
 	Markup        decimal.NullDecimal // real ÷ sticker − 1, 4 decimals
 
@@ -125,19 +152,24 @@ type GPUHourProvider struct {
 	Markup      decimal.NullDecimal
 }
 
-// GPUHourLeftOut is money of the hidden kinds that no GPU model carries.
+// GPUHourLeftOut is the line items of one provider, currency, reason and
+// kind that no row of the table carries.
 type GPUHourLeftOut struct {
 	Provider string
 	Currency string
-	Reason   string // "cpu_instance": serves compute without a GPU model; "no_gpu": the provider ran no GPU in this currency
+	Reason   string // LeftOutNotGPUCost | LeftOutNoCompute
+	Kind     string
 	Items    int
 	Cost     decimal.Decimal
+	IDs      []int64 // the line items, ascending
 }
 
-// GPUHourReport is the real price of a GPU-hour for one month.
+// GPUHourReport is the real price of a GPU-hour for one month. Per
+// currency, the rows' all-in costs and the left-out costs add up to the
+// billed cost of every line item of the month.
 type GPUHourReport struct {
 	Month     string
-	Rows      []GPUHourRow // markup descending (unknown last), then provider, model, currency
+	Rows      []GPUHourRow // markup descending (unknown last), then provider, model, currency, pricing model
 	Providers []GPUHourProvider
 	LeftOut   []GPUHourLeftOut
 	// SpreadItems counts the line items spread over a provider's models.
@@ -148,138 +180,124 @@ type GPUHourReport struct {
 var gpuHourHidden = map[string]bool{ledger.KindStorage: true, ledger.KindImage: true, ledger.KindSnapshot: true,
 	ledger.KindNetwork: true, ledger.KindSeat: true}
 
-type ghKey struct{ provider, model, currency string }
+type ghKey struct{ provider, model, currency, pricing string }
 type ghInst struct{ provider, resource, currency string }
 type ghPool struct{ provider, currency string }
+type ghOther struct{ provider, currency, kind string }
 
-// ghServed sums the charges that served one instance (gpuHourHidden kinds).
+// ghHidden is the charges of one kind that served one instance.
+type ghHidden struct {
+	inst ghInst
+	kind string
+}
+
+// ghServed sums line items: the charges that served one instance
+// (gpuHourHidden kinds), or those of a kind left out.
 type ghServed struct {
 	items int
 	cost  ledger.DecimalSum
+	ids   []int64
 }
 
-// ghTally is what the pass over the month gathers: only sums, counts and
-// sets, so that parts of the month tallied apart (side by side,
-// scanGPUHours) merge into exactly what one pass gathers. ledger.DecimalSum
-// adds without an allocation per item (decimal.Decimal.Add was a third of
-// the pass).
+// ghTally is what the pass over the month gathers: only sums, counts,
+// unions and sets, so that parts of the month tallied apart (side by
+// side, scanGPUHours) merge into exactly what one pass gathers.
 type ghTally struct {
-	groups   map[ghKey]*ghGroup
-	instCost map[ghInst]map[ghKey]*ledger.DecimalSum // GPU instances: compute cost per group
-	cpuInst  map[ghInst]bool                         // compute without a GPU model
-	hidden   map[ghInst]*ghServed                    // charges that served an instance
+	groups map[ghKey]*ghGroup
+	uses   map[ghInst]map[ghKey]*ghUse // compute per instance and group
+	hidden map[ghHidden]*ghServed      // charges that served an instance, by kind
+	others map[ghOther]*ghServed       // kinds no GPU-hour carries
 }
 
-// ghGroup is the tally of one group's compute line items.
+// ghGroup is what a group keeps beyond its instances' uses.
 type ghGroup struct {
-	items            int
-	bases            [len(hoursBases)]int // compute line items per hours basis, in hoursBases order
-	compute, seconds ledger.DecimalSum
-	pricing          map[string]*ledger.DecimalSum // compute cost per pricing model
-	spellings        map[string]int                // how often each spelling of the model is seen
+	spellings map[string]int // how often each spelling of the model is seen
 	// quotes are the per-GPU-hour quotes (perGPUHourQuote) of the running
-	// items, each value with how often it was seen: the median needs no
-	// more, and the month holds few distinct values. The keys only have to
-	// tell the entries of one tally apart (equal values may have several
-	// entries) and to match between the parts of a month (merge).
+	// items, each value with how often it was seen. The keys only have to
+	// tell the entries of one tally apart and to match between the parts
+	// of a month (merge).
 	quotes map[string]*ghQuote
 }
 
 // ghQuote is a quote and how many items gave it.
 type ghQuote struct {
-	value decimal.Decimal
-	n     int
-	none  bool // inputs that give no quote (ghScan.quote): n stays 0
+	value  decimal.Decimal
+	n      int
+	none   bool // inputs that give no quote (ghScan.quote): n stays 0
+	stated bool // the bill's own unit price (list_unit_price)
 }
 
 func newGHTally() *ghTally {
-	return &ghTally{groups: map[ghKey]*ghGroup{}, instCost: map[ghInst]map[ghKey]*ledger.DecimalSum{},
-		cpuInst: map[ghInst]bool{}, hidden: map[ghInst]*ghServed{}}
+	return &ghTally{groups: map[ghKey]*ghGroup{}, uses: map[ghInst]map[ghKey]*ghUse{},
+		hidden: map[ghHidden]*ghServed{}, others: map[ghOther]*ghServed{}}
 }
 
 // group returns the group of k, new if need be.
 func (t *ghTally) group(k ghKey) *ghGroup {
 	g := t.groups[k]
 	if g == nil {
-		g = &ghGroup{pricing: map[string]*ledger.DecimalSum{}, spellings: map[string]int{}, quotes: map[string]*ghQuote{}}
+		g = &ghGroup{spellings: map[string]int{}, quotes: map[string]*ghQuote{}}
 		t.groups[k] = g
 	}
 	return g
 }
 
-// addInstCost adds cost to the compute cost of inst in group k.
-func (t *ghTally) addInstCost(inst ghInst, k ghKey, cost *ledger.DecimalSum) {
-	ic := t.instCost[inst]
-	if ic == nil {
-		ic = map[ghKey]*ledger.DecimalSum{}
-		t.instCost[inst] = ic
+// addUse adds u to the use of inst in group k.
+func (t *ghTally) addUse(inst ghInst, k ghKey, u *ghUse) {
+	m := t.uses[inst]
+	if m == nil {
+		m = map[ghKey]*ghUse{}
+		t.uses[inst] = m
 	}
-	if ic[k] == nil {
-		ic[k] = &ledger.DecimalSum{}
+	if m[k] == nil {
+		m[k] = &ghUse{}
 	}
-	ic[k].AddSum(cost)
+	m[k].merge(u)
 }
 
-// addServed adds items charges of cost that served inst.
-func (t *ghTally) addServed(inst ghInst, items int, cost *ledger.DecimalSum) {
-	h := t.hidden[inst]
-	if h == nil {
-		h = &ghServed{}
-		t.hidden[inst] = h
-	}
-	h.items += items
-	h.cost.AddSum(cost)
-}
-
-// merge adds what o gathered to t. Every figure is exact or a count, so
-// the result does not depend on how the month was split.
+// merge adds what o gathered to t. Every figure is exact, a count or a
+// union, so the result does not depend on how the month was split.
 func (t *ghTally) merge(o *ghTally) {
 	for k, og := range o.groups {
-		g := t.groups[k]
-		if g == nil {
-			t.groups[k] = og
-			continue
+		g := t.group(k)
+		for sp, n := range og.spellings {
+			g.spellings[sp] += n
 		}
-		g.merge(og)
-	}
-	for inst, costs := range o.instCost {
-		for k, c := range costs {
-			t.addInstCost(inst, k, c)
+		for qk, q := range og.quotes {
+			if s := g.quotes[qk]; s != nil {
+				s.n += q.n
+			} else {
+				g.quotes[qk] = q
+			}
 		}
 	}
-	for inst := range o.cpuInst {
-		t.cpuInst[inst] = true
+	for inst, m := range o.uses {
+		for k, u := range m {
+			t.addUse(inst, k, u)
+		}
 	}
-	for inst, h := range o.hidden {
-		t.addServed(inst, h.items, &h.cost)
+	for k, h := range o.hidden {
+		s := t.hidden[k]
+		if s == nil {
+			s = &ghServed{}
+			t.hidden[k] = s
+		}
+		s.merge(h)
+	}
+	for k, h := range o.others {
+		s := t.others[k]
+		if s == nil {
+			s = &ghServed{}
+			t.others[k] = s
+		}
+		s.merge(h)
 	}
 }
 
-// merge adds the tally o of the same group to g.
-func (g *ghGroup) merge(o *ghGroup) {
-	g.items += o.items
-	for i, n := range o.bases {
-		g.bases[i] += n
-	}
-	g.compute.AddSum(&o.compute)
-	g.seconds.AddSum(&o.seconds)
-	for pm, c := range o.pricing {
-		if s := g.pricing[pm]; s != nil {
-			s.AddSum(c)
-		} else {
-			g.pricing[pm] = c
-		}
-	}
-	for sp, n := range o.spellings {
-		g.spellings[sp] += n
-	}
-	for k, q := range o.quotes {
-		if s := g.quotes[k]; s != nil {
-			s.n += q.n
-		} else {
-			g.quotes[k] = q
-		}
-	}
+func (s *ghServed) merge(o *ghServed) {
+	s.items += o.items
+	s.cost.AddSum(&o.cost)
+	s.ids = append(s.ids, o.ids...)
 }
 
 // GPUHours computes the report of opts.Month from the ledger.
@@ -301,65 +319,133 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 	return t.report(opts.Month, prices), nil
 }
 
+// homeOf is the group an instance belongs to: the one of a known GPU
+// model where it cost most, else (only unknown models) the one where it
+// cost most.
+func homeOf(uses map[ghKey]*ghUse) ghKey {
+	var best ghKey
+	var bestCost decimal.Decimal
+	first := true
+	for k, u := range uses {
+		c := u.cost.Decimal()
+		better := first || (k.model != "") != (best.model != "") && k.model != "" ||
+			(k.model != "") == (best.model != "") && (c.Cmp(bestCost) > 0 || c.Equal(bestCost) && (k.model < best.model ||
+				k.model == best.model && k.pricing < best.pricing))
+		if better {
+			best, bestCost, first = k, c, false
+		}
+	}
+	return best
+}
+
 // report turns the tally of month into the report.
 func (t *ghTally) report(month string, prices *rules.PriceCatalog) *GPUHourReport {
 	rep := &GPUHourReport{Month: month}
-	groups := make(map[ghKey]*GPUHourRow, len(t.groups))
-	pricingCost := make(map[ghKey]map[string]decimal.Decimal, len(t.groups))
-	for k, sum := range t.groups {
-		g := &GPUHourRow{Provider: k.provider, ModelKey: k.model, Currency: k.currency, ComputeItems: sum.items,
-			Bases: map[string]int{}, ComputeCost: sum.compute.Decimal(), GPUSeconds: sum.seconds.Decimal()}
-		for i, n := range sum.bases {
-			if n > 0 {
-				g.Bases[hoursBases[i]] = n
-			}
+	groups := map[ghKey]*GPUHourRow{}
+	row := func(k ghKey) *GPUHourRow {
+		g := groups[k]
+		if g == nil {
+			g = &GPUHourRow{Provider: k.provider, ModelKey: k.model, Currency: k.currency, PricingModel: k.pricing,
+				Bases: map[string]int{}}
+			groups[k] = g
 		}
-		groups[k] = g
-		pricingCost[k] = make(map[string]decimal.Decimal, len(sum.pricing))
-		for pm, c := range sum.pricing {
-			pricingCost[k][pm] = c.Decimal()
+		return g
+	}
+	insts := make([]ghInst, 0, len(t.uses))
+	for inst := range t.uses {
+		insts = append(insts, inst)
+	}
+	sort.Slice(insts, func(i, j int) bool {
+		a, b := insts[i], insts[j]
+		if a.provider != b.provider {
+			return a.provider < b.provider
+		}
+		if a.currency != b.currency {
+			return a.currency < b.currency
+		}
+		return a.resource < b.resource
+	})
+	home := map[ghInst]ghKey{}
+	used := map[ghKey]*decimal.Decimal{}
+	for _, inst := range insts {
+		uses := t.uses[inst]
+		h := homeOf(uses)
+		home[inst] = h
+		for k, u := range uses {
+			cost := u.cost.Decimal()
+			if k.model == "" && h.model != "" && inst.resource != "" {
+				// A part of an instance whose GPU another part names (腾讯云's
+				// CPU and memory rows beside its GPU row): its money joins
+				// that model; the GPU part carries the time.
+				g := row(h)
+				g.ComputeItems += u.items
+				g.ComputeCost = g.ComputeCost.Add(cost)
+				continue
+			}
+			g := row(k)
+			g.ComputeItems += u.items
+			g.ComputeCost = g.ComputeCost.Add(cost)
+			for i, n := range u.bases {
+				if n > 0 {
+					g.Bases[hoursBases[i]] += n
+				}
+			}
+			union, billed := u.seconds()
+			n := decimal.NewFromInt(int64(max(u.count, 1)))
+			g.GPUSeconds = g.GPUSeconds.Add(union.Mul(n))
+			if d := billed.Sub(union); d.IsPositive() {
+				g.DoubleSeconds = g.DoubleSeconds.Add(d.Mul(n))
+				g.DoubleCost = g.DoubleCost.Add(cost.Mul(d).DivRound(billed, 8))
+				g.DoubleResources = append(g.DoubleResources, inst.resource)
+			}
+			if u.usedItems > 0 {
+				s := used[k]
+				if s == nil {
+					s = &decimal.Decimal{}
+					used[k] = s
+				}
+				*s = s.Add(u.used.Decimal().Mul(n))
+				g.UsedItems += u.usedItems
+			}
 		}
 	}
-	// Each GPU instance belongs to the group where its compute cost most.
-	instGroup := map[ghInst]ghKey{}
-	for inst, costs := range t.instCost {
-		var best ghKey
-		var bestCost decimal.Decimal
-		first := true
-		for k, cs := range costs {
-			c := cs.Decimal()
-			if first || c.Cmp(bestCost) > 0 || (c.Equal(bestCost) && k.model < best.model) {
-				best, bestCost, first = k, c, false
-			}
-		}
-		instGroup[inst] = best
+	for k, s := range used {
+		groups[k].UsedSeconds = known(*s)
 	}
 
 	// Hidden charges: attributed, spread, or left out.
-	pools := map[ghPool]decimal.Decimal{}
-	poolItems := map[ghPool]int{}
-	leftOut := map[[3]string]*GPUHourLeftOut{}
-	for inst, h := range t.hidden {
-		if k, ok := instGroup[inst]; ok && inst.resource != "" {
-			g := groups[k]
+	leftOut := map[ghOther]*GPUHourLeftOut{}
+	leave := func(k ghOther, reason string, h *ghServed) {
+		lk := ghOther{k.provider, k.currency, reason + "\x00" + k.kind}
+		lo := leftOut[lk]
+		if lo == nil {
+			lo = &GPUHourLeftOut{Provider: k.provider, Currency: k.currency, Reason: reason, Kind: k.kind}
+			leftOut[lk] = lo
+		}
+		lo.Items += h.items
+		lo.Cost = lo.Cost.Add(h.cost.Decimal())
+		lo.IDs = append(lo.IDs, h.ids...)
+	}
+	pools := map[ghPool]*ghServed{}
+	poolKinds := map[ghOther]*ghServed{}
+	for hk, h := range t.hidden {
+		inst := hk.inst
+		if k, ok := home[inst]; ok && inst.resource != "" {
+			g := row(k)
 			g.AttributedCost = g.AttributedCost.Add(h.cost.Decimal())
 			g.AttributedItems += h.items
 			continue
 		}
-		if t.cpuInst[inst] && inst.resource != "" {
-			k := [3]string{inst.provider, inst.currency, "cpu_instance"}
-			lo := leftOut[k]
-			if lo == nil {
-				lo = &GPUHourLeftOut{Provider: inst.provider, Currency: inst.currency, Reason: "cpu_instance"}
-				leftOut[k] = lo
-			}
-			lo.Items += h.items
-			lo.Cost = lo.Cost.Add(h.cost.Decimal())
-			continue
-		}
 		p := ghPool{inst.provider, inst.currency}
-		pools[p] = pools[p].Add(h.cost.Decimal())
-		poolItems[p] += h.items
+		if pools[p] == nil {
+			pools[p] = &ghServed{}
+		}
+		pools[p].merge(h)
+		pk := ghOther{inst.provider, inst.currency, hk.kind}
+		if poolKinds[pk] == nil {
+			poolKinds[pk] = &ghServed{}
+		}
+		poolKinds[pk].merge(h)
 	}
 	poolKeys := make([]ghPool, 0, len(pools))
 	for p := range pools {
@@ -379,39 +465,66 @@ func (t *ghTally) report(month string, prices *rules.PriceCatalog) *GPUHourRepor
 			}
 		}
 		if len(members) == 0 {
-			lo := &GPUHourLeftOut{Provider: p.provider, Currency: p.currency, Reason: "no_gpu", Items: poolItems[p], Cost: pools[p]}
-			leftOut[[3]string{p.provider, p.currency, "no_gpu"}] = lo
+			for k, h := range poolKinds {
+				if k.provider == p.provider && k.currency == p.currency {
+					leave(k, LeftOutNoCompute, h)
+				}
+			}
 			continue
 		}
-		sort.Slice(members, func(i, j int) bool { return members[i].ModelKey < members[j].ModelKey })
+		sort.Slice(members, func(i, j int) bool {
+			if members[i].ModelKey != members[j].ModelKey {
+				return members[i].ModelKey < members[j].ModelKey
+			}
+			return members[i].PricingModel < members[j].PricingModel
+		})
 		weights := make([]decimal.Decimal, len(members))
 		for i, g := range members {
 			weights[i] = g.ComputeCost
 		}
-		for i, part := range SpreadExact(pools[p], weights) {
+		for i, part := range SpreadExact(pools[p].cost.Decimal(), weights) {
 			members[i].SpreadCost = members[i].SpreadCost.Add(part)
 		}
-		rep.SpreadItems += poolItems[p]
+		rep.SpreadItems += pools[p].items
+	}
+	for k, h := range t.others {
+		leave(k, LeftOutNotGPUCost, h)
 	}
 
 	// Prices.
+	h3600 := decimal.NewFromInt(3600)
 	for k, g := range groups {
-		g.GPUModel = commonSpelling(t.groups[k].spellings)
-		g.AllInCost = g.ComputeCost.Add(g.AttributedCost).Add(g.SpreadCost)
-		g.PricingModel = mainPricingModel(pricingCost[k])
-		if g.GPUSeconds.IsPositive() {
-			g.realExact = g.AllInCost.Mul(decimal.NewFromInt(3600)).DivRound(g.GPUSeconds, 8)
-			g.RealPrice = known(g.AllInCost.Mul(decimal.NewFromInt(3600)).DivRound(g.GPUSeconds, 4))
+		tg := t.groups[k]
+		if tg != nil {
+			g.GPUModel = commonSpelling(tg.spellings)
 		}
-		if p, ok := prices.Lookup(g.Provider, g.ModelKey, g.PricingModel, g.Currency); ok {
+		if k.model == "" {
+			g.GPUModel = ""
+		}
+		sort.Strings(g.DoubleResources)
+		g.AllInCost = g.ComputeCost.Add(g.AttributedCost).Add(g.SpreadCost)
+		if g.GPUSeconds.IsPositive() {
+			g.realExact = g.AllInCost.Mul(h3600).DivRound(g.GPUSeconds, 8)
+			g.RealPrice = known(g.AllInCost.Mul(h3600).DivRound(g.GPUSeconds, 4))
+		}
+		if g.UsedSeconds.Valid && g.UsedSeconds.Decimal.IsPositive() {
+			g.UsedPrice = known(g.AllInCost.Mul(h3600).DivRound(g.UsedSeconds.Decimal, 4))
+		}
+		var quotes map[string]*ghQuote
+		if tg != nil {
+			quotes = tg.quotes
+		}
+		if m, ok := countedMedian(quotes, true); ok {
+			g.Sticker, g.StickerBasis = known(m), StickerBill
+		} else if p, ok := prices.Lookup(g.Provider, g.ModelKey, g.PricingModel, g.Currency); ok && k.model != "" {
 			g.Sticker, g.StickerBasis, g.StickerSource = known(p.PerHour), StickerCatalog, p.Source
-		} else if m, ok := countedMedian(t.groups[k].quotes); ok {
+		} else if m, ok := countedMedian(quotes, false); ok {
 			g.Sticker, g.StickerBasis = known(m), StickerMedian
 		}
 		if g.Sticker.Valid && g.Sticker.Decimal.IsPositive() {
-			g.stickerCost = known(g.Sticker.Decimal.Mul(g.GPUSeconds).DivRound(decimal.NewFromInt(3600), 8))
+			g.stickerCost = known(g.Sticker.Decimal.Mul(g.GPUSeconds).DivRound(h3600, 8))
 			if g.RealPrice.Valid {
-				g.Markup = known(g.AllInCost.Mul(decimal.NewFromInt(3600)).
+				g.Markup = known(g.AllInCost.Mul(h3600).
 					DivRound(g.GPUSeconds.Mul(g.Sticker.Decimal), shareDigits+4).Sub(decimal.NewFromInt(1)).Round(shareDigits))
 			}
 		}
@@ -433,7 +546,10 @@ func (t *ghTally) report(month string, prices *rules.PriceCatalog) *GPUHourRepor
 		if a.ModelKey != b.ModelKey {
 			return a.ModelKey < b.ModelKey
 		}
-		return a.Currency < b.Currency
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		return a.PricingModel < b.PricingModel
 	})
 
 	// One line per provider and currency.
@@ -468,7 +584,7 @@ func (t *ghTally) report(month string, prices *rules.PriceCatalog) *GPUHourRepor
 	for _, pk := range provKeys {
 		p := provs[pk]
 		if p.GPUSeconds.IsPositive() {
-			p.RealPrice = known(p.AllInCost.Mul(decimal.NewFromInt(3600)).DivRound(p.GPUSeconds, 4))
+			p.RealPrice = known(p.AllInCost.Mul(h3600).DivRound(p.GPUSeconds, 4))
 		}
 		if p.StickerCost.Valid && p.StickerCost.Decimal.IsPositive() {
 			p.Markup = known(p.AllInCost.DivRound(p.StickerCost.Decimal, shareDigits+4).Sub(decimal.NewFromInt(1)).Round(shareDigits))
@@ -478,6 +594,7 @@ func (t *ghTally) report(month string, prices *rules.PriceCatalog) *GPUHourRepor
 		rep.Providers = append(rep.Providers, *p)
 	}
 	for _, lo := range leftOut {
+		sort.Slice(lo.IDs, func(i, j int) bool { return lo.IDs[i] < lo.IDs[j] })
 		rep.LeftOut = append(rep.LeftOut, *lo)
 	}
 	sort.Slice(rep.LeftOut, func(i, j int) bool {
@@ -488,7 +605,10 @@ func (t *ghTally) report(month string, prices *rules.PriceCatalog) *GPUHourRepor
 		if a.Currency != b.Currency {
 			return a.Currency < b.Currency
 		}
-		return a.Reason < b.Reason
+		if a.Reason != b.Reason {
+			return a.Reason < b.Reason
+		}
+		return a.Kind < b.Kind
 	})
 	return rep
 }
@@ -585,15 +705,16 @@ func perGPUHourQuote(li *ledger.Item) (decimal.Decimal, bool) {
 	return li.BilledCost.Mul(decimal.NewFromInt(3600)).DivRound(secs.Mul(n), 8), true
 }
 
-// countedMedian is the median of the quotes, each value taken as often as
-// it was seen (the mean of the two middle values for an even count, 8
-// decimals): what sorting every quote in a list and taking its middle
-// gives.
-func countedMedian(quotes map[string]*ghQuote) (decimal.Decimal, bool) {
+// countedMedian is the median of the quotes that are the bill's stated
+// unit prices (stated) or derived from billed cost ÷ quantity (!stated),
+// each value taken as often as it was seen (the mean of the two middle
+// values for an even count, 8 decimals): what sorting every quote in a
+// list and taking its middle gives.
+func countedMedian(quotes map[string]*ghQuote, stated bool) (decimal.Decimal, bool) {
 	qs := make([]*ghQuote, 0, len(quotes))
 	n := 0
 	for _, q := range quotes {
-		if q.n > 0 {
+		if q.n > 0 && q.stated == stated {
 			qs = append(qs, q)
 			n += q.n
 		}
@@ -687,32 +808,38 @@ func secondsToHours(secs decimal.Decimal) decimal.Decimal {
 
 func init() {
 	addMessages(map[string][2]string{
-		"gpuhour.title":           {"GPU 每小时的真实价格", "The real price of a GPU-hour"},
-		"gpuhour.providers":       {"按平台", "By provider"},
-		"gpuhour.col.gpu_hours":   {"GPU小时", "GPU-hours"},
-		"gpuhour.col.basis":       {"时长依据", "Hours from"},
-		"gpuhour.col.compute":     {"计算费", "Compute"},
-		"gpuhour.col.attributed":  {"关联费用", "Attributed"},
-		"gpuhour.col.spread":      {"分摊费用", "Spread"},
-		"gpuhour.col.all_in":      {"总成本", "All-in"},
-		"gpuhour.col.real":        {"真实单价/GPU时", "Real /GPU-h"},
-		"gpuhour.col.sticker":     {"标价/GPU时", "Sticker /GPU-h"},
-		"gpuhour.col.sticker_src": {"标价来源", "Sticker from"},
-		"gpuhour.col.markup":      {"溢价", "Markup"},
-		"gpuhour.basis.usage":     {"实际起止", "usage"},
-		"gpuhour.basis.consumed":  {"用量", "consumed"},
-		"gpuhour.basis.billed":    {"计费数量", "billed"},
-		"gpuhour.basis.period":    {"计费时段", "period"},
-		"gpuhour.sticker.catalog": {"价格表", "catalog"},
-		"gpuhour.sticker.median":  {"本月中位数", "month's median"},
-		"gpuhour.none":            {"本月没有带 GPU 型号的计算费用。", "No compute charge of the month names a GPU model."},
-		"gpuhour.note.hours":      {"GPU小时 = 实际时长 × GPU数量（未知按 1）；时长依次取：实际起止时间、用量、计费数量、计费时段（括号内为行数）。", "GPU-hours = actual hours × GPU count (1 when unknown); hours come from, in order: usage start/end, consumed quantity, billed quantity, charge period (line items in brackets)."},
-		"gpuhour.note.attributed": {"关联费用 = 服务于该型号实例的存储、镜像、快照、网络、占用费（按所属实例，否则同一资源ID）。", "Attributed = storage, image, snapshot, network and seat charges of the model's instances (by parent resource, else the same resource id)."},
-		"gpuhour.note.spread":     {"分摊费用 = 同一平台、币种下无法对应到本月实例的上述费用（共 %d 行），按计算费比例分摊到各型号；各份四舍五入到 8 位小数，余数归计算费最大的型号，合计与原金额完全一致。", "Spread = such charges of the provider and currency that serve no instance of the month (%d line items), split over its models in proportion to compute cost; each part is rounded to 8 decimals and the largest model takes the remainder, so the parts add up exactly."},
-		"gpuhour.note.real":       {"真实单价 = 总成本 ÷ GPU小时（显示 4 位小数）；溢价 = 真实单价 ÷ 标价 − 1。标价取价格表中该平台、型号、主要计费方式的价格，否则取本月计算费用行单价的中位数。", "Real price = all-in cost ÷ GPU-hours (4 decimals, display only); markup = real ÷ sticker − 1. Sticker = the catalog price for the provider, model and main pricing model, else the median unit price of the month's compute rows."},
-		"gpuhour.note.left_out":   {"未计入：%s %s 的 %d 行（%s %s），%s。", "Left out: %d line items of %s %s (%s %s): %s."},
-		"gpuhour.left.cpu":        {"服务于无 GPU 型号的计算实例", "they serve compute without a GPU model"},
-		"gpuhour.left.no_gpu":     {"该平台本月在此币种下没有 GPU 计算", "the provider ran no GPU in this currency this month"},
+		"gpuhour.title":             {"GPU 每小时的真实价格", "The real price of a GPU-hour"},
+		"gpuhour.providers":         {"按平台", "By provider"},
+		"gpuhour.col.gpu_hours":     {"GPU小时", "GPU-hours"},
+		"gpuhour.col.basis":         {"时长依据", "Hours from"},
+		"gpuhour.col.compute":       {"计算费", "Compute"},
+		"gpuhour.col.attributed":    {"关联费用", "Attributed"},
+		"gpuhour.col.spread":        {"分摊费用", "Spread"},
+		"gpuhour.col.all_in":        {"总成本", "All-in"},
+		"gpuhour.col.real":          {"真实单价/GPU时", "Real /GPU-h"},
+		"gpuhour.col.sticker":       {"标价/GPU时", "Sticker /GPU-h"},
+		"gpuhour.col.sticker_src":   {"标价来源", "Sticker from"},
+		"gpuhour.col.markup":        {"溢价", "Markup"},
+		"gpuhour.basis.usage":       {"实际起止", "usage"},
+		"gpuhour.basis.consumed":    {"用量", "consumed"},
+		"gpuhour.basis.billed":      {"计费数量", "billed"},
+		"gpuhour.basis.period":      {"计费时段", "period"},
+		"gpuhour.sticker.catalog":   {"价格表", "catalog"},
+		"gpuhour.sticker.median":    {"本月中位数", "month's median"},
+		"gpuhour.none":              {"本月没有带 GPU 型号的计算费用。", "No compute charge of the month names a GPU model."},
+		"gpuhour.note.hours":        {"GPU小时 = 实际时长 × GPU数量（未知按 1）；时长依次取：实际起止时间、用量、计费数量、计费时段（括号内为行数）。", "GPU-hours = actual hours × GPU count (1 when unknown); hours come from, in order: usage start/end, consumed quantity, billed quantity, charge period (line items in brackets)."},
+		"gpuhour.note.attributed":   {"关联费用 = 服务于该型号实例的存储、镜像、快照、网络、占用费（按所属实例，否则同一资源ID）。", "Attributed = storage, image, snapshot, network and seat charges of the model's instances (by parent resource, else the same resource id)."},
+		"gpuhour.note.spread":       {"分摊费用 = 同一平台、币种下无法对应到本月实例的上述费用（共 %d 行），按计算费比例分摊到各型号；各份四舍五入到 8 位小数，余数归计算费最大的型号，合计与原金额完全一致。", "Spread = such charges of the provider and currency that serve no instance of the month (%d line items), split over its models in proportion to compute cost; each part is rounded to 8 decimals and the largest model takes the remainder, so the parts add up exactly."},
+		"gpuhour.note.real":         {"真实单价 = 总成本 ÷ GPU小时（显示 4 位小数）；溢价 = 真实单价 ÷ 标价 − 1。标价取账单自己写明的单价（本月中位数），账单未写明时取价格表中该平台、型号、计费方式的价格（标为“价格表”），否则取本月计算费用 ÷ 计费数量的中位数。", "Real price = all-in cost ÷ GPU-hours (4 decimals, display only); markup = real ÷ sticker − 1. Sticker = the bill's own unit price (the month's median) where the bill states one, else the catalog price for the provider, model and pricing model (labelled catalog), else the median of billed cost ÷ billed quantity."},
+		"gpuhour.note.left_out":     {"未计入：%s %s 的 %d 行 %s（%s %s），%s。", "Left out: %d line items of %s %s, %s (%s %s): %s."},
+		"gpuhour.left.not_gpu_cost": {"不属于 GPU 成本的费用类型", "a kind of charge that is no GPU cost"},
+		"gpuhour.left.no_compute":   {"该平台本月在此币种下没有计算费用", "the provider ran no compute in this currency this month"},
+		"gpuhour.unknown_model":     {"GPU 型号未知", "GPU model unknown"},
+		"gpuhour.col.pricing":       {"计费方式", "Pricing"},
+		"gpuhour.col.double":        {"重复计费GPU小时", "Billed twice (GPU-h)"},
+		"gpuhour.col.used_price":    {"按实际使用/GPU时", "Per GPU-h used"},
+		"gpuhour.sticker.bill":      {"账单单价", "bill's unit price"},
+		"gpuhour.note.double":       {"GPU小时为同一实例各计费时段的并集：同一小时计费两次只算一个 GPU 小时，多收的钱仍在总成本中（见“重复计费”）。包年包月行的 GPU 小时为预留时长，账单给出实际使用时另列按实际使用的单价。", "GPU-hours are the union of each instance's billed intervals: an hour billed twice is one GPU-hour, and the money of the second stays in the all-in cost (see billed twice). For package rows GPU-hours are the reserved time; where the bill shows use, the price per GPU-hour used is given beside it."},
 	})
 }
 
@@ -771,6 +898,10 @@ func (r *GPUHourReport) document(opts WriteOptions) *document {
 		priceCol("sticker_price_per_gpu_hour", tr(lang, "gpuhour.col.sticker")),
 		textCol("sticker_basis", tr(lang, "gpuhour.col.sticker_src")),
 		shareCol("markup", tr(lang, "gpuhour.col.markup")),
+		// added for issue 27, at the end so that CSV readers by position keep working
+		textCol("pricing_model", tr(lang, "gpuhour.col.pricing")),
+		qtyCol("double_billed_gpu_hours", tr(lang, "gpuhour.col.double")),
+		priceCol("real_price_per_used_gpu_hour", tr(lang, "gpuhour.col.used_price")),
 	}}
 	for i := range r.Rows {
 		g := &r.Rows[i]
@@ -778,11 +909,17 @@ func (r *GPUHourReport) document(opts WriteOptions) *document {
 		if !exact && basis != "" {
 			basis = tr(lang, "gpuhour.sticker."+basis)
 		}
-		main.add(dimText(ByProvider, g.Provider, lang, opts.codes()), g.GPUModel, g.Currency,
+		model := g.GPUModel
+		if g.ModelKey == "" {
+			model = tr(lang, "gpuhour.unknown_model")
+		}
+		main.add(dimText(ByProvider, g.Provider, lang, opts.codes()), model, g.Currency,
 			g.GPUHours().StringFixed(4), r.basisText(g, lang, exact),
 			FormatMoney(g.ComputeCost, g.Currency, exact), FormatMoney(g.AttributedCost, g.Currency, exact),
 			FormatMoney(g.SpreadCost, g.Currency, exact), FormatMoney(g.AllInCost, g.Currency, exact),
-			priceText(g.RealPrice, exact), priceText(g.Sticker, exact), basis, FormatShare(g.Markup, exact))
+			priceText(g.RealPrice, exact), priceText(g.Sticker, exact), basis, FormatShare(g.Markup, exact),
+			dimText(ByPricingModel, g.PricingModel, lang, opts.codes()), secondsToHours(g.DoubleSeconds).StringFixed(4),
+			priceText(g.UsedPrice, exact))
 	}
 	prov := &grid{cols: []column{
 		textCol("provider", tr(lang, "col.provider")),
@@ -803,21 +940,19 @@ func (r *GPUHourReport) document(opts WriteOptions) *document {
 	}
 	var notes []string
 	if len(r.Rows) > 0 {
-		notes = append(notes, tr(lang, "gpuhour.note.hours"), tr(lang, "gpuhour.note.attributed"),
+		notes = append(notes, tr(lang, "gpuhour.note.hours"), tr(lang, "gpuhour.note.double"), tr(lang, "gpuhour.note.attributed"),
 			fmt.Sprintf(tr(lang, "gpuhour.note.spread"), r.SpreadItems), tr(lang, "gpuhour.note.real"))
 	}
 	for _, lo := range r.LeftOut {
-		why := tr(lang, "gpuhour.left.cpu")
-		if lo.Reason == "no_gpu" {
-			why = tr(lang, "gpuhour.left.no_gpu")
-		}
+		why := tr(lang, "gpuhour.left."+lo.Reason)
 		money := FormatMoney(lo.Cost, lo.Currency, false)
+		kind := dimText(ByKind, lo.Kind, lang, opts.codes())
 		if lang == "zh" {
 			notes = append(notes, fmt.Sprintf(tr(lang, "gpuhour.note.left_out"), providerName(lo.Provider, lang), lo.Currency,
-				lo.Items, money, lo.Currency, why))
+				lo.Items, kind, money, lo.Currency, why))
 		} else {
 			notes = append(notes, fmt.Sprintf(tr(lang, "gpuhour.note.left_out"), lo.Items, providerName(lo.Provider, lang),
-				lo.Currency, money, lo.Currency, why))
+				lo.Currency, kind, money, lo.Currency, why))
 		}
 	}
 	return &document{
@@ -859,6 +994,14 @@ type gpuHourRowJSON struct {
 	StickerBasis    *string        `json:"sticker_basis"`
 	StickerSource   string         `json:"sticker_source,omitempty"`
 	Markup          *string        `json:"markup"`
+	// Added for issue 27 (docs/json.md).
+	GPUModelKnown   bool     `json:"gpu_model_known"`
+	DoubleHours     string   `json:"double_billed_gpu_hours"`
+	DoubleCost      *string  `json:"double_billed_cost"`
+	DoubleResources []string `json:"double_billed_resources"`
+	UsedHours       *string  `json:"used_gpu_hours"`
+	UsedItems       int      `json:"used_items"`
+	UsedPrice       *string  `json:"real_price_per_used_gpu_hour"`
 }
 
 type gpuHourProviderJSON struct {
@@ -880,6 +1023,8 @@ type gpuHourLeftOutJSON struct {
 	Reason   string  `json:"reason"`
 	Items    int     `json:"items"`
 	Cost     *string `json:"billed_cost"`
+	Kind     string  `json:"kind"`
+	IDs      []int64 `json:"line_item_ids"`
 }
 
 func price4JSON(d decimal.NullDecimal) *string {
@@ -906,7 +1051,14 @@ func (r *GPUHourReport) json() gpuHourJSON {
 			AttributedCost: jsonMoney(known(g.AttributedCost)), AttributedItems: g.AttributedItems,
 			SpreadCost: jsonMoney(known(g.SpreadCost)), AllInCost: jsonMoney(known(g.AllInCost)),
 			RealPrice: price4JSON(g.RealPrice), StickerPrice: jsonMoney(g.Sticker), StickerBasis: basis,
-			StickerSource: g.StickerSource, Markup: shareJSON(g.Markup)})
+			StickerSource: g.StickerSource, Markup: shareJSON(g.Markup), GPUModelKnown: g.ModelKey != "",
+			DoubleHours: secondsToHours(g.DoubleSeconds).StringFixed(4), DoubleCost: jsonMoney(known(g.DoubleCost)),
+			DoubleResources: append([]string{}, g.DoubleResources...), UsedItems: g.UsedItems,
+			UsedPrice: price4JSON(g.UsedPrice)})
+		if g.UsedSeconds.Valid {
+			h := secondsToHours(g.UsedSeconds.Decimal).StringFixed(4)
+			out.GPUHours[len(out.GPUHours)-1].UsedHours = &h
+		}
 	}
 	for _, p := range r.Providers {
 		out.Providers = append(out.Providers, gpuHourProviderJSON{Provider: p.Provider, Currency: p.Currency,
@@ -917,7 +1069,7 @@ func (r *GPUHourReport) json() gpuHourJSON {
 	}
 	for _, lo := range r.LeftOut {
 		out.LeftOut = append(out.LeftOut, gpuHourLeftOutJSON{Provider: lo.Provider, Currency: lo.Currency, Reason: lo.Reason,
-			Items: lo.Items, Cost: jsonMoney(known(lo.Cost))})
+			Items: lo.Items, Cost: jsonMoney(known(lo.Cost)), Kind: lo.Kind, IDs: append([]int64{}, lo.IDs...)})
 	}
 	return out
 }

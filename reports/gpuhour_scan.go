@@ -3,11 +3,12 @@ package reports
 import (
 	"context"
 	"encoding/binary"
-	"math"
+	"sort"
 	"time"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/rules"
 )
@@ -15,16 +16,19 @@ import (
 // The pass of the GPU-hour report over its month. It reads only the
 // columns the report needs (ledger.ScanLineItems), in id ranges side by
 // side, each range tallied on its own goroutine and the tallies merged at
-// the end (ghTally.merge: exact). Building a whole ledger.LineItem for
-// every row and handing it to one goroutine was two thirds of the report.
+// the end (ghTally.merge: exact, and independent of the order of rows).
 // A compute row fills one line item per range, reused, with the fields
 // that computeSeconds, perGPUHourQuote and rules.IsRunning read, so that
-// the report's arithmetic stays theirs.
+// the report's arithmetic stays theirs. Compute is tallied per instance
+// (ghUse): its billed intervals are kept as a union of disjoint spans,
+// which touching hourly rows collapse into one span per session, so the
+// pass holds a few spans per instance, not its rows.
 
 // ghCols are the columns the pass reads, in the order of the gc constants.
 const ghCols = `li.kind, li.provider, li.currency, li.resource_id, li.parent_resource_id, li.gpu_model, li.pricing_model,
 	li.billed_cost, li.charge_category, li.gpu_count, li.pricing_quantity, li.pricing_unit, li.list_unit_price,
-	li.consumed_quantity, li.consumed_unit, li.usage_start, li.usage_end, li.charge_period_start, li.charge_period_end`
+	li.consumed_quantity, li.consumed_unit, li.usage_start, li.usage_end, li.charge_period_start, li.charge_period_end,
+	li.id, li.sku, li.resource_type`
 
 const (
 	gcKind = iota
@@ -46,6 +50,9 @@ const (
 	gcUsageEnd
 	gcStart
 	gcEnd
+	gcID
+	gcSKU
+	gcResourceType
 	gcCount // columns
 )
 
@@ -67,44 +74,38 @@ func scanGPUHours(ctx context.Context, db *ledger.DB, month string) (*ghTally, e
 	return t, nil
 }
 
-// ghScan tallies one id range. Its own tables find a row's group, instance
-// and served instance with one map look-up each, by the row's texts as
-// they are (no string built for a row seen before); tally puts them in a
-// ghTally.
+// ghScan tallies one id range. Its own tables find a row's group and
+// instance with one map look-up each, by the row's texts as they are.
 type ghScan struct {
 	t      *ghTally
 	share  *ledger.RowShare
-	li     ledger.Item              // the compute row at hand (compute)
-	spells map[string]*ghSpelling   // by provider, GPU model as written, currency
-	insts  map[string]*ghInstance   // compute of a named resource: by provider, resource, currency, GPU model as written
-	served map[string]*ghServedInst // gpuHourHidden kinds: by provider, served instance, currency
-	key    []byte                   // scratch for map keys
+	li     ledger.Item            // the compute row at hand (compute)
+	spells map[string]*ghSpelling // by provider, GPU model as written, currency, pricing model (+ spec texts without a model)
+	insts  map[string]*ghInstRef  // by provider, resource, currency
+	served map[string]*ghServed   // gpuHourHidden kinds: by provider, served instance, currency, kind
+	others map[string]*ghServed   // kinds that are no GPU cost: by provider, currency, kind
+	key    []byte                 // scratch for map keys
 }
 
-// ghSpelling is one spelling of a GPU model of a provider and currency.
+// ghSpelling is one spelling of a GPU model of a provider, currency and
+// pricing model.
 type ghSpelling struct {
 	k     ghKey
-	g     *ghGroup // nil for compute without a GPU model
-	model string   // as written
-	n     int      // its compute line items
+	g     *ghGroup
+	model string // as written, or as the billing table read it
+	count int    // GPUs the spec text states (billing.GPUModelOf), 0 unknown
+	n     int    // its compute line items
 }
 
-// ghInstance is the compute cost of an instance under one spelling.
-type ghInstance struct {
+// ghInstRef is the compute of one instance in a range.
+type ghInstRef struct {
 	inst ghInst
-	sp   *ghSpelling
-	cost ledger.DecimalSum
-}
-
-// ghServedInst is what served one instance.
-type ghServedInst struct {
-	inst ghInst
-	ghServed
+	uses map[ghKey]*ghUse
 }
 
 func newGHScan() *ghScan {
 	return &ghScan{t: newGHTally(), share: ledger.NewRowShare(gcCount), spells: map[string]*ghSpelling{},
-		insts: map[string]*ghInstance{}, served: map[string]*ghServedInst{}}
+		insts: map[string]*ghInstRef{}, served: map[string]*ghServed{}, others: map[string]*ghServed{}}
 }
 
 // keyOf builds in s.key the map key of columns cols of r (appendKey).
@@ -119,7 +120,7 @@ func (s *ghScan) add(r ledger.Row) error {
 	case gpuHourHidden[string(kind)]:
 		return s.serve(r)
 	}
-	return nil
+	return s.other(r)
 }
 
 // serve counts a charge of a gpuHourHidden kind for the instance it serves
@@ -129,34 +130,57 @@ func (s *ghScan) serve(r ledger.Row) error {
 	if len(r.Bytes(gcParent)) == 0 {
 		id = gcResource
 	}
-	s.keyOf(r, gcProvider, id, gcCurrency)
+	s.keyOf(r, gcProvider, id, gcCurrency, gcKind)
 	h := s.served[string(s.key)]
 	if h == nil {
-		h = &ghServedInst{inst: ghInst{r.Text(gcProvider), r.Text(id), r.Text(gcCurrency)}}
+		h = &ghServed{}
 		s.served[string(s.key)] = h
+		s.t.hidden[ghHidden{ghInst{r.Text(gcProvider), r.Text(id), r.Text(gcCurrency)}, r.Text(gcKind)}] = h
 	}
+	return h.add(r)
+}
+
+// other counts a line item of a kind that no GPU-hour carries (service,
+// tax, credit, adjustment, other): it is left out, by kind.
+func (s *ghScan) other(r ledger.Row) error {
+	s.keyOf(r, gcProvider, gcCurrency, gcKind)
+	h := s.others[string(s.key)]
+	if h == nil {
+		h = &ghServed{}
+		s.others[string(s.key)] = h
+		s.t.others[ghOther{r.Text(gcProvider), r.Text(gcCurrency), r.Text(gcKind)}] = h
+	}
+	return h.add(r)
+}
+
+// add counts the line item r.
+func (h *ghServed) add(r ledger.Row) error {
 	h.items++
+	h.ids = append(h.ids, r.Int64(gcID))
 	return h.cost.AddText(r.Bytes(gcBilled))
 }
 
-// compute tallies a compute row in its group.
+// compute tallies a compute row for its instance and group.
 func (s *ghScan) compute(r ledger.Row) error {
-	s.keyOf(r, gcProvider, gcGPUModel, gcCurrency)
+	if len(r.Bytes(gcGPUModel)) > 0 {
+		s.keyOf(r, gcProvider, gcGPUModel, gcCurrency, gcPricingModel)
+	} else {
+		s.keyOf(r, gcProvider, gcGPUModel, gcCurrency, gcPricingModel, gcSKU, gcResourceType)
+	}
 	sp := s.spells[string(s.key)]
 	if sp == nil {
 		sp = s.newSpelling(r)
 	}
-	var in *ghInstance
-	if len(r.Bytes(gcResource)) > 0 {
-		s.keyOf(r, gcProvider, gcResource, gcCurrency, gcGPUModel)
-		in = s.insts[string(s.key)]
-		if in == nil {
-			in = &ghInstance{inst: ghInst{sp.k.provider, r.Text(gcResource), sp.k.currency}, sp: sp}
-			s.insts[string(s.key)] = in
-		}
+	s.keyOf(r, gcProvider, gcResource, gcCurrency)
+	in := s.insts[string(s.key)]
+	if in == nil {
+		in = &ghInstRef{inst: ghInst{sp.k.provider, r.Text(gcResource), sp.k.currency}, uses: map[ghKey]*ghUse{}}
+		s.insts[string(s.key)] = in
 	}
-	if sp.g == nil {
-		return nil // no GPU: only its instance is told (ghScan.tally)
+	u := in.uses[sp.k]
+	if u == nil {
+		u = &ghUse{}
+		in.uses[sp.k] = u
 	}
 	var billed ledger.DecimalSum // the term, parsed once
 	if err := billed.AddText(r.Bytes(gcBilled)); err != nil {
@@ -166,50 +190,45 @@ func (s *ghScan) compute(r ledger.Row) error {
 	if err != nil {
 		return err
 	}
-	g := sp.g
 	sp.n++
-	g.items++
-	g.compute.AddSum(&billed)
-	pm := g.pricing[li.PricingModel]
-	if pm == nil {
-		pm = &ledger.DecimalSum{}
-		g.pricing[li.PricingModel] = pm
-	}
-	pm.AddSum(&billed)
-	if in != nil {
-		in.cost.AddSum(&billed)
-	}
+	u.items++
+	u.cost.AddSum(&billed)
 	if !rules.IsRunning(li) {
 		return nil
 	}
-	q, unit, basis := computeSeconds(li)
-	g.bases[basisIndex(basis)]++
-	if n := int64(gpuCount(li)); unit > 0 && n <= math.MaxInt64/unit {
-		g.seconds.AddMul(q, unit*n)
-	} else {
-		g.seconds.Add(q.Mul(decimal.NewFromInt(unit)).Mul(decimal.NewFromInt(n)))
+	n := gpuCount(li)
+	if li.GPUCount <= 0 && sp.count > 0 {
+		n = sp.count
 	}
-	s.quote(g, r, li)
+	u.count = max(u.count, n)
+	q, unit, basis := computeSeconds(li)
+	u.bases[basisIndex(basis)]++
+	u.place(li, in.inst.resource == "", q.Mul(decimal.NewFromInt(unit)), basis)
+	s.quote(sp.g, r, li)
 	return nil
 }
 
-// newSpelling enters the spelling of the compute row r.
+// newSpelling enters the spelling of the compute row r; a row that names
+// no GPU model is read by the billing table from its spec texts (SKU and
+// resource type; not the user's own instance name: "sd-4090" may name a
+// CPU part of it).
 func (s *ghScan) newSpelling(r ledger.Row) *ghSpelling {
-	model := r.Text(gcGPUModel)
-	k := ghKey{r.Text(gcProvider), rules.NormalizeGPUModel(model), r.Text(gcCurrency)}
-	sp := &ghSpelling{k: k, model: model}
-	if k.model != "" {
-		sp.g = s.t.group(k)
+	model, count := r.Text(gcGPUModel), 0
+	provider := r.Text(gcProvider)
+	if model == "" {
+		if m, n, ok := billing.GPUModelOf(provider, r.Text(gcSKU)+" "+r.Text(gcResourceType)); ok {
+			model, count = m, n
+		}
 	}
+	k := ghKey{provider, rules.NormalizeGPUModel(model), r.Text(gcCurrency), r.Text(gcPricingModel)}
+	sp := &ghSpelling{k: k, model: model, count: count, g: s.t.group(k)}
 	s.spells[string(s.key)] = sp
 	return sp
 }
 
 // item fills s.li with the compute row r, whose billed cost is parsed:
 // every field that rules.IsRunning, computeSeconds, gpuCount and
-// perGPUHourQuote read, and the pricing model. The billed cost is the
-// parsed term's value (not a shared amount: it repeats far less than the
-// others, and a table of them cost more than it saved).
+// perGPUHourQuote read, and the pricing model.
 func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.Item, error) {
 	sh := s.share
 	li := &s.li
@@ -237,9 +256,191 @@ func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.Item, er
 	return li, nil
 }
 
+// ghUse is the compute of one instance in one group: its money and the
+// time it was billed for. A row's time is placed as an interval where the
+// bill tells where it lies (its usage times, or a charge period that it
+// fills); the union of those intervals is the instance's time, so an hour
+// billed twice counts once. A row whose time is shorter than its charge
+// period (6 h of a day) cannot be placed: its seconds are kept per charge
+// period (bins) and count up to what the period leaves uncovered. Rows of
+// no instance (no resource id) and rows without a charge period add their
+// seconds as they are (loose).
+type ghUse struct {
+	items  int
+	bases  [len(hoursBases)]int
+	cost   ledger.DecimalSum
+	count  int                           // GPUs (the most any row states; 1 when none does)
+	spans  []ghSpan                      // disjoint, sorted, touching ones joined
+	placed int64                         // Σ of each placed row's own seconds
+	bins   map[ghSpan]*ledger.DecimalSum // seconds of rows that cannot be placed, by charge period
+	loose  ledger.DecimalSum             // seconds that are not unioned
+	// package rows: the time the bill shows in use, where it does
+	used      ledger.DecimalSum
+	usedItems int
+}
+
+// ghSpan is a half-open interval in Unix seconds.
+type ghSpan struct{ s, e int64 }
+
+// place enters the time of the running compute row li, secs long by
+// computeSeconds' basis.
+func (u *ghUse) place(li *ledger.Item, loose bool, secs decimal.Decimal, basis string) {
+	cs, ce := li.ChargePeriodStart, li.ChargePeriodEnd
+	period := !cs.IsZero() && ce.After(cs)
+	if li.PricingModel == ledger.PricingPackage || li.PricingModel == ledger.PricingReserved {
+		// A package reserves its charge period; its use is what the bill shows.
+		if use, _, ok := actualUse(li); ok {
+			u.used.Add(use)
+			u.usedItems++
+		}
+		if period && !loose {
+			u.insert(ghSpan{cs.Unix(), ce.Unix()})
+			return
+		}
+		if period {
+			secs = decimal.NewFromInt(ce.Unix() - cs.Unix())
+		}
+		u.loose.Add(secs)
+		return
+	}
+	switch {
+	case loose || !period && basis != HoursUsage:
+		u.loose.Add(secs)
+	case basis == HoursUsage:
+		s, e := li.UsageStart, li.UsageEnd
+		if period {
+			s, e = maxTime(s, cs), minTime(e, ce)
+		}
+		if e.After(s) {
+			u.insert(ghSpan{s.Unix(), e.Unix()})
+		}
+	case secs.Cmp(decimal.NewFromInt(ce.Unix()-cs.Unix())) >= 0:
+		// it fills its charge period (or more: what a bill rounds up,
+		// the period holds no more time than its length)
+		u.insert(ghSpan{cs.Unix(), ce.Unix()})
+	default:
+		if u.bins == nil {
+			u.bins = map[ghSpan]*ledger.DecimalSum{}
+		}
+		k := ghSpan{cs.Unix(), ce.Unix()}
+		if u.bins[k] == nil {
+			u.bins[k] = &ledger.DecimalSum{}
+		}
+		u.bins[k].Add(secs)
+	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// insert adds the interval sp (counted as a row's own time in placed) to
+// the union.
+func (u *ghUse) insert(sp ghSpan) {
+	u.placed += sp.e - sp.s
+	u.union(sp)
+}
+
+// union joins sp into the spans.
+func (u *ghUse) union(sp ghSpan) {
+	if sp.e <= sp.s {
+		return
+	}
+	i := sort.Search(len(u.spans), func(i int) bool { return u.spans[i].e >= sp.s })
+	j := i
+	for j < len(u.spans) && u.spans[j].s <= sp.e {
+		sp.s, sp.e = min(sp.s, u.spans[j].s), max(sp.e, u.spans[j].e)
+		j++
+	}
+	if i == j {
+		u.spans = append(u.spans, ghSpan{})
+		copy(u.spans[i+1:], u.spans[i:])
+		u.spans[i] = sp
+		return
+	}
+	u.spans[i] = sp
+	u.spans = append(u.spans[:i+1], u.spans[j:]...)
+}
+
+// covered is how much of [sp.s, sp.e) the spans cover.
+func (u *ghUse) covered(sp ghSpan) int64 {
+	var n int64
+	for _, x := range u.spans {
+		if s, e := max(x.s, sp.s), min(x.e, sp.e); e > s {
+			n += e - s
+		}
+	}
+	return n
+}
+
+// merge adds o, the use of the same instance and group, to u.
+func (u *ghUse) merge(o *ghUse) {
+	u.items += o.items
+	for i, n := range o.bases {
+		u.bases[i] += n
+	}
+	u.cost.AddSum(&o.cost)
+	u.count = max(u.count, o.count)
+	for _, sp := range o.spans {
+		u.union(sp)
+	}
+	u.placed += o.placed
+	for k, b := range o.bins {
+		if u.bins == nil {
+			u.bins = map[ghSpan]*ledger.DecimalSum{}
+		}
+		if u.bins[k] == nil {
+			u.bins[k] = &ledger.DecimalSum{}
+		}
+		u.bins[k].AddSum(b)
+	}
+	u.loose.AddSum(&o.loose)
+	u.used.AddSum(&o.used)
+	u.usedItems += o.usedItems
+}
+
+// seconds is the instance's billed time: the union of its placed spans,
+// each bin up to what the spans leave of its period, and the loose time;
+// billed is the time its rows state one by one (the union plus what was
+// billed twice). Both per GPU (times count for GPU-seconds).
+func (u *ghUse) seconds() (union, billed decimal.Decimal) {
+	var spans int64
+	for _, sp := range u.spans {
+		spans += sp.e - sp.s
+	}
+	union = decimal.NewFromInt(spans).Add(u.loose.Decimal())
+	billed = decimal.NewFromInt(u.placed).Add(u.loose.Decimal())
+	keys := make([]ghSpan, 0, len(u.bins))
+	for k := range u.bins {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].s < keys[j].s || keys[i].s == keys[j].s && keys[i].e < keys[j].e })
+	for _, k := range keys {
+		b := u.bins[k].Decimal()
+		billed = billed.Add(b)
+		room := decimal.NewFromInt(k.e - k.s - u.covered(k))
+		if b.Cmp(room) > 0 {
+			b = room
+		}
+		if b.IsPositive() {
+			union = union.Add(b)
+		}
+	}
+	return union, billed
+}
+
 // quote counts the running compute row li (r) among the per-GPU-hour
-// quotes of g. perGPUHourQuote runs once per distinct set of its inputs:
-// a month repeats a few list prices on most of its rows.
+// quotes of g. perGPUHourQuote runs once per distinct set of its inputs.
 func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.Item) {
 	s.key = quoteInputs(s.key[:0], r, li)
 	if q := g.quotes[string(s.key)]; q != nil {
@@ -249,7 +450,8 @@ func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.Item) {
 		return
 	}
 	v, ok := perGPUHourQuote(li)
-	g.quotes[string(s.key)] = &ghQuote{value: v, n: boolInt(ok), none: !ok}
+	g.quotes[string(s.key)] = &ghQuote{value: v, n: boolInt(ok), none: !ok,
+		stated: li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive()}
 }
 
 // quoteInputs appends to b a key of what perGPUHourQuote(li) depends on:
@@ -279,19 +481,12 @@ func boolInt(v bool) int {
 // tally is what the range gathered.
 func (s *ghScan) tally() *ghTally {
 	for _, sp := range s.spells {
-		if sp.g != nil {
-			sp.g.spellings[sp.model] += sp.n // a string of its own (ledger.Row.Text)
-		}
+		sp.g.spellings[sp.model] += sp.n // a string of its own (ledger.Row.Text)
 	}
 	for _, in := range s.insts {
-		if in.sp.g == nil {
-			s.t.cpuInst[in.inst] = true
-		} else {
-			s.t.addInstCost(in.inst, in.sp.k, &in.cost)
+		for k, u := range in.uses {
+			s.t.addUse(in.inst, k, u)
 		}
-	}
-	for _, h := range s.served {
-		s.t.addServed(h.inst, h.items, &h.cost)
 	}
 	return s.t
 }

@@ -18,15 +18,19 @@ import (
 //
 //	autodl RTX 4090 (i-4090): 2 hourly rows billed 1.00 each = 2.00 for 2
 //	  GPU-hours; its disk (parent i-4090) 1.00 and its traffic (same
-//	  resource id) 0.50 → all-in 3.50 ÷ 2 h = 1.7500 per GPU-hour; against
-//	  the sticker 1.40 of the test catalog: 1.75 ÷ 1.40 − 1 = 25.00%.
-//	  A CPU instance (cpu-1) and its disk (0.20) carry no GPU: left out.
+//	  resource id) 0.50 → all-in 3.50 ÷ 2 h = 1.7500 per GPU-hour. The bill
+//	  states no unit price: the sticker is 1.40 of the test catalog:
+//	  1.75 ÷ 1.40 − 1 = 25.00%.
+//	  A compute instance whose GPU model is unknown (cpu-1): its own row,
+//	  1 h billed 0.80 plus its disk 0.20 = 1.00, 1.0000 per hour; sticker
+//	  the median of cost ÷ quantity, 0.80: markup 25.00%.
 //	gpushare RTX 4090 (g-1): 1 h at 2.00; A100 ×2 (g-2): 30 minutes of use
 //	  (usage times) × 2 GPUs = 1 GPU-hour at 4.00. An account-level traffic
 //	  charge of 1.00 is spread by compute cost 2 : 4 → 0.33333333 to the
 //	  4090 and the rest, 0.66666667, to the A100 (the largest), 1.00 in all.
-//	  No catalog price: the stickers are the month's medians, 2.00 (list
-//	  price) and 4.00 ÷ (1 h × 2 GPUs) = 2.00.
+//	  Stickers: the bill's unit price 2.00 for the 4090; the A100 states
+//	  none and has no catalog price: 4.00 ÷ (1 h × 2 GPUs) = 2.00 (median).
+//	  Its tax 0.06 is no GPU cost: left out.
 //	lanrui: a disk but no compute: left out.
 func gpuHourSample(t *testing.T) (*ledger.DB, []ledger.LineItem) {
 	t.Helper()
@@ -40,12 +44,12 @@ func gpuHourSample(t *testing.T) (*ledger.DB, []ledger.LineItem) {
 		{Item: ledger.Item{Provider: "autodl", Kind: ledger.KindCompute,
 			ResourceID: "i-4090", GPUModel: "RTX 4090", GPUCount: 1,
 			ChargePeriodStart: bj(s1), ChargePeriodEnd: bj(e1), PricingQuantity: nd(t, "1"),
-			PricingUnit: "hour", ListUnitPrice: nd(t, "1.00"), BilledCost: dec(t, "1.00")},
+			PricingUnit: "hour", BilledCost: dec(t, "1.00")},
 			ResourceName: "训练"},
 		{Item: ledger.Item{Provider: "autodl", Kind: ledger.KindCompute,
 			ResourceID: "i-4090", GPUModel: "4090", ChargePeriodStart: bj(s2),
 			ChargePeriodEnd: bj(e2), PricingQuantity: nd(t, "1"), PricingUnit: "hour",
-			ListUnitPrice: nd(t, "1.00"), BilledCost: dec(t, "1.00")}, ResourceName: "训练"},
+			BilledCost: dec(t, "1.00")}, ResourceName: "训练"},
 		{Item: ledger.Item{Provider: "autodl", Kind: ledger.KindStorage,
 			ResourceID: "d-1", ParentResourceID: "i-4090", ChargePeriodStart: bj("2026-10-03 00:00"),
 			ChargePeriodEnd: bj("2026-10-04 00:00"), BilledCost: dec(t, "1.00")}},
@@ -101,7 +105,8 @@ func TestGPUHoursHandComputed(t *testing.T) {
 	}
 	wants := map[string]want{
 		"autodl/RTX4090":    {"2.0000", "2.00", "1.50", "0", "3.50", "1.7500", "1.40", StickerCatalog, "0.2500"},
-		"gpushare/RTX4090":  {"1.0000", "2.00", "0", "0.33333333", "2.33333333", "2.3333", "2.00000000", StickerMedian, "0.1667"},
+		"autodl/":           {"1.0000", "0.80", "0.20", "0", "1.00", "1.0000", "0.80000000", StickerMedian, "0.2500"},
+		"gpushare/RTX4090":  {"1.0000", "2.00", "0", "0.33333333", "2.33333333", "2.3333", "2.00000000", StickerBill, "0.1667"},
 		"gpushare/A100-80G": {"1.0000", "4.00", "0", "0.66666667", "4.66666667", "4.6667", "2.00000000", StickerMedian, "1.3333"},
 	}
 	if len(rep.Rows) != len(wants) {
@@ -134,12 +139,12 @@ func TestGPUHoursHandComputed(t *testing.T) {
 	if got := rep.Rows[0].ModelKey; got != "A100-80G" {
 		t.Errorf("first row: got %s want A100-80G (highest markup)", got)
 	}
-	// left out: the CPU instance's disk and lanrui's disk
+	// left out: gpushare's tax and lanrui's disk
 	var left []string
 	for _, lo := range rep.LeftOut {
-		left = append(left, lo.Provider+"/"+lo.Reason+"/"+lo.Cost.String())
+		left = append(left, lo.Provider+"/"+lo.Reason+"/"+lo.Kind+"/"+lo.Cost.String())
 	}
-	if got, want := join(left), "autodl/cpu_instance/0.2 lanrui/no_gpu/0.48"; got != want {
+	if got, want := join(left), "gpushare/not_gpu_cost/tax/0.06 lanrui/no_compute/storage/0.48"; got != want {
 		t.Errorf("left out: got %s want %s", got, want)
 	}
 	// provider lines
@@ -176,37 +181,55 @@ func join(s []string) string {
 	return b.String()
 }
 
-// TestGPUHoursExact: compute + attributed + spread over the rows, plus what
-// is left out, equals the exact sum of the line items they cover.
+// TestGPUHoursExact: every compute line item is in a row, and the rows'
+// all-in costs plus what is left out equal the exact sum of every line
+// item of the month; each line item left out is listed once.
 func TestGPUHoursExact(t *testing.T) {
 	db, items := gpuHourSample(t)
 	rep, err := GPUHours(context.Background(), db, GPUHourOptions{Month: "2026-10", Prices: testCatalog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wantCompute, wantHidden decimal.Decimal
+	var wantCompute, wantAll decimal.Decimal
+	wantLeft := map[int64]bool{}
 	for _, li := range items {
-		switch {
-		case li.Kind == ledger.KindCompute && li.GPUModel != "":
+		wantAll = wantAll.Add(li.BilledCost)
+		if li.Kind == ledger.KindCompute {
 			wantCompute = wantCompute.Add(li.BilledCost)
-		case gpuHourHidden[li.Kind]:
-			wantHidden = wantHidden.Add(li.BilledCost)
+		}
+		if li.Kind == ledger.KindTax || li.Provider == "lanrui" {
+			wantLeft[li.ID] = true
 		}
 	}
-	var compute, hidden, allIn decimal.Decimal
+	var compute, all, allIn decimal.Decimal
 	for _, g := range rep.Rows {
 		compute = compute.Add(g.ComputeCost)
-		hidden = hidden.Add(g.AttributedCost).Add(g.SpreadCost)
+		all = all.Add(g.AllInCost)
 		allIn = allIn.Add(g.AllInCost)
 	}
+	gotLeft := map[int64]bool{}
 	for _, lo := range rep.LeftOut {
-		hidden = hidden.Add(lo.Cost)
+		all = all.Add(lo.Cost)
+		for _, id := range lo.IDs {
+			if gotLeft[id] {
+				t.Errorf("line item %d left out twice", id)
+			}
+			gotLeft[id] = true
+		}
 	}
 	if !compute.Equal(wantCompute) {
 		t.Errorf("compute: got %s want %s", compute, wantCompute)
 	}
-	if !hidden.Equal(wantHidden) {
-		t.Errorf("hidden: got %s want %s", hidden, wantHidden)
+	if !all.Equal(wantAll) {
+		t.Errorf("all-in + left out: got %s want %s", all, wantAll)
+	}
+	if len(gotLeft) != len(wantLeft) {
+		t.Errorf("left out ids: got %v want %v", gotLeft, wantLeft)
+	}
+	for id := range wantLeft {
+		if !gotLeft[id] {
+			t.Errorf("line item %d is not listed as left out", id)
+		}
 	}
 	var provAllIn decimal.Decimal
 	for _, p := range rep.Providers {
