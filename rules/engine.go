@@ -322,7 +322,9 @@ type Input struct {
 	// edges. Rules never report them on their own.
 	Context []*ledger.Item
 	// DataEnd is, per provider, the latest charge period end in the whole
-	// ledger: a session ending there is still running as far as we know.
+	// ledger, or the end of the latest billing period its monthly bills
+	// cover where that is later (ledger.DB.DataEndsCovered): a session
+	// ending there is still running as far as we know.
 	DataEnd map[string]time.Time
 
 	cfg    Config
@@ -525,7 +527,7 @@ func loadOf(ctx context.Context, db *ledger.DB, month string, cfg Config, lean b
 	// candidates, price quotes, findings), kept or not: 1.1 KB an item on a
 	// 600k-item audit.
 	ledger.ReserveHeap(int64(len(in.Items)+len(in.Context)) * ruleCacheBytes)
-	if in.DataEnd, err = db.DataEnds(ctx); err != nil {
+	if in.DataEnd, err = db.DataEndsCovered(ctx, loc); err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
 	return in, nil
