@@ -39,7 +39,8 @@ does not duplicate them) and print them with the money at risk and the evidence 
 		Example: `  gpubill audit --month 2026-10
   gpubill audit --set forgotten_instance.limit=6h --fail-on high
   gpubill audit --rules-dir ~/gpubill-rules
-  gpubill audit ack 3f9c0e1a2b4d5e6f`,
+  gpubill audit ack 3f9c0e1a2b4d5e6f
+  gpubill audit ack --carry 3f9c0e1a2b4d5e6f   # later months of the same resource too`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runAudit(cmd, o)
