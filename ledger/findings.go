@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -92,6 +93,12 @@ func (w *AuditWriter) Add(ctx context.Context, findings []Finding) error {
 	return insertEvidence(ctx, w.c, all)
 }
 
+// stored is a finding an earlier run stored: its id and state.
+type stored struct {
+	id    int64
+	state string
+}
+
 // findingBatch is how many findings one INSERT writes (17 values each).
 const findingBatch = 64
 
@@ -113,10 +120,6 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 			currency = ?, basis = ?, reason_zh = ?, reason_en = ?, advice_zh = ?, advice_en = ? WHERE id = ?`
 	if len(findings) == 0 {
 		return nil
-	}
-	type stored struct {
-		id    int64
-		state string
 	}
 	old := map[string]stored{}
 	w.args = w.args[:0]
@@ -172,11 +175,73 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 		if len(fresh) > 0 {
 			return fmt.Errorf("ledger: save findings: %d of %d not stored", len(fresh), n)
 		}
+		if err := w.carryAcks(ctx, findings, old); err != nil {
+			return err
+		}
 	}
 	if len(replaced) > 0 {
 		if _, err := w.c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id IN (`+placeholders(len(replaced))+`)`, replaced...); err != nil {
 			return fmt.Errorf("ledger: save evidence: %w", err)
 		}
+	}
+	return nil
+}
+
+// carryAcks acknowledges the findings of findings that were stored anew
+// (not in old) and that an acknowledgement carried from an earlier month
+// covers (carried_acks: same rule, provider and resource).
+func (w *AuditWriter) carryAcks(ctx context.Context, findings []Finding, old map[string]stored) error {
+	byID := map[int64]*Finding{}
+	var ids []any
+	for i := range findings {
+		if _, ok := old[findings[i].Fingerprint]; !ok && findings[i].State == "open" {
+			byID[findings[i].ID] = &findings[i]
+			ids = append(ids, findings[i].ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	q := `UPDATE findings SET state = 'acknowledged' WHERE id IN (` + placeholders(len(ids)) + `) AND EXISTS (
+		SELECT 1 FROM carried_acks c WHERE c.rule_id = findings.rule_id AND c.provider = findings.provider
+		AND c.resource_id = findings.resource_id AND c.from_month < findings.month) RETURNING id`
+	if err := w.c.query(ctx, q, ids, func(r liteRow) error {
+		if f := byID[r.Int64(0)]; f != nil {
+			f.State = "acknowledged"
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("ledger: carried acknowledgements: %w", err)
+	}
+	return nil
+}
+
+// CarryAck acknowledges the finding of fingerprint and carries the
+// acknowledgement to the findings of the same rule, provider and resource
+// in later months (migration 0010).
+func (db *DB) CarryAck(ctx context.Context, fingerprint string) error {
+	var resource string
+	if err := db.sql.QueryRowContext(ctx, `SELECT resource_id FROM findings WHERE fingerprint = ?`, fingerprint).Scan(&resource); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("no finding with fingerprint %q: %w", fingerprint, sql.ErrNoRows)
+		}
+		return fmt.Errorf("ledger: %w", err)
+	}
+	if resource == "" {
+		return fmt.Errorf("finding %s names no resource: an acknowledgement is carried for one resource only", fingerprint)
+	}
+	if err := db.SetFindingState(ctx, fingerprint, "acknowledged"); err != nil {
+		return err
+	}
+	if _, err := db.sql.ExecContext(ctx, `INSERT OR REPLACE INTO carried_acks(rule_id, provider, resource_id, from_month, fingerprint)
+		SELECT rule_id, provider, resource_id, month, fingerprint FROM findings WHERE fingerprint = ?`, fingerprint); err != nil {
+		return fmt.Errorf("ledger: carry acknowledgement: %w", err)
+	}
+	// Later months audited already: their open findings of it too.
+	if _, err := db.sql.ExecContext(ctx, `UPDATE findings SET state = 'acknowledged' WHERE state = 'open' AND EXISTS (
+		SELECT 1 FROM carried_acks c WHERE c.fingerprint = ? AND c.rule_id = findings.rule_id AND c.provider = findings.provider
+		AND c.resource_id = findings.resource_id AND c.from_month < findings.month)`, fingerprint); err != nil {
+		return fmt.Errorf("ledger: carry acknowledgement: %w", err)
 	}
 	return nil
 }
@@ -387,6 +452,12 @@ func (db *DB) SetFindingState(ctx context.Context, fingerprint, state string) er
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("no finding with fingerprint %q: %w", fingerprint, sql.ErrNoRows)
+	}
+	if state == "open" { // reopened: its acknowledgement no longer carries
+		if _, err := db.sql.ExecContext(ctx, `DELETE FROM carried_acks WHERE (rule_id, provider, resource_id) IN
+			(SELECT rule_id, provider, resource_id FROM findings WHERE fingerprint = ?)`, fingerprint); err != nil {
+			return fmt.Errorf("ledger: %w", err)
+		}
 	}
 	return nil
 }

@@ -319,6 +319,68 @@ func TestDefaultMonth(t *testing.T) {
 	}
 }
 
+// TestDefaultMonthSkipsSpillOver: a month's export that carries one row
+// of the next month (a 腾讯云 row deducted at 00:00 on the 1st) leaves the
+// default on the month that holds the bulk of the data; once the next
+// month's own export is imported, that month is the default.
+func TestDefaultMonthSkipsSpillOver(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	var oct []LineItem
+	for i := range 9 {
+		oct = append(oct, item(fmt.Sprintf("r%d", i), "1"))
+	}
+	spill := item("spill", "0.02")
+	spill.BillingPeriod = "2026-11"
+	importPeriods(t, db, append(oct, spill))
+	now, _ := time.Parse("2006-01-02", "2026-12-05")
+	if got, _ := db.DefaultMonth(ctx, now); got != "2026-10" {
+		t.Errorf("October's export with one November row: got %s, want 2026-10", got)
+	}
+	var nov []LineItem
+	for i := range 3 {
+		li := item(fmt.Sprintf("n%d", i), "1")
+		li.BillingPeriod = "2026-11"
+		nov = append(nov, li)
+	}
+	importPeriods(t, db, nov)
+	if got, _ := db.DefaultMonth(ctx, now); got != "2026-11" {
+		t.Errorf("with November's own export: got %s, want 2026-11", got)
+	}
+}
+
+// importPeriods imports items as one file, recording its provider-months
+// as the importer does (ImportTx.AddImportPeriods).
+func importPeriods(t *testing.T, db *DB, items []LineItem) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.BeginImport(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := &Import{Path: "x.csv", SHA256: fmt.Sprint(len(items)), Format: "test"}
+	if err := tx.AddImport(ctx, imp); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[PeriodKey]int{}
+	for i := range items {
+		items[i].ImportID = imp.ID
+		counts[PeriodKey{items[i].Provider, items[i].BillingPeriod}]++
+	}
+	if imp.RowsNew, err = tx.InsertLineItems(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.AddImportPeriods(ctx, imp.ID, counts); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.FinishImport(ctx, imp); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func indexNames(t *testing.T, db *DB) []string {
 	t.Helper()
 	rows, err := db.SQL().Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'line_items' AND sql IS NOT NULL ORDER BY name`)

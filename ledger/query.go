@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -202,11 +203,21 @@ func (db *DB) Months(ctx context.Context) ([]string, error) {
 // DefaultMonth is the month commands use without --month: the last complete
 // month present in the ledger (a month before the one containing now), or,
 // when the ledger only holds the current month or later, the newest month.
-// It returns "" for an empty ledger.
+// A spill-over month is passed over while another month is left (see
+// spillMonths): a 腾讯云 row deducted at 00:00 on the 1st puts one line item
+// in the next month's bill, which is no month to report by default. It
+// returns "" for an empty ledger.
 func (db *DB) DefaultMonth(ctx context.Context, now time.Time) (string, error) {
 	ms, err := db.Months(ctx)
 	if err != nil || len(ms) == 0 {
 		return "", err
+	}
+	spill, err := db.spillMonths(ctx)
+	if err != nil {
+		return "", err
+	}
+	if bulk := slices.DeleteFunc(slices.Clone(ms), func(m string) bool { return spill[m] }); len(bulk) > 0 {
+		ms = bulk
 	}
 	current := now.Format("2006-01")
 	for i := len(ms) - 1; i >= 0; i-- {
@@ -215,6 +226,35 @@ func (db *DB) DefaultMonth(ctx context.Context, now time.Time) (string, error) {
 		}
 	}
 	return ms[len(ms)-1], nil
+}
+
+// spillMonths are the billing periods that no import brought the bulk of
+// its line items for: in every import that brought rows for the month,
+// they are fewer than a quarter of that import's rows for its largest
+// month (import_periods, migration 0005). A quarter keeps the months of a
+// file that spans several months evenly (a quarter's export), and drops the
+// one row of the next month that a month's export carries.
+func (db *DB) spillMonths(ctx context.Context) (map[string]bool, error) {
+	rows, err := db.sql.QueryContext(ctx, `WITH per AS (
+			SELECT import_id, billing_period, sum(line_items) AS n FROM import_periods GROUP BY import_id, billing_period),
+		top AS (SELECT import_id, max(n) AS n FROM per GROUP BY import_id)
+		SELECT per.billing_period, max(per.n * 4 >= top.n) FROM per JOIN top USING (import_id) GROUP BY per.billing_period`)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: months: %w", err)
+	}
+	defer rows.Close()
+	spill := map[string]bool{}
+	for rows.Next() {
+		var m string
+		var bulk bool
+		if err := rows.Scan(&m, &bulk); err != nil {
+			return nil, fmt.Errorf("ledger: months: %w", err)
+		}
+		if !bulk {
+			spill[m] = true
+		}
+	}
+	return spill, rows.Err()
 }
 
 // Payments returns the payment records whose time falls in [from, to)

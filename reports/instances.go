@@ -30,7 +30,8 @@ import (
 // instance whose bill only shows storage.
 //
 // State, at the end of the provider's data in the month (the latest charge
-// period end of its line items of the month, "data end"):
+// period end of its line items of the month, or the end of the billing
+// period where a monthly bill brought the month: "data end"):
 //   - running: its last compute (usage_end wins over the charge period, as
 //     the rules judge it) ends within one billing step (at least a minute)
 //     of the data end; a prepaid package covering the end counts;
@@ -278,6 +279,18 @@ func (s *instanceSet) finish(ctx context.Context, db *ledger.DB, loc *time.Locat
 	})
 	if err := s.lookBack(ctx, db); err != nil {
 		return err
+	}
+	// A monthly bill covers its month to the end (ledger.DB.BillPeriodEnds):
+	// an instance of it runs at the end of the data only if its last charge
+	// reaches that end.
+	covered, err := db.BillPeriodEnds(ctx, loc)
+	if err != nil {
+		return fmt.Errorf("reports: instances: %w", err)
+	}
+	for prov, end := range s.dataEnd {
+		if c := covered[ledger.PeriodKey{Provider: prov, BillingPeriod: s.month}]; c.After(end) {
+			s.dataEnd[prov] = c
+		}
 	}
 	for _, in := range s.order {
 		in.chooseName()

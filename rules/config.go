@@ -35,6 +35,10 @@ import (
 //	gpu_model = "RTX 4090"
 //	price_per_hour = "1.68"
 //
+//	[[exempt]]                     # an expected long run (exempt.go)
+//	resource = "i-train"           # or project = "…", or tag = "key" / "key=value"
+//	until = "2026-12-31"
+//
 // Amounts are written as strings or integers, never as TOML floats: a float
 // would not keep the exact decimal.
 
@@ -49,6 +53,7 @@ type configFile struct {
 	Params          map[string]any   `toml:"params"`
 	Policy          []map[string]any `toml:"policy"`
 	Price           []map[string]any `toml:"price"`
+	Exempt          []map[string]any `toml:"exempt"`
 }
 
 // policyKeys are the fields of a [[policy]] entry: those of policies.json.
@@ -93,7 +98,7 @@ func (cfg *Config) parseConfig(path string, b []byte) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("config %s: unknown key %s (known: rules_dir, user_rule_timeout, [params], [[policy]], [[price]])",
+		return fmt.Errorf("config %s: unknown key %s (known: rules_dir, user_rule_timeout, [params], [[policy]], [[price]], [[exempt]])",
 			path, strings.Join(keys, ", "))
 	}
 	if doc.RulesDir != nil {
@@ -153,6 +158,13 @@ func (cfg *Config) parseConfig(path string, b []byte) error {
 			return fail(key, fmt.Errorf("provider %q is listed twice", p.Provider))
 		}
 		cfg.Policies[p.Provider] = p
+	}
+	for i, entry := range doc.Exempt {
+		e, err := exemptionFromTOML(entry)
+		if err != nil {
+			return fail(fmt.Sprintf("exempt[%d]", i+1), err)
+		}
+		cfg.Exemptions = append(cfg.Exemptions, e)
 	}
 	if len(doc.Price) > 0 {
 		entries := make([]priceJSON, 0, len(doc.Price))

@@ -99,6 +99,9 @@ type Config struct {
 	RulesDir string
 	// UserRuleTimeout limits each user rule (0 = DefaultUserRuleTimeout).
 	UserRuleTimeout time.Duration
+	// Exemptions keep a rule quiet about expected sessions until a date
+	// (config [[exempt]], exempt.go).
+	Exemptions []Exemption
 	// Source is the config file the values were read from ("" = defaults).
 	Source string
 }
@@ -162,6 +165,11 @@ func (c Config) Validate() error {
 		}
 		if err := checkParam(k, p.Type, c.Params[k]); err != nil {
 			return err
+		}
+	}
+	for i, e := range c.Exemptions {
+		if err := e.check(); err != nil {
+			return fmt.Errorf("exemption %d (%s): %w", i+1, e.What(), err)
 		}
 	}
 	return nil
@@ -281,6 +289,9 @@ func (c Config) ParamsJSON() string {
 	for _, p := range c.Prices.Entries() {
 		m["price."+p.Provider+"."+p.GPUModel+"."+p.PricingModel+"."+p.Currency] = ledger.DecimalString(p.PerHour)
 	}
+	for i, e := range c.Exemptions {
+		m[fmt.Sprintf("exempt.%d", i+1)] = e.RuleID + " " + e.What() + " until " + e.Until
+	}
 	if c.Source != "" {
 		m["config.file"] = c.Source
 	}
@@ -322,11 +333,17 @@ type Input struct {
 	// edges. Rules never report them on their own.
 	Context []*ledger.Item
 	// DataEnd is, per provider, the latest charge period end in the whole
-	// ledger: a session ending there is still running as far as we know.
+	// ledger, or the end of the latest billing period its monthly bills
+	// cover where that is later (ledger.DB.DataEndsCovered): a session
+	// ending there is still running as far as we know.
 	DataEnd map[string]time.Time
 
 	cfg    Config
 	ruleID string
+	// exempt are the forgotten_instance exemptions, matched against the
+	// ledger (matchExemptions); nil where Input was built by hand, then
+	// the rule takes them from cfg (by resource only).
+	exempt []Exemption
 	shared *caches
 	later  laterCompute // who ran compute in the next month past Context (context.go)
 	// latestEnd is the latest end of Items in Unix seconds, as the load
@@ -509,8 +526,12 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	if err := loadContext(ctx, db, in); err != nil {
 		return nil, err
 	}
-	if in.DataEnd, err = db.DataEnds(ctx); err != nil {
+	if in.DataEnd, err = db.DataEndsCovered(ctx, loc); err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
+	}
+	in.exempt = cfg.exemptions("forgotten_instance", loc)
+	if err := matchExemptions(ctx, db, month, in.exempt); err != nil {
+		return nil, err
 	}
 	return in, nil
 }

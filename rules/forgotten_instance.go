@@ -3,6 +3,7 @@ package rules
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,8 +39,8 @@ func (forgottenInstance) Info() Info {
 		ID:            "forgotten_instance",
 		TitleZH:       "忘记关机的实例",
 		TitleEN:       "Forgotten instance",
-		DescriptionZH: "按量实例连续运行超过上限（默认 8 小时），或到数据末尾仍在运行。风险金额 = 超过上限部分的费用（按时间比例）；仍在运行但未超上限的记 info、金额 0。跨越夜间会提高严重程度，但夜间本身不触发。包年包月实例不计。",
-		DescriptionEN: "An on-demand session longer than the limit (default 8 h), or still running at the end of the data. Money at risk = the cost beyond the limit (pro rata by time); a short session still running is info with 0 at risk. Crossing the night raises severity but never triggers alone. Prepaid instances are not judged.",
+		DescriptionZH: "按量实例连续运行超过上限（默认 8 小时），或到数据末尾仍在运行。风险金额 = 超过上限部分的费用（按时间比例）；仍在运行但未超上限的记 info、金额 0。跨越夜间会提高严重程度，但夜间本身不触发。包年包月实例不计。配置文件的 [[exempt]]（按资源、项目或标签，带到期日）可豁免预期中的长时间运行。",
+		DescriptionEN: "An on-demand session longer than the limit (default 8 h), or still running at the end of the data. Money at risk = the cost beyond the limit (pro rata by time); a short session still running is info with 0 at risk. Crossing the night raises severity but never triggers alone. Prepaid instances are not judged. Expected long runs can be exempted per resource, project or tag, with an expiry, in the config's [[exempt]].",
 		Params: append([]Param{
 			{Name: "limit", Type: ParamDuration, Default: "8h",
 				HelpZH: "连续运行超过此时长即报告", HelpEN: "sessions longer than this are reported"},
@@ -99,6 +100,10 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 		out = nil
 		return emit(fs)
 	}
+	exempt := in.exempt
+	if exempt == nil {
+		exempt = in.cfg.exemptions("forgotten_instance", in.TZ)
+	}
 	sessions := in.Sessions()
 	add := func(f ledger.Finding, i int) {
 		if out == nil { // at most a finding a session left
@@ -128,7 +133,7 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 			!s.endsWithPartialItem()
 		dur := s.End.Sub(s.Start)
 		over := dur > limit
-		if !over && !running {
+		if !over && !running || slices.ContainsFunc(exempt, func(e Exemption) bool { return e.exempts(s.Provider(), s.Start, s.Items) }) {
 			continue
 		}
 		night := crossesNight(s.Start, s.End, in.TZ, nightStart, nightEnd)

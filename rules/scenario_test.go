@@ -9,11 +9,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ingest"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/reports"
 	"github.com/gpubill/gpubill/rules"
 )
 
@@ -153,6 +155,18 @@ func TestScenario(t *testing.T) {
 		}
 	}
 
+	checkMonthlyBillEnds(t, ctx, db, want.Month, results, findings)
+
+	// The default month is the bulk month: 腾讯云's image row deducted at
+	// 11-01 00:01 puts one line item in November, which is no month to
+	// report without --month.
+	if ms, _ := db.Months(ctx); !slices.Contains(ms, "2026-11") {
+		t.Errorf("months %v: want November's spill-over row present", ms)
+	}
+	if got, err := db.DefaultMonth(ctx, time.Date(2026, 12, 15, 0, 0, 0, 0, ledger.DefaultTZ())); err != nil || got != want.Month {
+		t.Errorf("default month: got %q (%v), want %s, the month that holds the bulk of the data", got, err, want.Month)
+	}
+
 	// No clean look-alike is touched: neither as the finding's resource nor
 	// through an evidence row of that resource (or naming it as parent).
 	evidenceRes := map[int64][2]string{}
@@ -194,6 +208,59 @@ func TestScenario(t *testing.T) {
 					c.Provider, c.ResourceID, f.RuleID, f.ResourceID, amountText(f.AmountAtRisk), f.ReasonEN, c.Note)
 			}
 		}
+	}
+}
+
+// checkMonthlyBillEnds is the scenario's by-hand check of the end of the
+// data (issue 27, 2): a monthly bill (a file with a billing period) covers
+// its month to the end, so neither forgotten_instance nor the instances
+// report calls an instance of it still running unless its last charge
+// reaches the end of that month.
+func checkMonthlyBillEnds(t *testing.T, ctx context.Context, db *ledger.DB, month string, results []ingest.Result, findings []ledger.Finding) {
+	t.Helper()
+	loc := ledger.DefaultTZ()
+	monthly := map[string]time.Time{} // provider → end of its monthly bill's month
+	for _, r := range results {
+		if !ledger.MonthlyBillFormat(r.Format) {
+			continue
+		}
+		zone := loc
+		if r.Format == "focus" {
+			zone = time.UTC
+		}
+		_, end, _ := ledger.MonthRange(month, zone)
+		for _, p := range strings.Split(r.Provider, ",") {
+			monthly[p] = end
+		}
+	}
+	if len(monthly) < 4 {
+		t.Errorf("got monthly bills of %d platforms, want at least 4", len(monthly))
+	}
+	for _, f := range findings {
+		end, ok := monthly[f.Provider]
+		if ok && f.RuleID == "forgotten_instance" && strings.Contains(f.ReasonEN, "still running") && f.PeriodEnd.Before(end) {
+			t.Errorf("%s/%s: forgotten_instance says still running, but it ends %s, before its bill's month ends %s: %s",
+				f.Provider, f.ResourceID, f.PeriodEnd.In(loc), end.In(loc), f.ReasonEN)
+		}
+	}
+	rep, err := reports.Instances(ctx, db, reports.InstancesOptions{Month: month, TZ: loc, Policy: rules.DefaultConfig().PolicyFor})
+	if err != nil {
+		t.Fatalf("instances report: %v", err)
+	}
+	running := 0
+	for _, row := range rep.Instances {
+		end, ok := monthly[row.Provider]
+		if !ok || row.State != reports.StateRunning {
+			continue
+		}
+		running++
+		if row.LastCompute.Before(end) {
+			t.Errorf("report instances: %s/%s running, but its last compute ends %s, before its bill's month ends %s",
+				row.Provider, row.ResourceID, row.LastCompute.In(loc), end.In(loc))
+		}
+	}
+	if running < 2 { // the 阿里云 and 华为云 packages run to 11-01
+		t.Errorf("report instances: %d instances of monthly bills running, want the 2 packages reaching the month's end", running)
 	}
 }
 

@@ -39,7 +39,8 @@ does not duplicate them) and print them with the money at risk and the evidence 
 		Example: `  gpubill audit --month 2026-10
   gpubill audit --set forgotten_instance.limit=6h --fail-on high
   gpubill audit --rules-dir ~/gpubill-rules
-  gpubill audit ack 3f9c0e1a2b4d5e6f`,
+  gpubill audit ack 3f9c0e1a2b4d5e6f
+  gpubill audit ack --carry 3f9c0e1a2b4d5e6f   # later months of the same resource too`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runAudit(cmd, o)
@@ -54,7 +55,8 @@ does not duplicate them) and print them with the money at risk and the evidence 
 		{"reopen", "open", "重新打开", "open a finding again"},
 	} {
 		s := s
-		cmd.AddCommand(&cobra.Command{
+		var carry bool
+		sub := &cobra.Command{
 			Use:   s.use + " FINGERPRINT…",
 			Short: s.en + " / " + s.zh,
 			Args:  cobra.MinimumNArgs(1),
@@ -65,6 +67,13 @@ does not duplicate them) and print them with the money at risk and the evidence 
 				}
 				defer db.Close()
 				for _, fp := range args {
+					if carry {
+						if err := db.CarryAck(cmd.Context(), fp); err != nil {
+							return err
+						}
+						a.say("%s → %s（同一规则、同一资源以后月份的发现也标记为已知悉）", "%s → %s (and so are later months' findings of the same rule and resource)", fp, s.state)
+						continue
+					}
 					if err := db.SetFindingState(cmd.Context(), fp, s.state); err != nil {
 						return err
 					}
@@ -72,7 +81,18 @@ does not duplicate them) and print them with the money at risk and the evidence 
 				}
 				return nil
 			},
-		})
+		}
+		if s.use == "ack" {
+			sub.Long = `Mark findings acknowledged. With --carry, later months' findings of the same rule,
+provider and resource start acknowledged too (an expected monthly 36-hour training run);
+audit reopen of such a finding stops the carry.
+
+标记为已知悉。加 --carry 时，以后月份中同一规则、同一资源的发现也自动标记为已知悉
+（例如每月都有的 36 小时训练）；对其执行 audit reopen 即停止沿用。`
+			sub.Example = "  gpubill audit ack --carry 3f9c0e1a2b4d5e6f"
+			sub.Flags().BoolVar(&carry, "carry", false, "carry the acknowledgement to later months' findings of the same rule and resource / 沿用到以后月份同一资源的发现")
+		}
+		cmd.AddCommand(sub)
 	}
 	return cmd
 }

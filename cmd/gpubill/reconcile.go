@@ -99,6 +99,7 @@ func (a *app) reconcileMonth(ctx context.Context, db *ledger.DB) (string, error)
 		return "", internal(err)
 	}
 	if m != "" {
+		a.sayMonth(m)
 		return m, nil
 	}
 	txs, err := db.Transactions(ctx, "", time.Time{}, time.Time{})
@@ -112,11 +113,13 @@ func (a *app) reconcileMonth(ctx context.Context, db *ledger.DB) (string, error)
 			m = tm
 		}
 		if tm < current {
+			a.sayMonth(tm)
 			return tm, nil
 		}
 	}
 	if m == "" {
 		return "", fmt.Errorf("the ledger %s holds no bills or money flow yet: run gpubill import FILES", db.Path())
 	}
+	a.sayMonth(m)
 	return m, nil
 }

@@ -271,7 +271,15 @@ func (a *app) resolveMonth(ctx context.Context, db *ledger.DB) (string, error) {
 	if m == "" {
 		return "", fmt.Errorf("the ledger %s holds no bills yet: run gpubill import FILES (or gpubill demo)", db.Path())
 	}
+	a.sayMonth(m)
 	return m, nil
+}
+
+// sayMonth tells on stderr which month was chosen without --month
+// (ledger.DB.DefaultMonth), so that a user who expected another sees why.
+func (a *app) sayMonth(m string) {
+	a.say("未指定 --month，使用 %s（数据主体所在的最近月份；其他月份请用 --month YYYY-MM）",
+		"no --month given: using %s (the latest month that holds the bulk of the data; --month YYYY-MM for another)", m)
 }
 
 // out opens the destination of a command's data: -o FILE or stdout.

@@ -25,9 +25,17 @@ and the policy and price overrides of the config file. Change a value for one ru
 or for good in the config file (--config, default $XDG_CONFIG_HOME/gpubill/config.toml):
   [params]
   "forgotten_instance.limit" = "6h"
+An expected long run is exempted from forgotten_instance until a date, per resource,
+project or tag (tag = "key" or "key=value"):
+  [[exempt]]
+  resource = "i-train"
+  until = "2026-12-31"
+  reason = "monthly 36-hour fine-tune"
 
 列出每条审计规则、检查内容、参数、默认值和当前值（配置文件与 --set 生效后），
-以及规则目录中的用户 SQL 规则、配置文件中的平台政策与参考价格覆盖。`,
+以及规则目录中的用户 SQL 规则、配置文件中的平台政策与参考价格覆盖。
+配置文件的 [[exempt]]（resource / project / tag 之一，until 为到期日）可让预期中的长时间运行
+在到期前不再被 forgotten_instance 报告。`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := a.ruleConfig(set)
@@ -104,6 +112,14 @@ func (a *app) writeRulesText(w io.Writer, cfg rules.Config, infos []rules.Info, 
 	for _, p := range cfg.Prices.Entries() {
 		fmt.Fprintf(w, "%s %s %s %s: %s %s/h\n", a.pick("参考价格（配置覆盖）", "Reference price (from config)"),
 			p.Provider, p.GPUModelText, p.PricingModel, ledger.DecimalString(p.PerHour), p.Currency)
+	}
+	for _, e := range cfg.Exemptions {
+		fmt.Fprintf(w, "%s %s: %s %s %s", a.pick("豁免（配置）", "Exemption (from config)"), e.RuleID, e.What(),
+			a.pick("至", "until"), e.Until)
+		if e.Reason != "" {
+			fmt.Fprintf(w, " (%s)", e.Reason)
+		}
+		fmt.Fprintln(w)
 	}
 	src := cfg.Source
 	if src == "" {
@@ -189,8 +205,23 @@ func writeRulesJSON(w io.Writer, cfg rules.Config, infos []rules.Info, user []ru
 	for _, p := range cfg.Prices.Entries() {
 		prices = append(prices, priceOverrideJSON{p.Provider, p.GPUModelText, p.PricingModel, ledger.DecimalString(p.PerHour), p.Currency})
 	}
+	exempts := []exemptionJSON{}
+	for _, e := range cfg.Exemptions {
+		exempts = append(exempts, exemptionJSON{e.RuleID, e.Provider, e.Resource, e.Project, e.Tag, e.Until, e.Reason})
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(map[string]any{"rules": out, "config": cfg.Source, "rules_dir": cfg.RulesDir,
-		"policy_overrides": policies, "price_overrides": prices})
+		"policy_overrides": policies, "price_overrides": prices, "exemptions": exempts})
+}
+
+// exemptionJSON is an element of "exemptions" in rules --format json.
+type exemptionJSON struct {
+	RuleID   string `json:"rule_id"`
+	Provider string `json:"provider,omitempty"`
+	Resource string `json:"resource,omitempty"`
+	Project  string `json:"project,omitempty"`
+	Tag      string `json:"tag,omitempty"`
+	Until    string `json:"until"`
+	Reason   string `json:"reason,omitempty"`
 }

@@ -1,0 +1,90 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// monthlyBillFormats are the import formats whose files are a platform's
+// bill for a billing period (账期 / 账单月份 / BillPeriod /
+// BillingPeriodStart): such a file covers its month to the end, so an
+// instance whose charges stop before the month ends was not running at the
+// end of the data. The gpubill template and the console copies carry no
+// billing period: their data ends at their latest charge.
+var monthlyBillFormats = []string{"aliyun-detail", "huaweicloud-usage", "tencentcloud-detail",
+	"tencentcloud-resource", "volcengine-bill", "focus"}
+
+// MonthlyBillFormat reports whether files of format are monthly bills.
+func MonthlyBillFormat(format string) bool {
+	for _, f := range monthlyBillFormats {
+		if f == format {
+			return true
+		}
+	}
+	return false
+}
+
+// BillPeriodEnds returns, per provider and billing period that a monthly
+// bill brought line items for, the end of what the bills cover: the end of
+// the month (in loc; in UTC for FOCUS, whose billing periods are UTC), or
+// the time of the latest such import when it came first (a bill exported
+// mid-month covers the month only so far).
+func (db *DB) BillPeriodEnds(ctx context.Context, loc *time.Location) (map[PeriodKey]time.Time, error) {
+	q := `SELECT ip.provider, ip.billing_period, im.format, max(im.started_at)
+		FROM import_periods ip JOIN imports im ON im.id = ip.import_id
+		WHERE im.format IN (` + placeholders(len(monthlyBillFormats)) + `)
+		GROUP BY ip.provider, ip.billing_period, im.format`
+	args := make([]any, len(monthlyBillFormats))
+	for i, f := range monthlyBillFormats {
+		args[i] = f
+	}
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: billing period ends: %w", err)
+	}
+	defer rows.Close()
+	out := map[PeriodKey]time.Time{}
+	for rows.Next() {
+		var k PeriodKey
+		var format, started string
+		if err := rows.Scan(&k.Provider, &k.BillingPeriod, &format, &started); err != nil {
+			return nil, fmt.Errorf("ledger: billing period ends: %w", err)
+		}
+		zone := loc
+		if format == "focus" {
+			zone = time.UTC
+		}
+		_, end, err := MonthRange(k.BillingPeriod, zone)
+		if err != nil {
+			continue // not a month: nothing known to cover
+		}
+		if at, err := ParseTime(started); err == nil && at.Before(end) {
+			end = at
+		}
+		if end.After(out[k]) {
+			out[k] = end
+		}
+	}
+	return out, rows.Err()
+}
+
+// DataEndsCovered is DataEnds raised, per provider, to the end of the
+// billing periods its monthly bills cover (BillPeriodEnds): the end of the
+// data as far as the bills show.
+func (db *DB) DataEndsCovered(ctx context.Context, loc *time.Location) (map[string]time.Time, error) {
+	ends, err := db.DataEnds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	covered, err := db.BillPeriodEnds(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	for k, end := range covered {
+		if cur, ok := ends[k.Provider]; ok && end.After(cur) {
+			ends[k.Provider] = end
+		}
+	}
+	return ends, nil
+}
