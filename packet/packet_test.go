@@ -61,7 +61,8 @@ var luchenItems = []ledger.LineItem{
 	{Item: ledger.Item{Provider: "luchen", BillingAccountID: "lab", BillingPeriod: "2026-10",
 		ResourceID: "voucher-1", Kind: ledger.KindCredit,
 		ChargeCategory: ledger.CategoryCredit, ChargePeriodStart: at(12, 0), ChargePeriodEnd: at(12, 0),
-		BilledCost: dec("-3.00"), Description: "新用户代金券"}, SubAccount: "课题A"},
+		BilledCost: dec("-3.00"), Description: "新用户代金券"}, SubAccount: "课题A",
+		VoucherPaid: ndec("3.00"), CashPaid: ndec("-3.00")}, // as ledger.SettlePaid stores it
 	{Item: ledger.Item{Provider: "luchen", BillingAccountID: "lab", BillingPeriod: "2026-10",
 		ResourceID: "lc-h800", Kind: ledger.KindCompute,
 		PricingModel: ledger.PricingOnDemand, ChargePeriodStart: at(20, 8), ChargePeriodEnd: at(20, 9),
@@ -213,13 +214,13 @@ func TestPacket(t *testing.T) {
 	billed := ledgerSum(t, db, "billed_cost", "")
 	// Invoiceable: cash paid, else billed − voucher (summed apart: SQLite
 	// arithmetic on text gives floats).
-	invoiceable := ledgerSum(t, db, "cash_paid", "AND kind <> 'credit'").
+	invoiceable := ledgerSum(t, db, "cash_paid", "").
 		Add(ledgerSum(t, db, "billed_cost", "AND kind <> 'credit' AND cash_paid IS NULL")).
 		Sub(ledgerSum(t, db, "voucher_paid", "AND kind <> 'credit' AND cash_paid IS NULL"))
 	duplicate := dec("20.00")
 	claimed := invoiceable.Sub(duplicate)
-	if want := dec("1210.007891"); !claimed.Equal(want) {
-		t.Fatalf("test data: claimed %s, want %s (恒源云 55.44 + 潞晨云 20 + 1134.567891)", claimed, want)
+	if want := dec("1207.007891"); !claimed.Equal(want) {
+		t.Fatalf("test data: claimed %s, want %s (恒源云 55.44 + 潞晨云 20 − 3 (voucher line) + 1134.567891)", claimed, want)
 	}
 
 	t.Run("totals equal the ledger", func(t *testing.T) {
@@ -239,7 +240,7 @@ func TestPacket(t *testing.T) {
 	t.Run("cover", func(t *testing.T) {
 		row := findRow(t, f, SheetCover, 1, "报销金额 Amount claimed")
 		checkFormula(t, f, SheetCover, 3, row, claimed)
-		if got, want := cell(t, f, SheetCover, 5, row), "人民币壹仟贰佰壹拾元零壹分"; got != want {
+		if got, want := cell(t, f, SheetCover, 5, row), "人民币壹仟贰佰零柒元零壹分"; got != want {
 			t.Errorf("大写: got %s, want %s", got, want)
 		}
 		for _, tc := range []struct {
@@ -248,7 +249,7 @@ func TestPacket(t *testing.T) {
 			claimed  string
 		}{
 			{"恒源云", "55.44", "55.44"},
-			{"潞晨云", "1277.067891", "1154.567891"},
+			{"潞晨云", "1277.067891", "1151.567891"},
 		} {
 			r := findRow(t, f, SheetCover, 1, tc.provider)
 			checkFormula(t, f, SheetCover, 3, r, dec(tc.billed))
@@ -319,8 +320,8 @@ func TestPacket(t *testing.T) {
 		if got := cell(t, f, SheetInvoices, 1, r); got != "潞晨云" {
 			t.Errorf("missing row platform %q, want 潞晨云", got)
 		}
-		// 潞晨云 invoiceable 1174.567891 (20 + 20 + 0 + 1134.567891) − 1000.00 invoiced.
-		if got, want := cell(t, f, SheetInvoices, 5, r), "174.567891"; got != want {
+		// 潞晨云 invoiceable 1171.567891 (20 + 20 + 0 − 3 + 1134.567891) − 1000.00 invoiced.
+		if got, want := cell(t, f, SheetInvoices, 5, r), "171.567891"; got != want {
 			t.Errorf("to request %s, want %s", got, want)
 		}
 		ref, _ := excelize.CoordinatesToCellName(2, r)
@@ -360,8 +361,11 @@ func TestPacket(t *testing.T) {
 			t.Errorf("invoice numbers %q, want LC-0001", got)
 		}
 		credit := findRow(t, f, SheetLines, 4, "voucher-1")
-		if got := cell(t, f, SheetLines, colClaimed, credit); got != "0" {
-			t.Errorf("credit line claims %s, want 0", got)
+		if got := cell(t, f, SheetLines, colClaimed, credit); got != "-3.00" {
+			t.Errorf("credit line claims %s, want -3.00 (the voucher used comes off the cash)", got)
+		}
+		if got := cell(t, f, SheetLines, colNotInv, credit); got != "3.00" {
+			t.Errorf("credit line 不可报销 %s, want 3.00 (the voucher used)", got)
 		}
 		if got := cell(t, f, SheetLines, 7, 2); !strings.HasPrefix(got, "46") {
 			t.Errorf("start %q, want an Excel serial date", got)
@@ -443,7 +447,7 @@ func TestPacketNotAudited(t *testing.T) {
 	if !strings.Contains(strings.Join(p.Notes(), "\n"), "尚未运行审计") {
 		t.Errorf("notes %q, want the warning that no audit is stored", p.Notes())
 	}
-	if want := dec("1174.567891"); !p.Claims[0].Claimed.Equal(want) {
+	if want := dec("1171.567891"); !p.Claims[0].Claimed.Equal(want) {
 		t.Errorf("claimed %s, want %s (nothing known to be disputed)", p.Claims[0].Claimed, want)
 	}
 }
@@ -459,7 +463,7 @@ func TestCoverHTML(t *testing.T) {
 	if strings.Contains(b.String(), "<张三>") {
 		t.Error("claimant name not escaped")
 	}
-	for _, want := range []string{"人民币壹仟贰佰壹拾元零壹分", "@page { size: A4 portrait", `class="missing"`} {
+	for _, want := range []string{"人民币壹仟贰佰零柒元零壹分", "@page { size: A4 portrait", `class="missing"`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("cover lacks %q", want)
 		}
