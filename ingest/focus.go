@@ -28,6 +28,9 @@ var focusFormat = &Format{
 		"unit price, list/billed cost, currency, description + occurrence number in the file " +
 		"(FOCUS defines no line id; a vendor's extra Id column is not trusted across exports)",
 	Target: TargetLineItems,
+	// BilledCost is what the provider invoices: paid in money; credits come
+	// as lines of their own.
+	billedIsCash: true,
 	Columns: []Column{
 		{Field: "billed_cost", Headers: []string{"BilledCost"}, Required: true},
 		{Field: "charge_period_start", Headers: []string{"ChargePeriodStart"}, Required: true},

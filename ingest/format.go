@@ -59,6 +59,9 @@ type Format struct {
 	lines func(b *binding, env *mapEnv) (lineMapper, error)
 	// rank orders detection (see registerFormat).
 	rank int
+	// billedIsCash: a line that states no voucher or cash part was paid in
+	// money (ledger.SettlePaid).
+	billedIsCash bool
 	// txs builds the row mapper of a detected table (Target transactions).
 	txs func(b *binding, env *mapEnv) (txMapper, error)
 	// pays builds the row mapper of a detected table (Target payments).

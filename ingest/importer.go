@@ -407,6 +407,8 @@ type importer struct {
 	res       *Result
 	keys      *rowKeyer
 	providers map[string]bool
+	// billedIsCash is the current table's Format.billedIsCash (SettlePaid).
+	billedIsCash bool
 	// periods counts the line items of the current table per provider and
 	// month; written by the parse goroutine, read after it is done.
 	periods map[ledger.PeriodKey]int
@@ -438,6 +440,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 		return im.invoiceTable(itx, t, b, env, imp)
 	}
 	im.periods = map[ledger.PeriodKey]int{}
+	im.billedIsCash = b.format.billedIsCash
 	var lm lineMapper
 	var tm txMapper
 	var pm payMapper
@@ -723,6 +726,8 @@ func (im *importer) render(ctx context.Context, in <-chan *batch, out chan<- *ba
 			im.keys.lineKeys(bt.items)
 			for i := range bt.items {
 				li := &bt.items[i]
+				// After the key: the keys stay those of earlier versions.
+				ledger.SettlePaid(li, im.billedIsCash)
 				bt.rows.Append(li)
 				if len(im.res.Preview) < im.opts.Preview {
 					im.res.Preview = append(im.res.Preview, *li)

@@ -78,14 +78,10 @@ func TestOpenCreatesPrivateFileAndMigratesOnce(t *testing.T) {
 		if err := db.SQL().QueryRow(`SELECT count(*), max(version) FROM schema_migrations`).Scan(&n, &v); err != nil {
 			t.Fatal(err)
 		}
-		// Numbers are given out to branches ahead of their merge, so the
-		// files need not be contiguous: one row per file, the last version.
-		files, err := filepath.Glob(filepath.Join("migrations", "*.sql"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n != len(files) || v != SchemaVersion() {
-			t.Errorf("open %d: migrations %d rows, version %d; want %d rows, version %d", i, n, v, len(files), SchemaVersion())
+		// Numbers may have gaps (branches reserve theirs): one row each.
+		ms, _ := migrations()
+		if n != len(ms) || v != SchemaVersion() {
+			t.Errorf("open %d: migrations %d rows, version %d; want %d rows, version %d", i, n, v, len(ms), SchemaVersion())
 		}
 		db.Close()
 	}

@@ -17,12 +17,18 @@ type LineItem struct {
 	Region       string
 	Zone         string
 	ListCost     decimal.NullDecimal
-	VoucherPaid  decimal.NullDecimal
-	CashPaid     decimal.NullDecimal
-	OtherPaid    decimal.NullDecimal
-	Unpaid       decimal.NullDecimal
-	Tags         string   // JSON object; "" = {}
-	Raw          []string // the source row's cells
+	// What paid the line, in one meaning for every format (paid.go,
+	// SettlePaid): for a charge, billed = voucher + cash + other + unpaid;
+	// VoucherPaid is what vouchers and gifts paid (positive), CashPaid what
+	// money paid. A credit line holds the voucher it used as a positive
+	// VoucherPaid and the cash it replaced as a negative CashPaid, so sums
+	// never show cash above billed.
+	VoucherPaid decimal.NullDecimal
+	CashPaid    decimal.NullDecimal
+	OtherPaid   decimal.NullDecimal // stored-value cards, credit lines of credit, commission, write-offs
+	Unpaid      decimal.NullDecimal
+	Tags        string   // JSON object; "" = {}
+	Raw         []string // the source row's cells
 }
 
 // Item is the part of a line item that analyses read (the audit's rules,

@@ -21,13 +21,11 @@
 // bill's 项目 / sub_account) is listed on 明细. A line's claimable amount is
 // its invoiceable part, as reconcile.Invoiceable defines it: cash_paid where
 // the bill gives it, else billed − voucher (marked estimated). Vouchers,
-// gifts and bonus balances are never claimed. Credit lines (kind credit:
-// vouchers, compensation) are shown and claim nothing when the charged lines
-// already state the voucher (voucher_paid); when they do not (the voucher is
-// only a separate negative line and the charged lines say they were paid in
-// full, as in the demo's AutoDL bill), the credit line takes its amount off
-// the claim, so that voucher money is never claimed as cash (the same rule as
-// reconcile.Invoiceable's UnreflectedCredits). Other negative lines (a refund or adjustment returned to the
+// gifts and bonus balances are never claimed. A credit line (kind credit: a
+// voucher billed as a negative line of its own) holds, as the ledger stores it
+// (ledger.SettlePaid), the voucher it used (不可报销) and a negative cash part
+// that takes it off the claim, so that voucher money is never claimed as cash.
+// Other negative lines (a refund or adjustment returned to the
 // balance) are claimed as they are, that is they reduce the claim, so that
 // the claim never exceeds what was paid and matches the invoiceable amount of
 // reconcile.

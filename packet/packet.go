@@ -60,12 +60,18 @@ type Shown struct {
 // Line is one line item of the packet with what it claims.
 type Line struct {
 	Item ledger.LineItem
+	// Billed is what the line bills in the packet: billed_cost, except that a
+	// credit line recording a voucher used (ledger.SettlePaid) bills
+	// billed_cost + voucher_paid, since the voucher paid charges billed in
+	// full. So every line foots, billed = not invoiceable + invoiceable, and
+	// the vouchers used show as not invoiceable.
+	Billed decimal.Decimal
 	// Invoiceable is the line's invoiceable part: cash_paid, else billed −
-	// voucher (Estimated); 0 for a credit line.
+	// voucher (Estimated); a credit line's cash part (negative).
 	Invoiceable decimal.Decimal
 	Estimated   bool
 	// NotInvoiceable is billed − invoiceable: vouchers, gifts, bonus
-	// balances; a credit line's whole (negative) amount.
+	// balances; for a credit line, the voucher it used (positive).
 	NotInvoiceable decimal.Decimal
 	Disputed       decimal.Decimal // the disputed part, ≤ Invoiceable
 	Claimed        decimal.Decimal // Invoiceable, less Disputed unless claimed anyway
@@ -103,7 +109,7 @@ type Total struct {
 	Currency       string
 	Lines          int
 	Billed         decimal.Decimal // billed cost of every line, credit lines included
-	NotInvoiceable decimal.Decimal // vouchers, gifts, credit lines: billed − invoiceable
+	NotInvoiceable decimal.Decimal // vouchers and gifts used (credit lines' included), other non-cash parts
 	Invoiceable    decimal.Decimal // cash paid
 	Disputed       decimal.Decimal // disputed part of the invoiceable amount
 	NotInvoiced    decimal.Decimal // InvoicedOnly: claimable but not invoiced
@@ -223,7 +229,6 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 		p.Lines = append(p.Lines, l)
 	}
 
-	p.creditLines()
 	if p.Audited, err = audited(ctx, db, opts.Month); err != nil {
 		return nil, err
 	}
@@ -256,9 +261,20 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 }
 
 func newLine(li *ledger.LineItem) Line {
-	l := Line{Item: *li, Status: StatusClaimed}
+	l := Line{Item: *li, Billed: li.BilledCost, Status: StatusClaimed}
 	if li.Kind == ledger.KindCredit {
-		l.Status, l.NotInvoiceable = StatusCredit, li.BilledCost
+		// A voucher paying for charges billed in full (ledger.SettlePaid):
+		// the voucher used is not invoiceable, and its cash part (negative)
+		// takes it off the cash those charges claim.
+		l.Status = StatusCredit
+		l.Invoiceable, l.NotInvoiceable = li.BilledCost, decimal.Zero
+		if li.CashPaid.Valid {
+			l.Invoiceable = li.CashPaid.Decimal
+		}
+		if li.VoucherPaid.Valid {
+			l.NotInvoiceable = li.VoucherPaid.Decimal
+			l.Billed = li.BilledCost.Add(li.VoucherPaid.Decimal)
+		}
 		return l
 	}
 	switch {
@@ -274,36 +290,6 @@ func newLine(li *ledger.LineItem) Line {
 		l.Status = StatusNothingPaid
 	}
 	return l
-}
-
-// creditLines lets a credit line (a voucher billed as a separate negative
-// line) take its amount off the claim unless the charged lines of its
-// provider and currency already state that voucher (their voucher_paid), as
-// reconcile.Invoiceable does: otherwise the cash columns of the charged lines
-// would claim voucher money as paid.
-func (p *Packet) creditLines() {
-	type pc struct{ provider, currency string }
-	stated := map[pc]decimal.Decimal{}
-	for i := range p.Lines {
-		li := &p.Lines[i].Item
-		if li.Kind != ledger.KindCredit && li.VoucherPaid.Valid {
-			k := pc{li.Provider, li.Currency}
-			stated[k] = stated[k].Add(li.VoucherPaid.Decimal)
-		}
-	}
-	for i := range p.Lines {
-		l := &p.Lines[i]
-		if l.Status != StatusCredit || !l.Item.BilledCost.IsNegative() {
-			continue
-		}
-		k := pc{l.Item.Provider, l.Item.Currency}
-		absorbed := decimal.Max(decimal.Zero, decimal.Min(stated[k], l.Item.BilledCost.Neg()))
-		stated[k] = stated[k].Sub(absorbed)
-		if l.Invoiceable = l.Item.BilledCost.Add(absorbed); l.Invoiceable.IsZero() {
-			l.Invoiceable = decimal.Zero // "0", not "0.00"
-		}
-		l.NotInvoiceable = l.Item.BilledCost.Sub(l.Invoiceable)
-	}
 }
 
 // audited reports whether an audit of month is stored.
@@ -352,7 +338,7 @@ func (p *Packet) dispute(ctx context.Context, db *ledger.DB, byID map[int64]int)
 				if l.Status == StatusCredit || !room.IsPositive() {
 					continue
 				}
-				part := decimal.Min(left, room, l.Item.BilledCost)
+				part := decimal.Min(left, room, l.Billed)
 				if !part.IsPositive() {
 					continue
 				}
@@ -399,7 +385,7 @@ func (p *Packet) print(byID map[int64]int) {
 		l := &p.Lines[i]
 		cur := l.Item.Currency
 		sh := &l.Shown
-		sh.Billed = reports.RoundMoney(l.Item.BilledCost, cur)
+		sh.Billed = reports.RoundMoney(l.Billed, cur)
 		sh.Invoiceable = reports.RoundMoney(l.Invoiceable, cur)
 		sh.NotInvoiceable = sh.Billed.Sub(sh.Invoiceable)
 		sh.Disputed = disputed[i]

@@ -62,7 +62,8 @@ var luchenItems = []ledger.LineItem{
 	{Item: ledger.Item{Provider: "luchen", BillingAccountID: "lab", BillingPeriod: "2026-10",
 		ResourceID: "voucher-1", Kind: ledger.KindCredit,
 		ChargeCategory: ledger.CategoryCredit, ChargePeriodStart: at(12, 0), ChargePeriodEnd: at(12, 0),
-		BilledCost: dec("-3.00"), Description: "新用户代金券"}, SubAccount: "课题A"},
+		BilledCost: dec("-3.00"), Description: "新用户代金券"}, SubAccount: "课题A",
+		VoucherPaid: ndec("3.00"), CashPaid: ndec("-3.00")}, // as ledger.SettlePaid stores it
 	{Item: ledger.Item{Provider: "luchen", BillingAccountID: "lab", BillingPeriod: "2026-10",
 		ResourceID: "lc-h800", Kind: ledger.KindCompute,
 		PricingModel: ledger.PricingOnDemand, ChargePeriodStart: at(20, 8), ChargePeriodEnd: at(20, 9),
@@ -211,16 +212,18 @@ func TestPacket(t *testing.T) {
 	})
 
 	// The ledger's own figures, by dsum.
-	billed := ledgerSum(t, db, "billed_cost", "")
+	// Billed as the packet prints it: a credit line's voucher used is
+	// billed by the charges it paid (Line.Billed).
+	billed := ledgerSum(t, db, "billed_cost", "").Add(ledgerSum(t, db, "voucher_paid", "AND kind = 'credit'"))
 	// Invoiceable: cash paid, else billed − voucher (summed apart: SQLite
 	// arithmetic on text gives floats).
-	invoiceable := ledgerSum(t, db, "cash_paid", "AND kind <> 'credit'").
+	invoiceable := ledgerSum(t, db, "cash_paid", "").
 		Add(ledgerSum(t, db, "billed_cost", "AND kind <> 'credit' AND cash_paid IS NULL")).
 		Sub(ledgerSum(t, db, "voucher_paid", "AND kind <> 'credit' AND cash_paid IS NULL"))
 	duplicate := dec("20.00")
 	claimed := invoiceable.Sub(duplicate)
-	if want := dec("1210.007891"); !claimed.Equal(want) {
-		t.Fatalf("test data: claimed %s, want %s (恒源云 55.44 + 潞晨云 20 + 1134.567891)", claimed, want)
+	if want := dec("1207.007891"); !claimed.Equal(want) {
+		t.Fatalf("test data: claimed %s, want %s (恒源云 55.44 + 潞晨云 20 − 3 (voucher line) + 1134.567891)", claimed, want)
 	}
 
 	t.Run("totals equal the ledger", func(t *testing.T) {
@@ -242,7 +245,7 @@ func TestPacket(t *testing.T) {
 	t.Run("cover", func(t *testing.T) {
 		row := findRow(t, f, SheetCover, 1, claimLabel)
 		checkFormula(t, f, SheetCover, 3, row, claimed.Round(2))
-		if got, want := cell(t, f, SheetCover, 5, row), "人民币壹仟贰佰壹拾元零壹分"; got != want {
+		if got, want := cell(t, f, SheetCover, 5, row), "人民币壹仟贰佰零柒元零壹分"; got != want {
 			t.Errorf("大写: got %s, want %s", got, want)
 		}
 		for _, tc := range []struct {
@@ -251,7 +254,7 @@ func TestPacket(t *testing.T) {
 			claimed  string
 		}{
 			{"恒源云", "55.44", "55.44"},
-			{"潞晨云", "1277.07", "1154.57"},
+			{"潞晨云", "1280.07", "1151.57"},
 		} {
 			r := findRow(t, f, SheetCover, 1, tc.provider)
 			checkFormula(t, f, SheetCover, 3, r, dec(tc.billed))
@@ -322,8 +325,8 @@ func TestPacket(t *testing.T) {
 		if got := cell(t, f, SheetInvoices, 1, r); got != "潞晨云" {
 			t.Errorf("missing row platform %q, want 潞晨云", got)
 		}
-		// 潞晨云 invoiceable 1174.567891 (20 + 20 + 0 + 1134.567891) − 1000.00 invoiced.
-		if got, want := cell(t, f, SheetInvoices, 5, r), "174.57"; got != want {
+		// 潞晨云 invoiceable 1171.567891 (20 + 20 + 0 − 3 + 1134.567891) − 1000.00 invoiced.
+		if got, want := cell(t, f, SheetInvoices, 5, r), "171.57"; got != want {
 			t.Errorf("to request %s, want %s", got, want)
 		}
 		ref, _ := excelize.CoordinatesToCellName(2, r)
@@ -363,8 +366,11 @@ func TestPacket(t *testing.T) {
 			t.Errorf("invoice numbers %q, want LC-0001", got)
 		}
 		credit := findRow(t, f, SheetLines, 4, "voucher-1")
-		if got := cell(t, f, SheetLines, p.colClaimed(), credit); got != "0.00" {
-			t.Errorf("credit line claims %s, want 0.00", got)
+		if got := cell(t, f, SheetLines, p.colClaimed(), credit); got != "-3.00" {
+			t.Errorf("credit line claims %s, want -3.00 (the voucher used comes off the cash)", got)
+		}
+		if got := cell(t, f, SheetLines, colNotInv, credit); got != "3.00" {
+			t.Errorf("credit line 不可报销 %s, want 3.00 (the voucher used)", got)
 		}
 		if got := cell(t, f, SheetLines, 7, 2); !strings.HasPrefix(got, "46") {
 			t.Errorf("start %q, want an Excel serial date", got)
@@ -462,7 +468,7 @@ func TestPacketNotAudited(t *testing.T) {
 	if !strings.Contains(strings.Join(p.Notes(), "\n"), "尚未运行审计") {
 		t.Errorf("notes %q, want the warning that no audit is stored", p.Notes())
 	}
-	if want := dec("1174.57"); !p.Claims[0].Claimed.Equal(want) {
+	if want := dec("1171.57"); !p.Claims[0].Claimed.Equal(want) {
 		t.Errorf("claimed %s, want %s (nothing known to be disputed)", p.Claims[0].Claimed, want)
 	}
 }
@@ -478,7 +484,7 @@ func TestCoverHTML(t *testing.T) {
 	if strings.Contains(b.String(), "<张三>") {
 		t.Error("claimant name not escaped")
 	}
-	for _, want := range []string{"人民币壹仟贰佰壹拾元零壹分", "@page { size: A4 portrait", `class="missing"`} {
+	for _, want := range []string{"人民币壹仟贰佰零柒元零壹分", "@page { size: A4 portrait", `class="missing"`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("cover lacks %q", want)
 		}
@@ -497,8 +503,8 @@ func TestPacketInvoicedOnly(t *testing.T) {
 	for _, tot := range p.Totals {
 		got[tot.Provider] = [2]string{tot.Claimed.StringFixed(2), tot.NotInvoiced.StringFixed(2)}
 	}
-	// 潞晨云: 1154.57 claimable, one invoice of 1000.00; 恒源云: 55.44, invoiced in full.
-	want := map[string][2]string{"luchen": {"1000.00", "154.57"}, "gpushare": {"55.44", "0.00"}}
+	// 潞晨云: 1151.57 claimable, one invoice of 1000.00; 恒源云: 55.44, invoiced in full.
+	want := map[string][2]string{"luchen": {"1000.00", "151.57"}, "gpushare": {"55.44", "0.00"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got claimed/not invoiced %v, want %v", got, want)
 	}

@@ -504,7 +504,7 @@ func (p *Packet) exactSum(currency string, col int) decimal.Decimal {
 		}
 		switch col {
 		case colBilled:
-			sum = sum.Add(l.Item.BilledCost)
+			sum = sum.Add(l.Billed)
 		case colNotInv:
 			sum = sum.Add(l.NotInvoiceable)
 		case colCash:

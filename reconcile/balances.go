@@ -70,10 +70,25 @@ type Balance struct {
 	Freezes     decimal.Decimal
 	Unfreezes   decimal.Decimal
 	Expected    decimal.NullDecimal
-	Closing     decimal.NullDecimal
-	Difference  decimal.NullDecimal
-	Rows        int // rows of the month
-	Gaps        []Gap
+	// Closing is the balance at the end of the month: the last one shown,
+	// carried forward (推算) over the later rows that show none.
+	Closing    decimal.NullDecimal
+	Difference decimal.NullDecimal
+	Rows       int // rows of the month
+	Gaps       []Gap
+	// Shown is the last balance the export itself shows up to the end of
+	// the month, after the row at ShownTime; CarriedRows counts the later
+	// rows that show none, over which Closing is carried forward (0: the
+	// closing is the one shown). The same balance report refunds gives.
+	Shown       decimal.NullDecimal
+	ShownTime   time.Time
+	CarriedRows int
+	// IncompleteFlow: the bill of the month has charges (BillCharges, the
+	// billed cost of its non-credit lines) while the money flow of the month
+	// has no charge row: the flow is no full record, and its closing and
+	// difference say nothing of the charges.
+	IncompleteFlow bool
+	BillCharges    decimal.NullDecimal
 }
 
 // DailyCharge is one day on which a provider's money-flow charges and its
@@ -307,6 +322,13 @@ func balances(ctx context.Context, db *ledger.DB, month string, loc *time.Locati
 			run = x.Balance
 			lastShown = i
 		}
+		// The last shown balance may be in an earlier month.
+		for i := len(rows) - 1; i >= 0; i-- {
+			if rows[i].Balance.Valid {
+				b.Shown, b.ShownTime, b.CarriedRows = rows[i].Balance, rows[i].Time, len(rows)-1-i
+				break
+			}
+		}
 		if b.Opening.Valid {
 			b.Expected = valid(b.Opening.Decimal.Add(sum))
 		}
@@ -316,7 +338,47 @@ func balances(ctx context.Context, db *ledger.DB, month string, loc *time.Locati
 		}
 		out = append(out, b)
 	}
+	if err := incompleteFlows(ctx, db, month, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// incompleteFlows flags the balances whose month has bill charges of the
+// provider and currency but no charge row in the money flow.
+func incompleteFlows(ctx context.Context, db *ledger.DB, month string, bs []Balance) error {
+	rows, err := db.SQL().QueryContext(ctx, `SELECT provider, currency, dsum(billed_cost) FROM line_items
+		WHERE billing_period = ? AND kind <> ? GROUP BY provider, currency`, month, ledger.KindCredit)
+	if err != nil {
+		return fmt.Errorf("reconcile: bill charges: %w", err)
+	}
+	defer rows.Close()
+	type pc struct{ provider, currency string }
+	billed := map[pc]decimal.Decimal{}
+	for rows.Next() {
+		var p, c, s string
+		if err := rows.Scan(&p, &c, &s); err != nil {
+			return fmt.Errorf("reconcile: bill charges: %w", err)
+		}
+		d, err := decimal.NewFromString(s)
+		if err != nil {
+			return fmt.Errorf("reconcile: stored amount %q: %w", s, err)
+		}
+		billed[pc{p, c}] = d
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reconcile: bill charges: %w", err)
+	}
+	for i := range bs {
+		b := &bs[i]
+		d, ok := billed[pc{b.Provider, b.Currency}]
+		if !ok {
+			continue
+		}
+		b.BillCharges = valid(d)
+		b.IncompleteFlow = d.IsPositive() && b.Charges.IsZero()
+	}
+	return nil
 }
 
 // step carries a running balance over one row: the row's shown balance, or

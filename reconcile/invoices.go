@@ -61,19 +61,15 @@ func Invoiceable(ctx context.Context, db *ledger.DB, month string, opts Invoicea
 	if err != nil {
 		return nil, err
 	}
-	// Credit lines (vouchers, compensation) are never invoiceable. Where a
-	// bill also states the voucher part on the charged lines, a credit line
-	// repeats it; where it does not (the voucher comes as a separate
-	// negative line only, and the charged lines say they were paid in
-	// full), the credit line is the only trace of the voucher and comes off
-	// the cash: unreflected = −credits − the vouchers stated on the lines.
+	// Cash paid (ledger.SettlePaid): a credit line's negative cash part
+	// takes the voucher it used off the charges' cash, down to 0 at most (a
+	// voucher larger than the month's charges leaves no negative claim).
 	q := `SELECT provider, currency,
 		dsum(CASE WHEN kind <> ?1 THEN cash_paid END),
 		dsum(CASE WHEN kind <> ?1 AND cash_paid IS NULL THEN billed_cost END),
 		dsum(CASE WHEN kind <> ?1 AND cash_paid IS NULL THEN voucher_paid END),
 		count(CASE WHEN kind <> ?1 THEN 1 END), count(CASE WHEN kind <> ?1 AND cash_paid IS NULL THEN 1 END),
-		dsum(CASE WHEN kind = ?1 THEN billed_cost END),
-		dsum(CASE WHEN kind <> ?1 THEN voucher_paid END)
+		dsum(CASE WHEN kind = ?1 THEN coalesce(cash_paid, billed_cost) END)
 		FROM line_items WHERE billing_period = ?2`
 	args := []any{ledger.KindCredit, month}
 	if opts.Project != "" {
@@ -88,8 +84,8 @@ func Invoiceable(ctx context.Context, db *ledger.DB, month string, opts Invoicea
 	have := map[string]bool{}
 	for rows.Next() {
 		var a InvoiceableAmount
-		var cash, billed, voucher, credits, stated sql.NullString
-		if err := rows.Scan(&a.Provider, &a.Currency, &cash, &billed, &voucher, &a.Lines, &a.Estimated, &credits, &stated); err != nil {
+		var cash, billed, voucher, credits sql.NullString
+		if err := rows.Scan(&a.Provider, &a.Currency, &cash, &billed, &voucher, &a.Lines, &a.Estimated, &credits); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("reconcile: invoiceable: %w", err)
 		}
@@ -110,12 +106,14 @@ func Invoiceable(ctx context.Context, db *ledger.DB, month string, opts Invoicea
 			}
 			a.Amount = a.Amount.Add(d)
 		}
-		unreflected, err := UnreflectedCredits(credits, stated)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("reconcile: invoiceable: %w", err)
+		if credits.Valid {
+			c, err := decimal.NewFromString(credits.String)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("reconcile: invoiceable: %q: %w", credits.String, err)
+			}
+			a.Amount = decimal.Max(a.Amount.Add(c), decimal.Min(a.Amount, decimal.Zero))
 		}
-		a.Amount = decimal.Max(a.Amount.Sub(unreflected), decimal.Min(a.Amount, decimal.Zero))
 		a.Month, a.Basis = month, InvoiceableLineItems
 		have[a.Provider] = true
 		out = append(out, a)
@@ -160,31 +158,6 @@ func Invoiceable(ctx context.Context, db *ledger.DB, month string, opts Invoicea
 	}
 	sort.SliceStable(out, func(i, j int) bool { return lessPC(out[i].Provider, out[i].Currency, out[j].Provider, out[j].Currency) })
 	return out, nil
-}
-
-// UnreflectedCredits is the part of a provider's credit lines (their
-// billed sum, negative) that the vouchers stated on its charged lines (their
-// voucher_paid sum) do not already account for: voucher money that the cash
-// columns of the charged lines still count as paid. Both are dsum results
-// (NULL = none).
-func UnreflectedCredits(credits, stated sql.NullString) (decimal.Decimal, error) {
-	if !credits.Valid {
-		return decimal.Zero, nil
-	}
-	c, err := decimal.NewFromString(credits.String)
-	if err != nil {
-		return decimal.Zero, fmt.Errorf("stored amount %q: %w", credits.String, err)
-	}
-	v := decimal.Zero
-	if stated.Valid {
-		if v, err = decimal.NewFromString(stated.String); err != nil {
-			return decimal.Zero, fmt.Errorf("stored amount %q: %w", stated.String, err)
-		}
-	}
-	if u := c.Neg().Sub(v); u.IsPositive() {
-		return u, nil
-	}
-	return decimal.Zero, nil
 }
 
 func lessPC(p1, c1, p2, c2 string) bool {

@@ -45,8 +45,8 @@ func TestInvoiceCoverage(t *testing.T) {
 	credit.Kind = ledger.KindCredit
 	testkit.ImportItems(t, db, "aliyun.csv", []ledger.LineItem{
 		line("2026-09", "100", "20", "80"),
-		line("2026-10", "50", "10", ""), // cash not given: 50 − 10, estimated
-		credit,                          // a voucher line: never invoiceable
+		line("2026-10", "55", "10", ""), // cash not given: 55 − 10, estimated
+		credit,                          // a voucher line: its 5 come off the cash (40)
 		line("2026-11", "30", "", "30"),
 	})
 	if _, err := db.InsertInvoices(ctx, []ledger.Invoice{
@@ -140,9 +140,9 @@ func TestInvoiceableProject(t *testing.T) {
 	}
 }
 
-// TestInvoiceableCreditLines: a voucher that comes only as a separate credit
-// line (the charged lines say they were paid in full) comes off the cash; one
-// that the charged lines state already does not come off twice; credits
+// TestInvoiceableCreditLines: a credit line is a voucher used on top of
+// what the charged lines state (ledger.SettlePaid: one meaning per line, so
+// that spend, packet and reconcile agree): it comes off the cash; credits
 // never make the amount negative.
 func TestInvoiceableCreditLines(t *testing.T) {
 	credit := func(billed string) ledger.LineItem {
@@ -156,8 +156,8 @@ func TestInvoiceableCreditLines(t *testing.T) {
 		want  string
 	}{
 		{"credit line only", []ledger.LineItem{line("2026-10", "100", "", "100"), credit("-10")}, "90"},
-		{"voucher stated on the line too", []ledger.LineItem{line("2026-10", "100", "10", "90"), credit("-10")}, "90"},
-		{"voucher stated in part", []ledger.LineItem{line("2026-10", "100", "4", "96"), credit("-10")}, "90"},
+		{"voucher stated on the line too", []ledger.LineItem{line("2026-10", "100", "10", "90"), credit("-10")}, "80"},
+		{"voucher stated in part", []ledger.LineItem{line("2026-10", "100", "4", "96"), credit("-10")}, "86"},
 		{"estimated cash", []ledger.LineItem{line("2026-10", "100", "", ""), credit("-10.5")}, "89.5"},
 		{"credits above the cash", []ledger.LineItem{line("2026-10", "100", "", "100"), credit("-150")}, "0"},
 		{"no credit", []ledger.LineItem{line("2026-10", "100", "", "100")}, "100"},

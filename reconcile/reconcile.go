@@ -33,7 +33,7 @@ type Report struct {
 // Invoices still to request are not a difference.
 func (r *Report) Differences() bool {
 	for _, b := range r.Balances {
-		if b.Difference.Valid && !b.Difference.Decimal.IsZero() {
+		if b.Difference.Valid && !b.Difference.Decimal.IsZero() || b.IncompleteFlow {
 			return true
 		}
 	}

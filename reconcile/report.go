@@ -84,6 +84,14 @@ type BalanceJSON struct {
 	Difference      *string   `json:"difference"`
 	Rows            int       `json:"rows"`
 	Gaps            []GapJSON `json:"gaps"`
+	// Added: the last balance the export shows, where, and the rows after
+	// it over which closing is carried forward (closing_carried true).
+	ClosingShown     *string `json:"closing_shown"`
+	ClosingShownTime *string `json:"closing_shown_time"`
+	ClosingCarried   bool    `json:"closing_carried"`
+	CarriedRows      int     `json:"carried_rows"`
+	IncompleteFlow   bool    `json:"incomplete_flow"`
+	BillCharges      *string `json:"bill_charges"`
 }
 
 // GapJSON is one break of an export's balance column.
@@ -245,7 +253,12 @@ func (r *Report) JSON(loc *time.Location) ReportJSON {
 			Opening: ndec(b.Opening), Topups: dec(b.Topups), Vouchers: dec(b.Vouchers), Charges: dec(b.Charges),
 			Refunds: dec(b.Refunds), Withdrawals: dec(b.Withdrawals), Freezes: dec(b.Freezes), Unfreezes: dec(b.Unfreezes),
 			ExpectedClosing: ndec(b.Expected), Closing: ndec(b.Closing), Difference: ndec(b.Difference), Rows: b.Rows,
-			Gaps: []GapJSON{}}
+			Gaps: []GapJSON{}, ClosingShown: ndec(b.Shown), ClosingCarried: b.Closing.Valid && b.CarriedRows > 0,
+			CarriedRows: b.CarriedRows, IncompleteFlow: b.IncompleteFlow, BillCharges: ndec(b.BillCharges)}
+		if !b.ShownTime.IsZero() {
+			t := b.ShownTime.In(loc).Format(time.RFC3339)
+			bj.ClosingShownTime = &t
+		}
 		for _, g := range b.Gaps {
 			gj := GapJSON{After: flowJSON(g.After, loc), Expected: dec(g.Expected), Shown: dec(g.Shown), Difference: dec(g.Difference)}
 			if g.Before.ID != 0 {
@@ -400,20 +413,46 @@ func (r *Report) writeSections(w io.Writer, opts reports.WriteOptions) error {
 		{"provider", "平台", "Provider", false}, {"account", "账号", "Account", false}, {"currency", "币种", "Currency", false},
 		{"opening", "期初", "Opening", true}, {"topups", "充值", "Top-ups", true}, {"vouchers", "代金券", "Vouchers", true},
 		{"charges", "消费", "Charges", true}, {"refunds", "退款", "Refunds", true}, {"withdrawals", "提现", "Withdrawals", true},
-		{"expected_closing", "应有期末", "Expected closing", true}, {"closing", "账单期末", "Closing shown", true},
-		{"difference", "差额", "Difference", true}, {"basis", "余额口径", "Basis", false}})
+		{"expected_closing", "应有期末", "Expected closing", true}, {"closing", "期末余额", "Closing", true},
+		{"difference", "差额", "Difference", true}, {"basis", "余额口径", "Basis", false},
+		// Added after the first columns, so that CSV readers keep theirs.
+		{"closing_shown", "导出余额", "Balance shown", true}, {"shown_time", "余额时间", "Shown at", false},
+		{"flow", "收支明细", "Money flow", false}})
 	bal.emptyZH, bal.emptyEN = "本月没有收支明细。", "No money flow this month."
 	bal.noteZH = "期初 + 充值 + 代金券 − 消费 + 退款 − 提现 = 应有期末；冻结/解冻只改变可用余额，不计入（余额口径为“可用”时计入）。"
 	bal.noteEN = "Opening + top-ups + vouchers − charges + refunds − withdrawals = expected closing; freezes move the available balance only and count only where the export's balance is the available one (basis available)."
+	bal.noteZH += "导出余额 = 导出文件最后显示的余额；期末余额标“推算”的，是其后未显示余额的收支按金额推算所得，差额只对比导出显示过的余额。"
+	bal.noteEN += " Balance shown = the last balance the export shows; a closing marked carried forward adds the later rows that show none, and the difference compares shown balances only."
 	for _, b := range r.Balances {
 		basis := b.Basis
 		if !exact {
 			basis = pick(lang, map[string]string{BasisTotal: "总额", BasisAvailable: "可用"}[b.Basis], b.Basis)
 		}
+		closing := nmoney(b.Closing, b.Currency)
+		if b.Closing.Valid && b.CarriedRows > 0 && !exact {
+			closing += pick(lang, "（推算）", " (carried forward)")
+		}
+		shownAt := "-"
+		if !b.ShownTime.IsZero() {
+			shownAt = b.ShownTime.In(opts.TZ).Format("2006-01-02 15:04")
+			if exact {
+				shownAt = b.ShownTime.In(opts.TZ).Format(time.RFC3339)
+			}
+		}
+		flow := pick(lang, "完整", "complete")
+		if b.IncompleteFlow {
+			flow = pick(lang, "不完整：账单有消费，收支明细无消费记录", "incomplete: the bill has charges, the flow none")
+		}
+		if exact {
+			flow = map[bool]string{false: "complete", true: "incomplete"}[b.IncompleteFlow]
+		}
+		if !b.BillCharges.Valid {
+			flow = "-" // no bill lines to hold it against
+		}
 		bal.add(opts, prov(b.Provider), b.Account, b.Currency, nmoney(b.Opening, b.Currency), money(b.Topups, b.Currency),
 			money(b.Vouchers, b.Currency), money(b.Charges, b.Currency), money(b.Refunds, b.Currency),
-			money(b.Withdrawals, b.Currency), nmoney(b.Expected, b.Currency), nmoney(b.Closing, b.Currency),
-			nmoney(b.Difference, b.Currency), basis)
+			money(b.Withdrawals, b.Currency), nmoney(b.Expected, b.Currency), closing,
+			nmoney(b.Difference, b.Currency), basis, nmoney(b.Shown, b.Currency), shownAt, flow)
 	}
 	secs = append(secs, bal)
 

@@ -104,6 +104,13 @@ type RefundBalance struct {
 	Balance  decimal.Decimal
 	Time     time.Time
 	Later    int // later movements (up to the end of the month) that state no balance
+	// Carried is Balance carried forward (推算) over the Later movements,
+	// as reconcile's closing (top-ups, vouchers and refunds add, charges and
+	// withdrawals take away, freezes leave the total alone); equal to
+	// Balance when Later is 0. CarriedVouchers is the part of it granted as
+	// vouchers in those movements: never refundable as money.
+	Carried         decimal.Decimal
+	CarriedVouchers decimal.Decimal
 }
 
 // RefundTotal is what a platform owes back in one currency.
@@ -431,7 +438,7 @@ func lastBalances(txs []ledger.Transaction) []providerBalance {
 		i, ok := idx[k]
 		if x.Balance.Valid {
 			b := providerBalance{x.Provider, RefundBalance{Account: x.Account, Currency: x.Currency,
-				Balance: x.Balance.Decimal, Time: x.Time}}
+				Balance: x.Balance.Decimal, Time: x.Time, Carried: x.Balance.Decimal}}
 			if ok {
 				out[i] = b
 			} else {
@@ -439,7 +446,17 @@ func lastBalances(txs []ledger.Transaction) []providerBalance {
 				out = append(out, b)
 			}
 		} else if ok {
-			out[i].Later++
+			b := &out[i]
+			b.Later++
+			switch x.Type {
+			case ledger.TxTopup, ledger.TxRefund:
+				b.Carried = b.Carried.Add(x.Amount)
+			case ledger.TxVoucher:
+				b.Carried = b.Carried.Add(x.Amount)
+				b.CarriedVouchers = b.CarriedVouchers.Add(x.Amount)
+			case ledger.TxCharge, ledger.TxWithdrawal:
+				b.Carried = b.Carried.Sub(x.Amount)
+			}
 		}
 	}
 	return out
