@@ -335,7 +335,7 @@ func TestFindingsBlocks(t *testing.T) {
 			"      占用费\n" +
 			"      证据：a.csv 第 3 行\n" +
 			"\nmy_rule\n" +
-			"  [weird] acme  -  -  涉及金额 2.00 EUR  指纹 fp2\n" +
+			"  [weird] Acme  -  -  涉及金额 2.00 EUR  指纹 fp2\n" +
 			"      1. *bold* | <b> & [x](y) ~~s~~ `c`\n" +
 			"      建议：- do _this_ now\n" +
 			"      证据：dir/we`ird_1.csv 第 5–6 行（共 2 行）\n"},
@@ -345,7 +345,7 @@ func TestFindingsBlocks(t *testing.T) {
 			"  - seat fee\n" +
 			"  - Evidence: `a.csv` row 3\n" +
 			"\n### my\\_rule\n\n" +
-			"- **weird** · acme · - · - · at risk 2.00 EUR · fingerprint `fp2`\n" +
+			"- **weird** · Acme · - · - · at risk 2.00 EUR · fingerprint `fp2`\n" +
 			"  - 1\\. \\*bold\\* \\| &lt;b&gt; &amp; \\[x\\](y) \\~\\~s\\~\\~ \\`c\\`\n" +
 			"  - Advice: \\- do \\_this\\_ now\n" +
 			"  - Evidence: ``dir/we`ird_1.csv`` rows 5–6 (2 rows)\n"},
