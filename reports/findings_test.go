@@ -377,7 +377,9 @@ func TestFindingsEmpty(t *testing.T) {
 		want string
 	}{
 		{"json", WriteOptions{Format: FormatJSON}, "{\n  \"month\": \"2026-10\",\n  \"findings\": [],\n  \"totals\": []\n}\n"},
-		{"table zh", WriteOptions{Format: FormatTable, Lang: "zh"}, "审计发现 2026-10\n\n没有发现问题。\n"},
+		// an empty ledger: no bills of the month, which is not a clean month
+		{"table zh", WriteOptions{Format: FormatTable, Lang: "zh"}, "审计发现 2026-10\n\n2026-10 没有账单：账本里没有这个月的费用明细，所以无可审计（不是没有问题）。用 gpubill import 导入这个月的账单后再审计。\n"},
+		{"md en", WriteOptions{Format: FormatMarkdown, Lang: "en"}, "# Findings 2026-10\n\nNo bills for 2026-10: the ledger holds no line items of that month, so there is nothing to audit (not a clean month). Import the month's bills with gpubill import, then audit.\n"},
 		{"csv header only", WriteOptions{Format: FormatCSV}, "fingerprint,rule_id,severity,provider,resource_id,period_start,period_end,currency,amount_at_risk,state,reason_zh,reason_en,advice_zh,advice_en,evidence\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
