@@ -282,6 +282,10 @@ type rowCtx struct {
 	b   *binding
 	t   table
 	rec []string
+	// notRecord is set by a mapper for a row that is part of the export's
+	// frame (a dashed line, a total, a footer), not a record: the row is
+	// neither read nor skipped.
+	notRecord bool
 }
 
 // cell returns the trimmed cell at record index i ("" when absent).

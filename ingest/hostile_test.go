@@ -697,10 +697,49 @@ func TestExtraCellsAllowTrailingSeparators(t *testing.T) {
 	}{
 		{"trailing empty cells", templateHeader + "AutoDL,t-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,,\n", ""},
 		{"unquoted thousands separator", templateHeader + "AutoDL,t-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1,234.56\n",
-			"x.csv:2:7: 7 cells, but the header has 6: a value with an unquoted comma?"},
+			"x.csv:2:7: row 2 has 7 fields, the header has 6: a value with an unquoted comma?"},
 		{"quoted thousands separator", templateHeader + "AutoDL,t-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,\"1,234.56\"\n", ""},
 		{"tab separated", strings.ReplaceAll(templateHeader, ",", "\t") + "AutoDL\tt-1\tGPU计算\t2026-10-02 10:00\t2026-10-02 11:00\t1.88\tx\n",
-			"x.csv:2:7: 7 cells, but the header has 6: a value with an unquoted tab?"},
+			"x.csv:2:7: row 2 has 7 fields, the header has 6: a value with an unquoted tab?"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeTemp(t, t.TempDir(), "x.csv", []byte(tt.data))
+			_, err := Scan(context.Background(), path, Options{TZ: shanghai})
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Errorf("got %v, want the row imported", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("got %v, want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestRowLength checks that a row with fewer or more cells than the header
+// is refused with the row a user sees (the file's line) and both counts,
+// before any of its shifted cells is read as the wrong column; a row that
+// only lacks optional trailing cells is read.
+func TestRowLength(t *testing.T) {
+	const header = "平台,实例ID,费用类型,开始时间,结束时间,应付金额,项目,说明\n"
+	tests := []struct {
+		name    string
+		data    string
+		wantErr string // "" = imported
+	}{
+		{"full rows", header + "AutoDL,r-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,p,x\n", ""},
+		{"optional trailing cells missing", header + "AutoDL,r-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88\n", ""},
+		// A lost comma between 开始时间 and 结束时间: every later cell moves
+		// left, and 结束时间 would read the amount.
+		{"lost separator", "账单导出\n\n" + header +
+			"AutoDL,r-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,p,x\n" +
+			"AutoDL,r-2,GPU计算,2026-10-02 10:002026-10-02 11:00,1.88\n",
+			"x.csv:5: row 5 has 5 fields, the header has 8 (column 应付金额 is missing)"},
+		{"extra cell", header + "AutoDL,r-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1,88,p,x\n",
+			"x.csv:2:9: row 2 has 9 fields, the header has 8: a value with an unquoted comma?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -614,18 +614,23 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			pendingEmpty++ // counted only when a row follows: trailing empty rows are no data
 			continue
 		}
-		cnt.read += pendingEmpty + 1
-		im.opts.Progress.addRows(pendingEmpty + 1)
-		cnt.skipped += pendingEmpty
+		empties := pendingEmpty
+		cnt.read += empties + 1
+		im.opts.Progress.addRows(empties + 1)
+		cnt.skipped += empties
 		pendingEmpty = 0
-		if err := checkExtraCells(t, rec, b.header); err != nil {
-			fail(err)
+		// A payment export's frame and footer lines are short rows: the
+		// mapper tells them apart first (rc.notRecord), then a short row that
+		// is no footer is refused like any other.
+		lenErr := checkRowLength(t, rec, b)
+		if lenErr != nil && pm == nil {
+			fail(lenErr)
 			return
 		}
 		if !get() {
 			return
 		}
-		rc.rec = rec
+		rc.rec, rc.notRecord = rec, false
 		if lm != nil {
 			cur.items = append(cur.items, ledger.LineItem{})
 			li := &cur.items[len(cur.items)-1]
@@ -652,6 +657,19 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			cur.pays = append(cur.pays, ledger.Payment{})
 			p := &cur.pays[len(cur.pays)-1]
 			skip, err := pm(rc, p)
+			if rc.notRecord {
+				// A frame, total or footer line (and the empty rows before
+				// it) is no record: neither read nor skipped, so a footer
+				// does not read as lost rows.
+				cur.pays = cur.pays[:len(cur.pays)-1]
+				cnt.read -= empties + 1
+				cnt.skipped -= empties
+				recNo-- // SourceRow counts records
+				continue
+			}
+			if lenErr != nil {
+				err = lenErr
+			}
 			if err != nil {
 				fail(err)
 				return

@@ -80,23 +80,38 @@ func checkRecord(file, sheet string, rec []string, line func(col int) int) error
 	return nil
 }
 
-// checkExtraCells refuses a text record with non-empty cells beyond the
-// header: in a comma-separated file that is nearly always a value with an
-// unquoted comma ("1,234.56"), whose pieces would land in the wrong columns
-// (an amount of 1 instead of 1234.56). Empty cells beyond the header (a
-// trailing separator) are fine.
-func checkExtraCells(t table, rec []string, header []string) error {
+// checkRowLength refuses a text record whose number of cells differs from
+// the header's: in delimited text that is nearly always a value with an
+// unquoted separator ("1,234.56") or a lost one, and every cell after it
+// lands in the wrong column (an amount of 1 instead of 1234.56, or a time
+// read as an amount). Empty cells beyond the header (a trailing separator)
+// are fine, and so is a row that stops early where only optional columns
+// are missing (exports and hand-made files drop empty trailing cells). The
+// row named is the line the record starts on, as a text editor or a
+// spreadsheet shows it. Sheets are not checked: a spreadsheet row has no
+// separators to lose, and excelize drops a row's empty trailing cells.
+func checkRowLength(t table, rec []string, b *binding) error {
 	ct, ok := t.(*csvTable)
-	if !ok || len(rec) <= len(header) {
+	if !ok {
 		return nil
 	}
+	header := trimTrailingEmpty(b.header)
 	n := len(trimTrailingEmpty(rec))
-	if n <= len(header) {
-		return nil
+	switch {
+	case n > len(header):
+		return &InputError{File: ct.path, Line: t.line(0), Col: len(header) + 1,
+			Msg: fmt.Sprintf("row %d has %d fields, the header has %d: a value with an unquoted %s? Quote that cell, or remove the extra cells",
+				t.line(0), n, len(header), separatorName(ct.r.Comma))}
+	case len(rec) < len(header):
+		for ci, c := range b.format.Columns {
+			if p := b.pos[ci]; c.Required && p >= len(rec) {
+				return &InputError{File: ct.path, Line: t.line(0),
+					Msg: fmt.Sprintf("row %d has %d fields, the header has %d (column %s is missing): a lost %s, or cells moved? Every row needs a cell for each column of the header",
+						t.line(0), len(rec), len(header), b.header[p], separatorName(ct.r.Comma))}
+			}
+		}
 	}
-	return &InputError{File: ct.path, Line: t.line(len(header)), Col: len(header) + 1,
-		Msg: fmt.Sprintf("%d cells, but the header has %d: a value with an unquoted %s? Quote that cell, or remove the extra cells",
-			n, len(header), separatorName(ct.r.Comma))}
+	return nil
 }
 
 func separatorName(r rune) string {

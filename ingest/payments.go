@@ -87,20 +87,23 @@ type payCols struct {
 
 // newPayMapper builds the row mapper shared by the payment formats.
 //
-// Rows skipped (counted as skipped): dashed frame lines, a total line, and
-// after a frame line following data (the web export's footer: 共N笔记录,
-// 已收入…, 导出时间…) any row without a time.
+// Rows that are no records (c.notRecord: neither read nor skipped): dashed
+// frame lines, a total line, and after a frame line following data (the web
+// export's footer: 共N笔记录, 已收入…, 导出时间…; the mobile export's 导出信息
+// block) a footer row (isFooterRow).
 func newPayMapper(source string, ix payCols, env *mapEnv) payMapper {
 	footer := false
 	return func(c *rowCtx, p *ledger.Payment) (bool, error) {
 		if isFrameRow(c.rec) {
 			footer = true
+			c.notRecord = true
 			return true, nil
 		}
-		if isTotalRow(c.rec) || (footer && c.cell(ix.time) == "") {
+		if isTotalRow(c.rec) || (footer && isFooterRow(c, ix.time, env)) {
 			if n, ok := statedCount([][]string{c.rec}); ok && footer {
 				env.stated = n // the web export's footer: 共N笔记录
 			}
+			c.notRecord = true
 			return true, nil
 		}
 		var err error
@@ -124,6 +127,22 @@ func newPayMapper(source string, ix payCols, env *mapEnv) payMapper {
 		p.Raw = c.raw()
 		return false, nil
 	}
+}
+
+// isFooterRow reports a row after a frame line that is a footer line, not a
+// record: one without a time, or a short line (fewer than half the header's
+// cells: Alipay's 导出信息：, 共66笔记录, 特别提示 notes) whose first cell is
+// no time. A full row with a bad time stays a record and is refused.
+func isFooterRow(c *rowCtx, timeCol int, env *mapEnv) bool {
+	cell := c.cell(timeCol)
+	if cell == "" {
+		return true
+	}
+	if 2*len(trimTrailingEmpty(c.rec)) >= len(trimTrailingEmpty(c.b.header)) {
+		return false
+	}
+	t, err := c.time(timeCol, env.tz)
+	return err != nil || t.IsZero()
 }
 
 // payAmount reads a payment amount: required, not negative (收/支 gives the

@@ -176,6 +176,9 @@ func TestPaymentSamples(t *testing.T) {
 			if res.Format != tc.format || res.New != tc.wantRows {
 				t.Errorf("format %q, new %d; want %q, %d", res.Format, res.New, tc.format, tc.wantRows)
 			}
+			if res.Skipped != 0 {
+				t.Errorf("read %d, skipped %d; want none skipped (frame and footer lines are no records)", res.Read, res.Skipped)
+			}
 			if res.Read != res.New+res.Duplicate+res.Skipped {
 				t.Errorf("read %d != new %d + duplicate %d + skipped %d", res.Read, res.New, res.Duplicate, res.Skipped)
 			}
@@ -424,5 +427,49 @@ func TestPaymentStatedCount(t *testing.T) {
 	}
 	if n, ok := statedCount([][]string{{"收入：1笔 0.35元"}, {"共 43 笔记录", ""}}); !ok || n != 43 {
 		t.Errorf("statedCount: got %d, %v; want 43 (收入：1笔 is not the total)", n, ok)
+	}
+}
+
+// TestPaymentFooterIsNoSkippedRecord: the real Alipay export with its
+// 导出信息 block (22 lines: account, period, 共66笔记录, the 特别提示 notes)
+// after the records, behind a dashed line, as exports put it at the end.
+// Those lines are no records: the import reads 10 and skips none, where it
+// used to report them as skipped rows (which reads as lost data).
+func TestPaymentFooterIsNoSkippedRecord(t *testing.T) {
+	src := filepath.Join(paymentsDir, "example-alipay-records.csv")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Skipf("external sample absent (%s): skipping", src)
+	}
+	u, err := simplifiedchinese.GBK.NewDecoder().Bytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(u), "\n")
+	// lines[0] is the dashed line before 导出信息; the block ends before the
+	// dashed 电子客户回单 line that precedes the header.
+	end := 1
+	for end < len(lines) && !strings.HasPrefix(lines[end], "---") {
+		end++
+	}
+	if end-1 != 22 {
+		t.Fatalf("the sample's 导出信息 block has %d lines, want 22", end-1)
+	}
+	body := strings.Join(lines[end:], "")
+	if !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	moved := body + strings.Join(lines[:end], "")
+	gbk, err := simplifiedchinese.GBK.NewEncoder().String(moved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writeTemp(t, t.TempDir(), "alipay_footer.csv", []byte(gbk))
+	res, err := ImportFile(context.Background(), testkit.OpenLedger(t), path, Options{TZ: shanghai})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Read != 10 || res.New != 10 || res.Skipped != 0 {
+		t.Errorf("got read %d, new %d, skipped %d; want 10 read, 10 new, 0 skipped", res.Read, res.New, res.Skipped)
 	}
 }

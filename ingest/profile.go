@@ -82,6 +82,11 @@ type profileProvider struct {
 	Fixed      string   `toml:"fixed"`
 	FromSource bool     `toml:"from_source"`
 	Accept     []string `toml:"accept"`
+	// NameZH and NameEN are the display names of a slug of the profile's
+	// own (fixed or accept names a provider that is not a built-in
+	// platform, such as aws or azure).
+	NameZH string `toml:"name_zh"`
+	NameEN string `toml:"name_en"`
 }
 
 type profileDetect struct {
@@ -202,27 +207,32 @@ func plural(n int) string {
 
 // compiled holds what a profile's mappers use.
 type compiledProfile struct {
-	pf        *profileFile
-	name      string
-	fields    []string // mapped field names, in binding order
-	classify  []string
-	kinds     []compiledRule
-	pricings  []compiledRule
-	txTypes   []compiledRule
-	skips     []compiledRule
-	scale     decimal.Decimal
-	hasScale  bool
-	sign      string
-	layouts   []string
-	defKind   string
-	defPrice  string
-	defCur    string
-	defUnit   string
-	durUnit   time.Duration
-	txNeg     string
-	txPos     string
-	fixed     string
-	accept    []string
+	pf       *profileFile
+	name     string
+	fields   []string // mapped field names, in binding order
+	classify []string
+	kinds    []compiledRule
+	pricings []compiledRule
+	txTypes  []compiledRule
+	skips    []compiledRule
+	scale    decimal.Decimal
+	hasScale bool
+	sign     string
+	layouts  []string
+	defKind  string
+	defPrice string
+	defCur   string
+	defUnit  string
+	durUnit  time.Duration
+	txNeg    string
+	txPos    string
+	fixed    string
+	accept   []string
+	// ownSlugs are the provider slugs the profile names that are not
+	// built-in platforms (aws, azure …); ownNames maps their slugs and
+	// display names, lower-cased, to the slug for a provider column.
+	ownSlugs  []string
+	ownNames  map[string]string
 	fromSrc   bool
 	required  map[string]bool
 	hasColumn map[string]bool
@@ -284,7 +294,7 @@ func compileProfile(name string, pf *profileFile) (*Profile, error) {
 	default:
 		return nil, bad("encoding", "%q is not auto, utf-8, gbk, gb18030, utf-16le or utf-16be", pf.Encoding)
 	}
-	cp := &compiledProfile{pf: pf, name: name, required: map[string]bool{}, hasColumn: map[string]bool{}}
+	cp := &compiledProfile{pf: pf, name: name, required: map[string]bool{}, hasColumn: map[string]bool{}, ownNames: map[string]string{}}
 
 	// Columns.
 	allowed := profileFields[pf.Target]
@@ -342,9 +352,9 @@ func compileProfile(name string, pf *profileFile) (*Profile, error) {
 	// Provider.
 	pv := pf.Provider
 	if pv.Fixed != "" {
-		slug, ok := ledger.ParseProvider(pv.Fixed)
+		slug, ok := cp.providerSlug(pv.Fixed)
 		if !ok {
-			return nil, bad("provider.fixed", "%q is not a known platform", pv.Fixed)
+			return nil, bad("provider.fixed", "%q is neither a known platform nor a slug (lower-case letters, digits and dashes, such as aws)", pv.Fixed)
 		}
 		if pv.FromSource || cp.hasColumn["provider"] || len(pv.Accept) > 0 {
 			return nil, bad("provider.fixed", "a fixed platform excludes from_source, accept and a provider column")
@@ -354,11 +364,22 @@ func compileProfile(name string, pf *profileFile) (*Profile, error) {
 		return nil, bad("provider", "missing: set fixed = \"SLUG\", from_source = true (--provider or the file name), or map columns.provider")
 	}
 	for i, a := range pv.Accept {
-		slug, ok := ledger.ParseProvider(a)
+		slug, ok := cp.providerSlug(a)
 		if !ok {
-			return nil, bad(fmt.Sprintf("provider.accept[%d]", i), "%q is not a known platform", a)
+			return nil, bad(fmt.Sprintf("provider.accept[%d]", i), "%q is neither a known platform nor a slug (lower-case letters, digits and dashes, such as aws)", a)
 		}
 		cp.accept = append(cp.accept, slug)
+	}
+	if (pv.NameZH != "" || pv.NameEN != "") && len(cp.ownSlugs) == 0 {
+		return nil, bad("provider.name_zh", "display names are for a slug of the profile's own (fixed or accept names a built-in platform, which has its names)")
+	}
+	for _, slug := range cp.ownSlugs {
+		if len(cp.ownSlugs) == 1 {
+			ledger.SetProviderName(slug, pv.NameZH, pv.NameEN)
+		}
+		cp.ownNames[strings.ToLower(ledger.ProviderName(slug, "zh"))] = slug
+		cp.ownNames[strings.ToLower(ledger.ProviderName(slug, "en"))] = slug
+		cp.ownNames[slug] = slug
 	}
 	cp.fromSrc = pv.FromSource
 
@@ -737,7 +758,7 @@ func (r *profileRow) provider(c *rowCtx, m *memo) (string, error) {
 	if s := c.cell(i); s != "" {
 		slug, ok := m.get(s)
 		if !ok {
-			return "", c.errAt(i, fmt.Sprintf("%q is not a known platform", s))
+			return "", c.errAt(i, fmt.Sprintf("%q is not a known platform (a provider of your own goes in the profile: [provider] accept = [\"aws\"], name_en = \"AWS\")", s))
 		}
 		if len(r.cp.accept) > 0 && !slices.Contains(r.cp.accept, slug) {
 			return "", c.errAt(i, fmt.Sprintf("platform %s is not one this profile accepts (%s)", slug, strings.Join(r.cp.accept, ", ")))
@@ -919,7 +940,7 @@ func (cp *compiledProfile) lines(b *binding, env *mapEnv) (lineMapper, error) {
 	if err != nil {
 		return nil, err
 	}
-	providers, units, currencies := newMemo(ledger.ParseProvider), newMemo(ParseUnit), newMemo(normCurrency)
+	providers, units, currencies := newMemo(cp.parseProvider), newMemo(ParseUnit), newMemo(normCurrency)
 	return func(c *rowCtx, li *ledger.LineItem) (bool, error) {
 		if r.skip(c) {
 			return true, nil
@@ -1043,7 +1064,7 @@ func (cp *compiledProfile) txs(b *binding, env *mapEnv) (txMapper, error) {
 	if err != nil {
 		return nil, err
 	}
-	providers, currencies := newMemo(ledger.ParseProvider), newMemo(normCurrency)
+	providers, currencies := newMemo(cp.parseProvider), newMemo(normCurrency)
 	return func(c *rowCtx, tx *ledger.Transaction) (bool, error) {
 		if r.skip(c) {
 			return true, nil
@@ -1133,4 +1154,31 @@ func activeUserFormats() []*Format {
 	userMu.RLock()
 	defer userMu.RUnlock()
 	return userFormats
+}
+
+// providerSlug resolves a provider named by the profile: a built-in
+// platform by any of its names, else a slug of the profile's own (aws,
+// azure, an internal cloud), kept in ownSlugs.
+func (cp *compiledProfile) providerSlug(s string) (string, bool) {
+	if slug, ok := ledger.ParseProvider(s); ok {
+		return slug, true
+	}
+	slug := strings.TrimSpace(s)
+	if !ledger.ValidProviderSlug(slug) {
+		return "", false
+	}
+	if !slices.Contains(cp.ownSlugs, slug) {
+		cp.ownSlugs = append(cp.ownSlugs, slug)
+	}
+	return slug, true
+}
+
+// parseProvider maps a provider column's cell: a built-in platform's name,
+// or the slug or a display name of one of the profile's own slugs.
+func (cp *compiledProfile) parseProvider(s string) (string, bool) {
+	if slug, ok := ledger.ParseProvider(s); ok {
+		return slug, true
+	}
+	slug, ok := cp.ownNames[strings.ToLower(strings.TrimSpace(s))]
+	return slug, ok
 }

@@ -46,7 +46,8 @@ func TestParseProfileErrors(t *testing.T) {
 		{"unknown field", minimalProfile + "cost = [\"费用\"]\n", "profile my.toml: columns.cost: unknown field for target transactions"},
 		{"missing required column", strings.Replace(minimalProfile, "amount = [\"金额\"]\n", "", 1), "profile my.toml: columns.amount: missing"},
 		{"no provider", strings.Replace(minimalProfile, "fixed = \"autodl\"", "", 1), "profile my.toml: provider: missing"},
-		{"unknown provider", strings.Replace(minimalProfile, "autodl", "acme", 1), "profile my.toml: provider.fixed: \"acme\" is not a known platform"},
+		{"bad provider slug", strings.Replace(minimalProfile, "autodl", "Acme Cloud!", 1), "profile my.toml: provider.fixed: \"Acme Cloud!\" is neither a known platform nor a slug"},
+		{"names for a built-in platform", strings.Replace(minimalProfile, "fixed = \"autodl\"", "fixed = \"autodl\"\nname_en = \"X\"", 1), "profile my.toml: provider.name_zh: display names are for a slug of the profile's own"},
 		{"bad regex", minimalProfile + "[[tx_type]]\nmatch = '充值('\ntype = \"topup\"\n", "profile my.toml: tx_type[0].match: error parsing regexp"},
 		{"bad tx type", minimalProfile + "[[tx_type]]\nmatch = '充值'\ntype = \"gift\"\n", "profile my.toml: tx_type[0].type: \"gift\" is not one of"},
 		{"rule missing match", minimalProfile + "[[tx_type]]\ntype = \"topup\"\n", "profile my.toml: tx_type[0].match: missing"},
@@ -376,4 +377,60 @@ func FuzzConsoleCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzScan(t, writeTemp(t, dir, "autodl-fuzz.csv", data))
 	})
+}
+
+// TestProfileOwnProvider: a profile may name a provider that is not one of
+// the ten built-in platforms (a user's AWS or Azure bill), fixed or through
+// a provider column, with its display name.
+func TestProfileOwnProvider(t *testing.T) {
+	tests := []struct {
+		name, provider, csv string
+		wantSlug, wantName  string
+	}{
+		{"fixed aws", "fixed = \"aws\"\nname_en = \"AWS\"",
+			"时间,金额,类型\n2026-10-03 10:00,100,充值\n", "aws", "AWS"},
+		{"column with accept", "accept = [\"azure-cn\"]\nname_zh = \"世纪互联 Azure\"\nname_en = \"Azure China\"",
+			"平台,时间,金额,类型\nAzure China,2026-10-03 10:00,100,充值\nazure-cn,2026-10-04 10:00,50,充值\n", "azure-cn", "Azure China"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := strings.Replace(minimalProfile, "fixed = \"autodl\"", tc.provider, 1)
+			if strings.Contains(tc.csv, "平台") {
+				doc += "provider = [\"平台\"]\n"
+			}
+			doc += "[[tx_type]]\nmatch = '充值'\ntype = \"topup\"\n"
+			p, err := ParseProfile("my.toml", []byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			restore := UseProfiles(p)
+			defer restore()
+			db := testkit.OpenLedger(t)
+			path := writeTemp(t, t.TempDir(), "bill.csv", []byte(tc.csv))
+			res, err := ImportFile(context.Background(), db, path, Options{TZ: shanghai})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Format != "t" || res.New == 0 {
+				t.Fatalf("got format %q, %d new; want t and the rows", res.Format, res.New)
+			}
+			var slugs []string
+			rows, err := db.SQL().Query(`SELECT DISTINCT provider FROM transactions`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var s string
+				rows.Scan(&s)
+				slugs = append(slugs, s)
+			}
+			rows.Close()
+			if len(slugs) != 1 || slugs[0] != tc.wantSlug {
+				t.Errorf("got providers %v, want [%s]", slugs, tc.wantSlug)
+			}
+			if got := ledger.ProviderName(tc.wantSlug, "en"); got != tc.wantName {
+				t.Errorf("ProviderName(%s, en) = %q, want %q", tc.wantSlug, got, tc.wantName)
+			}
+		})
+	}
 }

@@ -21,7 +21,10 @@ type Check struct {
 	Name   string // stable id: integrity, foreign_keys, schema_version, …
 	Status string // CheckOK, CheckWarning or CheckProblem
 	Detail string // what was found, in English
-	Count  int64  // how many rows or records are affected (0 when none or not countable)
+	// DetailZH is Detail in Chinese where doctor words it itself ("" where
+	// the detail is a database error: shown as Detail).
+	DetailZH string
+	Count    int64 // how many rows or records are affected (0 when none or not countable)
 }
 
 // DoctorReport is the outcome of Doctor.
@@ -95,7 +98,7 @@ func Doctor(ctx context.Context, path string) (*DoctorReport, error) {
 // integrityCheck runs PRAGMA integrity_check. Count is -1 when the file is
 // no SQLite database.
 func integrityCheck(ctx context.Context, db *sql.DB) Check {
-	c := Check{Name: "integrity", Status: CheckOK, Detail: "PRAGMA integrity_check: ok"}
+	c := Check{Name: "integrity", Status: CheckOK, Detail: "PRAGMA integrity_check: ok", DetailZH: "完整性检查（PRAGMA integrity_check）通过"}
 	rows, err := db.QueryContext(ctx, `PRAGMA integrity_check(100)`)
 	if err != nil {
 		return Check{Name: "integrity", Status: CheckProblem, Count: -1, Detail: "not a readable SQLite database: " + err.Error()}
@@ -122,7 +125,7 @@ func integrityCheck(ctx context.Context, db *sql.DB) Check {
 }
 
 func foreignKeyCheck(ctx context.Context, db *sql.DB) Check {
-	c := Check{Name: "foreign_keys", Status: CheckOK, Detail: "PRAGMA foreign_key_check: no violations"}
+	c := Check{Name: "foreign_keys", Status: CheckOK, Detail: "PRAGMA foreign_key_check: no violations", DetailZH: "外键检查（PRAGMA foreign_key_check）无违例"}
 	rows, err := db.QueryContext(ctx, `PRAGMA foreign_key_check`)
 	if err != nil {
 		return Check{Name: "foreign_keys", Status: CheckProblem, Detail: err.Error()}
@@ -176,10 +179,13 @@ func versionCheck(ctx context.Context, db *sql.DB, r *DoctorReport) Check {
 		c.Status, c.Detail = CheckProblem, "no gpubill schema (schema_migrations is missing or empty): not a gpubill ledger"
 	case v > want:
 		c.Status, c.Detail = CheckProblem, fmt.Sprintf("version %d, newer than this gpubill knows (%d): upgrade gpubill", v, want)
+		c.DetailZH = fmt.Sprintf("版本 %d，比本程序认识的 %d 新：请升级 gpubill", v, want)
 	case v < want:
 		c.Status, c.Detail = CheckWarning, fmt.Sprintf("version %d, older than this gpubill's %d: the next command that opens it migrates it", v, want)
+		c.DetailZH = fmt.Sprintf("版本 %d，比本程序的 %d 旧：下一个打开它的命令会自动升级", v, want)
 	default:
 		c.Status, c.Detail = CheckOK, fmt.Sprintf("version %d (current)", v)
+		c.DetailZH = fmt.Sprintf("版本 %d（最新）", v)
 	}
 	return c
 }
@@ -195,7 +201,7 @@ func emptyDatabase(ctx context.Context, db *sql.DB) bool {
 var rowTables = []string{"line_items", "transactions", "payments"}
 
 func orphanCheck(ctx context.Context, db *sql.DB) Check {
-	c := Check{Name: "orphan_rows", Status: CheckOK, Detail: "every line item, money-flow row and payment belongs to an import"}
+	c := Check{Name: "orphan_rows", Status: CheckOK, Detail: "every line item, money-flow row and payment belongs to an import", DetailZH: "每条费用明细、收支记录和支付记录都属于某次导入"}
 	var parts []string
 	for _, table := range rowTables {
 		var n int64
@@ -219,7 +225,7 @@ func orphanCheck(ctx context.Context, db *sql.DB) Check {
 // carry its id: an import adds exactly its new rows, and only an undo (which
 // removes the record too) takes them away.
 func countsCheck(ctx context.Context, db *sql.DB) Check {
-	c := Check{Name: "import_counts", Status: CheckOK, Detail: "every import record holds as many rows as it added"}
+	c := Check{Name: "import_counts", Status: CheckOK, Detail: "every import record holds as many rows as it added", DetailZH: "每条导入记录的行数与它新增的行数一致"}
 	return listCheck(ctx, db, c, `
 		WITH held(import_id, n) AS (
 			SELECT import_id, count(*) FROM line_items GROUP BY import_id
@@ -246,7 +252,7 @@ const dataEndsVersion = 7
 // it stands for: imports raise it and undoing an import computes it again,
 // so only an edit of the file outside gpubill makes them disagree.
 func dataEndsCheck(ctx context.Context, db *sql.DB) Check {
-	c := Check{Name: "data_ends", Status: CheckOK, Detail: "the stored end of every provider's data matches its line items"}
+	c := Check{Name: "data_ends", Status: CheckOK, Detail: "the stored end of every provider's data matches its line items", DetailZH: "每个平台记下的数据截止时间与其费用明细一致"}
 	return listCheck(ctx, db, c, `
 		WITH got(provider, e) AS (SELECT provider, max(charge_period_end) FROM line_items GROUP BY provider)
 		SELECT coalesce(g.provider, d.provider), coalesce(d.charge_period_end, 'none'), coalesce(g.e, 'none')
@@ -266,7 +272,7 @@ func dataEndsCheck(ctx context.Context, db *sql.DB) Check {
 // writes its record and its rows in one transaction, so a committed
 // record that is still "running" means something else wrote the file.
 func unfinishedCheck(ctx context.Context, db *sql.DB) Check {
-	c := Check{Name: "unfinished_imports", Status: CheckOK, Detail: "every import record is finished"}
+	c := Check{Name: "unfinished_imports", Status: CheckOK, Detail: "every import record is finished", DetailZH: "每条导入记录都已完成"}
 	return listCheck(ctx, db, c, `SELECT id FROM imports WHERE status != 'ok' ORDER BY id`,
 		func(rows *sql.Rows) (string, error) {
 			var id int64
@@ -309,10 +315,12 @@ func listCheck(ctx context.Context, db *sql.DB, c Check, q string, describe func
 // modeCheck warns when others than the owner may read the ledger (a file
 // made by hand, or copied with a lax umask).
 func modeCheck(st os.FileInfo) Check {
-	c := Check{Name: "file_mode", Status: CheckOK, Detail: fmt.Sprintf("%v: only the owner can read it", st.Mode().Perm())}
+	c := Check{Name: "file_mode", Status: CheckOK, Detail: fmt.Sprintf("%v: only the owner can read it", st.Mode().Perm()),
+		DetailZH: fmt.Sprintf("%v：只有所有者能读", st.Mode().Perm())}
 	if st.Mode().Perm()&0o077 != 0 {
 		c.Status = CheckWarning
 		c.Detail = fmt.Sprintf("%v: others can read the ledger; chmod 600 it", st.Mode().Perm())
+		c.DetailZH = fmt.Sprintf("%v：其他用户也能读这个账本；请 chmod 600", st.Mode().Perm())
 	}
 	return c
 }

@@ -1,7 +1,9 @@
 package ledger
 
 import (
+	"regexp"
 	"strings"
+	"sync"
 )
 
 // Charge kinds: what a line item pays for (DESIGN.md "Vocabulary").
@@ -159,8 +161,58 @@ func ProviderRank(slug string) int {
 	return len(Providers)
 }
 
-// ProviderName gives a provider's display name in lang ("zh" or "en");
-// unknown slugs (FOCUS providers such as aws) are returned as they are.
+// otherProviders are display names of providers that are not platforms of
+// DESIGN.md but appear in FOCUS files (ProviderName lower-cased) and in
+// users' profiles: shown as their brands write them (AWS, not aws).
+var otherProviders = map[string][2]string{ // slug: zh, en
+	"aws":       {"AWS", "AWS"},
+	"amazon":    {"AWS", "AWS"},
+	"azure":     {"Azure", "Azure"},
+	"microsoft": {"Microsoft Azure", "Microsoft Azure"},
+	"google":    {"Google Cloud", "Google Cloud"},
+	"gcp":       {"Google Cloud", "Google Cloud"},
+	"oracle":    {"Oracle Cloud", "Oracle Cloud"},
+	"oci":       {"Oracle Cloud", "Oracle Cloud"},
+	"ibm":       {"IBM Cloud", "IBM Cloud"},
+	"baidu":     {"百度智能云", "Baidu AI Cloud"},
+	"ucloud":    {"UCloud", "UCloud"},
+	"jdcloud":   {"京东云", "JD Cloud"},
+	"ksyun":     {"金山云", "Kingsoft Cloud"},
+	"ctyun":     {"天翼云", "China Telecom Cloud"},
+}
+
+// namedProviders are display names declared at run time (a profile's
+// [provider] name_zh / name_en), by slug.
+var namedProviders sync.Map // slug → [2]string{zh, en}
+
+// SetProviderName declares the display names of a provider slug that is
+// not one of Providers (a user's profile for AWS or an internal cloud); an
+// empty name falls back to the other, then to the slug's own display form.
+func SetProviderName(slug, zh, en string) {
+	if zh == "" {
+		zh = en
+	}
+	if en == "" {
+		en = zh
+	}
+	if zh == "" {
+		return
+	}
+	namedProviders.Store(slug, [2]string{zh, en})
+}
+
+// slugRE is the form of a provider slug that is not one of Providers:
+// lower-case letters, digits and dashes, starting with a letter.
+var slugRE = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
+
+// ValidProviderSlug reports whether s can name a provider of its own.
+func ValidProviderSlug(s string) bool { return slugRE.MatchString(s) }
+
+// ProviderName gives a provider's display name in lang ("zh" or "en").
+// Slugs that are not platforms of DESIGN.md (FOCUS providers, profiles'
+// own slugs) are shown by a declared or well-known name (AWS for aws),
+// else as a brand would write the slug: upper case up to three letters
+// (gcp → GCP), else capitalised (mycloud → Mycloud).
 func ProviderName(slug, lang string) string {
 	for _, p := range Providers {
 		if p.Slug == slug {
@@ -170,5 +222,21 @@ func ProviderName(slug, lang string) string {
 			return p.NameEN
 		}
 	}
-	return slug
+	names, ok := otherProviders[slug]
+	if v, found := namedProviders.Load(slug); found {
+		names, ok = v.([2]string), true
+	}
+	if ok {
+		if lang == "zh" {
+			return names[0]
+		}
+		return names[1]
+	}
+	if !slugRE.MatchString(slug) {
+		return slug
+	}
+	if len(slug) <= 3 {
+		return strings.ToUpper(slug)
+	}
+	return strings.ToUpper(slug[:1]) + slug[1:]
 }

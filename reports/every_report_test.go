@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -145,4 +146,65 @@ func TestEveryReportHTML(t *testing.T) {
 // htmlText escapes s as html/template does in text.
 func htmlText(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+// TestEveryReportXLSXPrints reads back the print settings of every report
+// workbook (the refunds workbook included): every sheet prints on A4,
+// landscape, fitted to one page wide, and a sheet with a table repeats its
+// header row on each page; a text column capped in width wraps, so no text
+// runs past the table and widens the printed page.
+func TestEveryReportXLSXPrints(t *testing.T) {
+	for name, rep := range everyReport(t) {
+		t.Run(name, func(t *testing.T) {
+			opts := WriteOptions{Format: FormatXLSX, Lang: "zh"}
+			f, _ := openXLSX(t, rep, opts)
+			norm, err := opts.normalize()
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := rep.document(norm)
+			titles := map[string]string{}
+			for _, dn := range f.GetDefinedName() {
+				if dn.Name == "_xlnm.Print_Titles" {
+					titles[dn.Scope] = dn.RefersTo
+				}
+			}
+			for si, sheet := range f.GetSheetList() {
+				pl, err := f.GetPageLayout(sheet)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if pl.Size == nil || *pl.Size != 9 || pl.Orientation == nil || *pl.Orientation != "landscape" ||
+					pl.FitToWidth == nil || *pl.FitToWidth != 1 || pl.FitToHeight == nil || *pl.FitToHeight != 0 {
+					t.Errorf("%s: page layout %s, want A4 (9) landscape, 1 page wide, any number tall", sheet, pageLayoutText(pl))
+				}
+				props, err := f.GetSheetProps(sheet)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if props.FitToPage == nil || !*props.FitToPage {
+					t.Errorf("%s: fit to page is off", sheet)
+				}
+				if si < len(doc.sections) && doc.sections[si].grid != nil && len(doc.sections[si].grid.cols) > 0 {
+					if want := "'" + sheet + "'!$1:$1"; titles[sheet] != want && titles[sheet] != sheet+"!$1:$1" {
+						t.Errorf("%s: print titles %q, want the header row %s", sheet, titles[sheet], want)
+					}
+				}
+			}
+		})
+	}
+}
+
+func pageLayoutText(pl excelize.PageLayoutOptions) string {
+	s := func(p *int) string {
+		if p == nil {
+			return "unset"
+		}
+		return strconv.Itoa(*p)
+	}
+	o := "unset"
+	if pl.Orientation != nil {
+		o = *pl.Orientation
+	}
+	return "size " + s(pl.Size) + ", " + o + ", wide " + s(pl.FitToWidth) + ", tall " + s(pl.FitToHeight)
 }

@@ -42,6 +42,31 @@ type FindingsReport struct {
 	Month    string
 	Findings []FindingEntry // by rule (ledger.RuleIDs order), provider, severity (most severe first), period, resource
 	Totals   []FindingTotal // by currency code
+	// noBills: the ledger holds no line item of Month, so "no findings"
+	// would read as a clean month; the report says there are no bills.
+	noBills bool
+}
+
+// markNoBills sets r.noBills when r has no findings and the ledger holds
+// no line item of r.Month.
+func (r *FindingsReport) markNoBills(ctx context.Context, db *ledger.DB) error {
+	if r.Month == "" || len(r.Findings) > 0 {
+		return nil
+	}
+	ms, err := db.Months(ctx)
+	if err != nil {
+		return fmt.Errorf("reports: findings: %w", err)
+	}
+	r.noBills = !slices.Contains(ms, r.Month)
+	return nil
+}
+
+// emptyText is what the report says when it lists no finding.
+func (r *FindingsReport) emptyText(lang string) string {
+	if r.noBills {
+		return fmt.Sprintf(tr(lang, "no_bills"), r.Month)
+	}
+	return tr(lang, "no_findings")
 }
 
 // Findings reads the stored findings of month ("" = every month) and the
@@ -55,7 +80,8 @@ func Findings(ctx context.Context, db *ledger.DB, month string) (*FindingsReport
 	if err != nil {
 		return nil, fmt.Errorf("reports: findings: %w", err)
 	}
-	return NewFindingsReport(month, fs, nil), nil
+	r := NewFindingsReport(month, fs, nil)
+	return r, r.markNoBills(ctx, db)
 }
 
 // NewFindingsReport builds the report from findings and the billed cost of
@@ -354,7 +380,7 @@ func (r *FindingsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 		b.WriteString(oneLine(title) + "\n")
 	}
 	if len(r.Findings) == 0 {
-		b.WriteString("\n" + tr(lang, "no_findings") + "\n")
+		b.WriteString("\n" + r.emptyText(lang) + "\n")
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -796,7 +822,7 @@ func (r *FindingsReport) document(opts WriteOptions) *document {
 	}
 	if opts.Format == FormatHTML {
 		if len(r.Findings) == 0 {
-			doc.sections = append(doc.sections, section{key: "findings", grid: &grid{}, empty: tr(lang, "no_findings")})
+			doc.sections = append(doc.sections, section{key: "findings", grid: &grid{}, empty: r.emptyText(lang)})
 		}
 		for i := range r.Findings {
 			e := &r.Findings[i]
@@ -837,7 +863,7 @@ func (r *FindingsReport) document(opts WriteOptions) *document {
 				evidenceText(e.Evidence), e.Fingerprint)
 		}
 		doc.sections = append(doc.sections, section{key: "findings", title: tr(lang, "title.findings"), grid: g,
-			empty: tr(lang, "no_findings")})
+			empty: r.emptyText(lang)})
 	}
 	totals := &grid{cols: []column{
 		textCol("currency", tr(lang, "col.currency")),

@@ -335,7 +335,7 @@ func TestFindingsBlocks(t *testing.T) {
 			"      占用费\n" +
 			"      证据：a.csv 第 3 行\n" +
 			"\nmy_rule\n" +
-			"  [weird] acme  -  -  涉及金额 2.00 EUR  指纹 fp2\n" +
+			"  [weird] Acme  -  -  涉及金额 2.00 EUR  指纹 fp2\n" +
 			"      1. *bold* | <b> & [x](y) ~~s~~ `c`\n" +
 			"      建议：- do _this_ now\n" +
 			"      证据：dir/we`ird_1.csv 第 5–6 行（共 2 行）\n"},
@@ -345,7 +345,7 @@ func TestFindingsBlocks(t *testing.T) {
 			"  - seat fee\n" +
 			"  - Evidence: `a.csv` row 3\n" +
 			"\n### my\\_rule\n\n" +
-			"- **weird** · acme · - · - · at risk 2.00 EUR · fingerprint `fp2`\n" +
+			"- **weird** · Acme · - · - · at risk 2.00 EUR · fingerprint `fp2`\n" +
 			"  - 1\\. \\*bold\\* \\| &lt;b&gt; &amp; \\[x\\](y) \\~\\~s\\~\\~ \\`c\\`\n" +
 			"  - Advice: \\- do \\_this\\_ now\n" +
 			"  - Evidence: ``dir/we`ird_1.csv`` rows 5–6 (2 rows)\n"},
@@ -377,7 +377,9 @@ func TestFindingsEmpty(t *testing.T) {
 		want string
 	}{
 		{"json", WriteOptions{Format: FormatJSON}, "{\n  \"month\": \"2026-10\",\n  \"findings\": [],\n  \"totals\": []\n}\n"},
-		{"table zh", WriteOptions{Format: FormatTable, Lang: "zh"}, "审计发现 2026-10\n\n没有发现问题。\n"},
+		// an empty ledger: no bills of the month, which is not a clean month
+		{"table zh", WriteOptions{Format: FormatTable, Lang: "zh"}, "审计发现 2026-10\n\n2026-10 没有账单：账本里没有这个月的费用明细，所以无可审计（不是没有问题）。用 gpubill import 导入这个月的账单后再审计。\n"},
+		{"md en", WriteOptions{Format: FormatMarkdown, Lang: "en"}, "# Findings 2026-10\n\nNo bills for 2026-10: the ledger holds no line items of that month, so there is nothing to audit (not a clean month). Import the month's bills with gpubill import, then audit.\n"},
 		{"csv header only", WriteOptions{Format: FormatCSV}, "fingerprint,rule_id,severity,provider,resource_id,period_start,period_end,currency,amount_at_risk,state,reason_zh,reason_en,advice_zh,advice_en,evidence\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

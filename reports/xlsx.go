@@ -89,6 +89,9 @@ func writeXLSX(w io.Writer, opts WriteOptions, doc *document) error {
 		if err := x.writeSection(name, s); err != nil {
 			return fmt.Errorf("reports: xlsx sheet %q: %w", name, err)
 		}
+		if err := printSetup(f, name, s.grid != nil && len(s.grid.cols) > 0); err != nil {
+			return fmt.Errorf("reports: xlsx sheet %q: %w", name, err)
+		}
 	}
 	// The title and notes sheet, last.
 	name := x.sheetName(tr(opts.Lang, "xlsx.notes"), "notes")
@@ -100,6 +103,9 @@ func writeXLSX(w io.Writer, opts WriteOptions, doc *document) error {
 		return fmt.Errorf("reports: xlsx: %w", err)
 	}
 	if err := x.writeNotes(name, doc); err != nil {
+		return fmt.Errorf("reports: xlsx sheet %q: %w", name, err)
+	}
+	if err := printSetup(f, name, false); err != nil {
 		return fmt.Errorf("reports: xlsx sheet %q: %w", name, err)
 	}
 	f.SetActiveSheet(0)
@@ -130,6 +136,30 @@ func writeXLSX(w io.Writer, opts WriteOptions, doc *document) error {
 	}
 	_, err = w.Write(out)
 	return err
+}
+
+// printSetup makes a sheet print as people expect of a report: A4,
+// landscape, every column on one page width (as many pages down as it
+// takes), and the header row repeated on each page. Without it a wide
+// sheet printed column by column: a 4-row refunds workbook came out of
+// LibreOffice as 22 pages.
+func printSetup(f *excelize.File, sheet string, header bool) error {
+	size, orient, wide, tall := 9, "landscape", 1, 0 // 9 = A4; 0 = as many pages as needed
+	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{
+		Size: &size, Orientation: &orient, FitToWidth: &wide, FitToHeight: &tall,
+	}); err != nil {
+		return err
+	}
+	fit := true
+	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return err
+	}
+	if !header {
+		return nil
+	}
+	return f.SetDefinedName(&excelize.DefinedName{
+		Name: "_xlnm.Print_Titles", RefersTo: "'" + strings.ReplaceAll(sheet, "'", "''") + "'!$1:$1", Scope: sheet,
+	})
 }
 
 // sheetNameBad holds the characters Excel forbids in a sheet name.
@@ -289,8 +319,33 @@ func (x *xlsxWriter) writeSection(sheet string, s *section) error {
 		if err := f.SetColWidth(sheet, col, col, float64(min(wd+2, xlsxMaxWidth))); err != nil {
 			return err
 		}
+		// Text wider than its capped column wraps inside it: text running
+		// past the last column would widen the printed page until the
+		// table shrank to an unreadable size.
+		if wd+2 > xlsxMaxWidth && g.cols[i].kind == colText && len(g.rows) > 0 {
+			wrap, err := x.wrapStyle()
+			if err != nil {
+				return err
+			}
+			if err := f.SetCellStyle(sheet, col+"2", col+strconv.Itoa(len(g.rows)+1), wrap); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// wrapStyle is the style of a long text cell: wrapped, aligned to the top.
+func (x *xlsxWriter) wrapStyle() (int, error) {
+	if id, ok := x.styles["wrap"]; ok {
+		return id, nil
+	}
+	id, err := x.f.NewStyle(&excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}})
+	if err != nil {
+		return 0, err
+	}
+	x.styles["wrap"] = id
+	return id, nil
 }
 
 // setCell writes one cell typed by its column and returns its text as

@@ -756,6 +756,10 @@ func (priceDeviation) finding(in *Input, g *priceGroup, th thresholds) ledger.Fi
 		}
 		fromZH = fmt.Sprintf("参考价来自价格目录（%s %s %s，来源：%s，%s 所见%s）", provZH, p.GPUModelText, pricingText(p.PricingModel, "", "zh"), src, seen, noteZH)
 		fromEN = fmt.Sprintf("the price catalog's %s %s %s price (source: %s, seen %s%s)", provEN, p.GPUModelText, pricingText(p.PricingModel, "", "en"), src, seen, noteEN)
+		if days, old := priceAge(p.Seen, in.MonthEnd); old {
+			fromZH += fmt.Sprintf("；该目录价已是 %d 天前（超过 90 天）所见，可能已过时", days)
+			fromEN += fmt.Sprintf("; that catalog price was seen %d days before the end of %s (over 90 days) and may be out of date", days, in.Month)
+		}
 		refBasis = fmt.Sprintf("reference = price catalog %s %s %s %s %s (source: %s, seen %s)", p.Provider, p.GPUModel, p.PricingModel, p.Currency,
 			FormatPrice(p.PerHour, p.Currency, "h"), src, seen)
 		adviceZH = "到平台价格页核对该型号当前价格（目录价是个人观测的近似值，因地区、时段而异）：若计费单价高于下单时显示的价格，凭这些记录联系客服要求退还差额；否则考虑换用同型号更便宜的地区或平台。"
@@ -808,4 +812,31 @@ func (priceDeviation) finding(in *Input, g *priceGroup, th thresholds) ledger.Fi
 		AdviceEN: adviceEN,
 		Evidence: evidenceOf(items),
 	}
+}
+
+// oldPriceDays is the age past which a catalog price is flagged as old.
+const oldPriceDays = 90
+
+// priceAge is how many days before monthEnd (the end of the audited month,
+// exclusive) a catalog price was seen, and whether that is more than 90 days.
+// The age is taken against the audited month, not the day of the audit, so a
+// rerun of an old month gives the same finding. A price seen as a month only
+// (YYYY-MM) counts from the last day of that month; an unknown date or month
+// end is never flagged.
+func priceAge(seen string, monthEnd time.Time) (days int, old bool) {
+	if monthEnd.IsZero() {
+		return 0, false
+	}
+	t, err := time.Parse("2006-01-02", seen)
+	if err != nil {
+		m, err := time.Parse("2006-01", seen)
+		if err != nil {
+			return 0, false
+		}
+		t = m.AddDate(0, 1, -1)
+	}
+	y, mo, d := monthEnd.Date()
+	end := time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)
+	days = int(end.Sub(t).Hours() / 24)
+	return days, days > oldPriceDays
 }

@@ -237,6 +237,16 @@ func TestPriceDeviation(t *testing.T) {
 			},
 		},
 		{
+			name:  "catalog_price_older_than_90_days",
+			month: "2027-03",
+			items: func(t *testing.T) []ledger.LineItem {
+				// The catalog's ¥1.9 was seen 2026-11-29, 123 days before the end
+				// of March 2027: the reason says the price may be out of date.
+				return pdHours(t, "autodl", "inst-13", "2027-03-03 10:00", 3, "2.50", pdGPU("RTX 4090", 1))
+			},
+			want: []want{{rule: "price_deviation", resource: "inst-13", amount: "1.8", severity: "low", evidence: 3}},
+		},
+		{
 			name: "threshold_parameter",
 			sets: []string{"price_deviation.max_excess_pct=10"},
 			items: func(t *testing.T) []ledger.LineItem {
@@ -492,6 +502,29 @@ func BenchmarkPriceDeviation(b *testing.B) {
 		}
 		if len(fs) != 0 {
 			b.Fatalf("got %d findings on steady prices, want 0", len(fs))
+		}
+	}
+}
+
+func TestPriceAge(t *testing.T) {
+	sh := time.FixedZone("CST", 8*3600)
+	for _, tc := range []struct {
+		seen     string
+		monthEnd time.Time
+		days     int
+		old      bool
+	}{
+		{"2026-11-29", time.Date(2026, 12, 1, 0, 0, 0, 0, sh), 2, false},
+		{"2026-11-29", time.Date(2027, 2, 27, 0, 0, 0, 0, sh), 90, false},
+		{"2026-11-29", time.Date(2027, 2, 28, 0, 0, 0, 0, sh), 91, true},
+		{"2026-11", time.Date(2027, 3, 1, 0, 0, 0, 0, sh), 91, true}, // from Nov 30
+		{"2026-11", time.Date(2027, 2, 28, 0, 0, 0, 0, sh), 90, false},
+		{"", time.Date(2027, 3, 1, 0, 0, 0, 0, sh), 0, false},
+		{"2026-11-29", time.Time{}, 0, false},
+	} {
+		days, old := priceAge(tc.seen, tc.monthEnd)
+		if days != tc.days || old != tc.old {
+			t.Errorf("priceAge(%q, %s): got %d %v, want %d %v", tc.seen, tc.monthEnd.Format(time.DateOnly), days, old, tc.days, tc.old)
 		}
 	}
 }

@@ -133,8 +133,13 @@ func (a *app) runDemo(cmd *cobra.Command, dir string) error {
 	if err := writeFile(book, pk.WriteXLSX); err != nil {
 		return internal(err)
 	}
-	a.say("\n示例账单在 %s，账本在 %s。\n本月图表：%s\n报销材料：%s\n继续试试：\n  gpubill --db %s report instances\n  gpubill --db %s report whatif\n  gpubill --db %s reconcile",
-		"\nThe sample bills are in %s, the ledger is %s.\nThe month in charts: %s\nThe reimbursement packet: %s\nGo on with:\n  gpubill --db %s report instances\n  gpubill --db %s report whatif\n  gpubill --db %s reconcile",
+	// After `go run ./cmd/gpubill demo` there is no gpubill binary yet: say
+	// how to build one from the clone (the module is not published, so no
+	// `go install …@latest`).
+	a.say("\n示例账单在 %s，账本在 %s。\n本月图表：%s\n报销材料：%s\n继续试试：\n  gpubill --db %s report instances\n  gpubill --db %s report whatif\n  gpubill --db %s reconcile\n"+
+		"还没有 gpubill 程序？在仓库目录里运行 go build -o gpubill ./cmd/gpubill（得到 ./gpubill），或 go install ./cmd/gpubill（装到 $(go env GOPATH)/bin）。",
+		"\nThe sample bills are in %s, the ledger is %s.\nThe month in charts: %s\nThe reimbursement packet: %s\nGo on with:\n  gpubill --db %s report instances\n  gpubill --db %s report whatif\n  gpubill --db %s reconcile\n"+
+			"No gpubill binary yet? In the clone run go build -o gpubill ./cmd/gpubill (then ./gpubill), or go install ./cmd/gpubill (into $(go env GOPATH)/bin).",
 		bills, a.dbPath, page, book, a.dbPath, a.dbPath, a.dbPath)
 	return nil
 }

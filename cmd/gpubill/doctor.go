@@ -68,7 +68,11 @@ func (a *app) runDoctor(cmd *cobra.Command) error {
 		t := reports.NewTable(col("check", "检查项", false), col("status", "状态", false), col("count", "数量", true),
 			col("detail", "说明", false))
 		for _, c := range r.Checks {
-			t.Add(c.Name, a.checkStatus(c.Status), strconv.FormatInt(c.Count, 10), c.Detail)
+			detail := c.Detail
+			if a.lang == "zh" && c.DetailZH != "" {
+				detail = c.DetailZH
+			}
+			t.Add(c.Name, a.checkStatus(c.Status), strconv.FormatInt(c.Count, 10), detail)
 		}
 		format := a.textFormat()
 		if format != reports.FormatTSV && format != reports.FormatMarkdown && format != reports.FormatCSV {

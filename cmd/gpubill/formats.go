@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mattn/go-runewidth"
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -158,20 +159,20 @@ func (a *app) writeFormatsText(w io.Writer, fs []ingest.FormatInfo) error {
 			name, detect = f.NameZH, f.DetectZH
 		}
 		fmt.Fprintf(w, "%s (v%s) — %s\n", f.ID, f.Version, name)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		tw := &alignedRows{}
 		row := func(zh, en, v string) {
 			k := en
 			if a.lang == "zh" {
 				k = zh
 			}
-			fmt.Fprintf(tw, "  %s\t%s\n", k, v)
+			tw.add("  "+k, v)
 		}
 		row("可信度", "confidence", f.Confidence)
 		row("识别方式", "recognised by", detect)
 		row("必需表头", "required headers", strings.Join(f.RequiredHeaders, ", "))
 		row("去重键", "dedupe key", f.DedupeKey)
 		row("写入", "stored as", f.Target)
-		if err := tw.Flush(); err != nil {
+		if err := tw.write(w); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
@@ -181,15 +182,15 @@ func (a *app) writeFormatsText(w io.Writer, fs []ingest.FormatInfo) error {
 	} else {
 		fmt.Fprintln(w, "built-in profiles (console table copies; `gpubill formats profile ID` prints the TOML to copy and use with --profile):")
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := &alignedRows{}
 	for _, p := range ingest.BuiltinProfiles() {
 		name := p.NameEN
 		if a.lang == "zh" {
 			name = p.NameZH
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.ID, dash(p.Family), p.Confidence, name)
+		tw.add("  "+p.ID, dash(p.Family), p.Confidence, name)
 	}
-	return tw.Flush()
+	return tw.write(w)
 }
 
 func (a *app) writeCheckText(w io.Writer, res ingest.CheckResult) error {
@@ -211,18 +212,18 @@ func (a *app) writeCheckText(w io.Writer, res ingest.CheckResult) error {
 			where = "sheet " + t.Sheet + ", " + where
 		}
 		fmt.Fprintf(w, "\n%s: %s (%s, confidence %s)\n", where, t.Format.ID, t.Format.NameEN, t.Format.Confidence)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		tw := &alignedRows{}
 		for _, m := range t.Mapped {
 			note := ""
 			if m.RawOnly {
 				note = "(raw only)"
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t→ %s\t%s\n", m.Index, m.Header, m.Field, note)
+			tw.add("  "+strconv.Itoa(m.Index), m.Header, "→ "+m.Field, note)
 		}
 		for _, u := range t.Unknown {
-			fmt.Fprintf(tw, "  -\t%s\t→ (unknown: kept in raw)\t\n", u)
+			tw.add("  -", u, "→ (unknown: kept in raw)", "")
 		}
-		if err := tw.Flush(); err != nil {
+		if err := tw.write(w); err != nil {
 			return err
 		}
 		if len(t.Absent) > 0 {
@@ -236,4 +237,43 @@ func (a *app) writeCheckText(w io.Writer, res ingest.CheckResult) error {
 		fmt.Fprintf(w, "first rows seen:\n  %s\n", strings.Join(res.Candidates, "\n  "))
 	}
 	return nil
+}
+
+// alignedRows lines cells up in columns by display width, as the report
+// tables do (a CJK character takes two cells): text/tabwriter counts runes,
+// so a column after 必需表头 or 交易时间 came out shifted.
+type alignedRows struct{ rows [][]string }
+
+func (t *alignedRows) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// ambiguousNarrow measures East Asian ambiguous characters (→, —) as one
+// cell, as reports/table.go does, so the layout does not depend on the locale.
+var ambiguousNarrow = &runewidth.Condition{EastAsianWidth: false}
+
+func (t *alignedRows) write(w io.Writer) error {
+	var widths []int
+	for _, r := range t.rows {
+		for i, c := range r {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], ambiguousNarrow.StringWidth(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range t.rows {
+		last := len(r) - 1
+		for last > 0 && r[last] == "" {
+			last--
+		}
+		for i := 0; i <= last; i++ {
+			b.WriteString(r[i])
+			if i < last {
+				b.WriteString(strings.Repeat(" ", widths[i]-ambiguousNarrow.StringWidth(r[i])+2))
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

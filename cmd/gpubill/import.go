@@ -178,7 +178,7 @@ func (a *app) writeImportText(w io.Writer, results []ingest.Result, o importOpti
 		col("status", "状态", false))
 	for _, r := range results {
 		t.Add(r.Path, dash(r.Format), dash(r.Provider), strconv.Itoa(r.Read), strconv.Itoa(r.New),
-			strconv.Itoa(r.Duplicate), strconv.Itoa(r.Skipped), r.Status)
+			strconv.Itoa(r.Duplicate), strconv.Itoa(r.Skipped), a.importStatus(r.Status))
 	}
 	format := a.textFormat()
 	if format != reports.FormatTSV && format != reports.FormatMarkdown && format != reports.FormatCSV {
@@ -259,6 +259,23 @@ func previewTables(r ingest.Result, loc *time.Location) []*reports.Table {
 func dash(s string) string {
 	if s == "" {
 		return "-"
+	}
+	return s
+}
+
+// importStatus is an import's status in the output language; JSON keeps
+// the stable English value.
+func (a *app) importStatus(s string) string {
+	if a.lang != "zh" {
+		return s
+	}
+	switch s {
+	case ingest.StatusOK:
+		return "成功"
+	case ingest.StatusFailed:
+		return "失败"
+	case ingest.StatusDryRun:
+		return "试运行"
 	}
 	return s
 }
