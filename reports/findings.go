@@ -45,6 +45,9 @@ type FindingsReport struct {
 	// noBills: the ledger holds no line item of Month, so "no findings"
 	// would read as a clean month; the report says there are no bills.
 	noBills bool
+	// rows cites evidence as spreadsheet rows in the formats people read
+	// (table, md, html); nil cites record numbers, as JSON and CSV do.
+	rows rowCiter
 }
 
 // markNoBills sets r.noBills when r has no findings and the ledger holds
@@ -81,6 +84,9 @@ func Findings(ctx context.Context, db *ledger.DB, month string) (*FindingsReport
 		return nil, fmt.Errorf("reports: findings: %w", err)
 	}
 	r := NewFindingsReport(month, fs, nil)
+	if r.rows, err = newRowCiter(ctx, db); err != nil {
+		return nil, err
+	}
 	return r, r.markNoBills(ctx, db)
 }
 
@@ -338,6 +344,7 @@ func (r *FindingsReport) Write(w io.Writer, opts WriteOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.rows = r.rows
 	switch opts.Format {
 	case FormatJSON:
 		return r.writeJSON(w, opts)
@@ -484,7 +491,7 @@ func writeFindingText(b *strings.Builder, e *FindingEntry, opts WriteOptions) {
 		b.WriteString(detailIndent + tr(lang, "find.advice") + oneLine(advice) + "\n")
 	}
 	if len(e.Evidence) > 0 {
-		b.WriteString(detailIndent + tr(lang, "find.evidence") + evidenceSummary(e.Evidence, lang, oneLineOrDash) + "\n")
+		b.WriteString(detailIndent + tr(lang, "find.evidence") + evidenceSummary(e.Evidence, lang, oneLineOrDash, opts.rows) + "\n")
 	}
 }
 
@@ -507,7 +514,7 @@ func writeFindingMarkdown(b *strings.Builder, e *FindingEntry, opts WriteOptions
 		b.WriteString("  - " + tr(lang, "find.advice") + mdInline(advice) + "\n")
 	}
 	if len(e.Evidence) > 0 {
-		b.WriteString("  - " + tr(lang, "find.evidence") + evidenceSummary(e.Evidence, lang, mdCodeOrDash) + "\n")
+		b.WriteString("  - " + tr(lang, "find.evidence") + evidenceSummary(e.Evidence, lang, mdCodeOrDash, opts.rows) + "\n")
 	}
 }
 
@@ -518,14 +525,18 @@ const maxRangesShown = 8
 // evidenceSummary renders the evidence for humans: per file (in the order
 // the files are first cited), the path as stored, rendered by path, then
 // its rows compressed into ranges and, for more than one row, their count.
-func evidenceSummary(ev []ledger.Evidence, lang string, path func(string) string) string {
-	return strings.Join(evidenceParts(ev, lang, path), tr(lang, "find.file_sep"))
+func evidenceSummary(ev []ledger.Evidence, lang string, path func(string) string, cite rowCiter) string {
+	return strings.Join(evidenceParts(ev, lang, path, cite), tr(lang, "find.file_sep"))
 }
 
 // evidenceParts is evidenceSummary's list before it is joined: one entry per file.
-func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string) []string {
+func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string, cite rowCiter) []string {
 	part := func(f string, rows []int) string {
+		sheet, _ := cite.rows(f, rows)
 		text, n := compressSortedRows(rows, maxRangesShown)
+		if sheet != "" {
+			return path(f) + " " + sheet + "!" + text
+		}
 		if n == 1 {
 			return path(f) + " " + fmt.Sprintf(tr(lang, "find.row"), text)
 		}
@@ -902,7 +913,7 @@ func findingBlock(e *FindingEntry, opts WriteOptions) block {
 	}
 	if len(e.Evidence) > 0 {
 		b.listTitle = tr(lang, "find.evidence_title")
-		b.list = evidenceParts(e.Evidence, lang, orDash)
+		b.list = evidenceParts(e.Evidence, lang, orDash, opts.rows)
 	}
 	return b
 }

@@ -303,7 +303,7 @@ func TestEvidenceSummary(t *testing.T) {
 		{"rows out of order", ev("a.csv", 9, 8, 10, 8), "en", "a.csv rows 8–10 (3 rows)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := evidenceSummary(tc.ev, tc.lang, oneLineOrDash); got != tc.want {
+			if got := evidenceSummary(tc.ev, tc.lang, oneLineOrDash, nil); got != tc.want {
 				t.Errorf("got %q want %q", got, tc.want)
 			}
 		})
