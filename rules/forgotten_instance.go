@@ -86,7 +86,7 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 	}
 	// Texts every finding shares, built once (a million-item month gives
 	// tens of thousands of findings).
-	limitText := formatDuration(limit)
+	limitText, limitZH := formatDuration(limit), formatDurationZH(limit)
 	nightZH := fmt.Sprintf("期间跨越夜间（%s–%s）。", clockText(nightStart), clockText(nightEnd))
 	nightEN := fmt.Sprintf("It ran through the night (%s–%s).", clockText(nightStart), clockText(nightEnd))
 	// Each chunk is made whole at once: grown by append, the findings of
@@ -149,13 +149,13 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 		}
 		startText := formatTime(s.Start, in.TZ)
 		endText := formatTime(s.End, in.TZ)
-		durText := formatDuration(dur)
+		durText, durZH := formatDuration(dur), formatDurationZH(dur)
 		if !over {
 			f.Severity = ledger.SeverityInfo
 			f.AmountAtRisk = valid(decimal.Zero)
 			f.Basis = fmt.Sprintf("session of %s, within the %s limit: nothing beyond it yet", durText, limitText)
 			f.ReasonZH = fmt.Sprintf("实例 %s 自 %s 起已运行 %s，到数据末尾（%s）仍在运行；尚未超过 %s 的上限，请确认是否忘记关机。",
-				s.ResourceID(), startText, durText, formatTime(dataEnd, in.TZ), limitText)
+				s.ResourceID(), startText, durZH, formatTime(dataEnd, in.TZ), limitZH)
 			f.ReasonEN = fmt.Sprintf("Instance %s has run for %s since %s and was still running at the end of the data (%s); within the %s limit so far, check that it was not forgotten.",
 				s.ResourceID(), durText, startText, formatTime(dataEnd, in.TZ), limitText)
 			add(f, i)
@@ -173,7 +173,7 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 			limitText, formatTime(cutoff, in.TZ), beyond, len(s.Items), money)
 		var zh, en []string
 		zh = append(zh, fmt.Sprintf("实例 %s 连续运行 %s（%s 至 %s），超过 %s 的上限，超出部分费用约 %s。",
-			s.ResourceID(), durText, startText, endText, limitText, money))
+			s.ResourceID(), durZH, startText, endText, limitZH, money))
 		en = append(en, fmt.Sprintf("Instance %s ran for %s without a break (%s to %s), beyond the %s limit; the time beyond it cost about %s.",
 			s.ResourceID(), durText, startText, endText, limitText, money))
 		if night {

@@ -115,6 +115,38 @@ func formatDuration(d time.Duration) string {
 	return b.String()
 }
 
+// formatDurationZH is formatDuration in Chinese units, for the zh texts:
+// "1天13小时", "1小时43分", "30分钟", "45秒".
+func formatDurationZH(d time.Duration) string {
+	if d < 0 {
+		return "-" + formatDurationZH(-d)
+	}
+	d = d.Round(time.Second)
+	days := int(d / (24 * time.Hour))
+	d -= time.Duration(days) * 24 * time.Hour
+	h := int(d / time.Hour)
+	d -= time.Duration(h) * time.Hour
+	m := int(d / time.Minute)
+	s := int((d - time.Duration(m)*time.Minute) / time.Second)
+	var b strings.Builder
+	if days > 0 {
+		fmt.Fprintf(&b, "%d天", days)
+	}
+	if h > 0 || (days > 0 && (m > 0 || s > 0)) {
+		fmt.Fprintf(&b, "%d小时", h)
+	}
+	switch {
+	case m > 0 && b.Len() == 0 && s == 0:
+		fmt.Fprintf(&b, "%d分钟", m)
+	case m > 0 || (s > 0 && b.Len() > 0):
+		fmt.Fprintf(&b, "%d分", m)
+	}
+	if s > 0 || b.Len() == 0 {
+		fmt.Fprintf(&b, "%d秒", s)
+	}
+	return b.String()
+}
+
 // formatTime renders an instant in loc for reasons: "2026-10-03 14:00".
 func formatTime(t time.Time, loc *time.Location) string {
 	return t.In(loc).Format("2006-01-02 15:04")

@@ -126,3 +126,24 @@ func TestFormatExact(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatDurationZH(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0秒"},
+		{45 * time.Second, "45秒"},
+		{30 * time.Minute, "30分钟"},
+		{time.Hour, "1小时"},
+		{time.Hour + 43*time.Minute, "1小时43分"},
+		{37 * time.Hour, "1天13小时"},
+		{15 * 24 * time.Hour, "15天"},
+		{24*time.Hour + 30*time.Second, "1天0小时0分30秒"},
+		{-2 * time.Hour, "-2小时"},
+	} {
+		if got := formatDurationZH(tc.d); got != tc.want {
+			t.Errorf("formatDurationZH(%v) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}

@@ -258,7 +258,7 @@ func (minDurationRounding) finding(k roundingKey, terms []roundingTerm, total de
 		Currency:     k.currency,
 		Basis:        basis,
 		ReasonZH: fmt.Sprintf("%d 条计费记录共计费 %s，实际使用 %s，多计 %s，约 %s。",
-			len(terms), formatDuration(b), formatDuration(a), formatDuration(b-a), amount),
+			len(terms), formatDurationZH(b), formatDurationZH(a), formatDurationZH(b-a), amount),
 		ReasonEN: fmt.Sprintf("%s billed %s in total for %s of actual use: %s more than used, about %s.",
 			plural(len(terms), "line item"), formatDuration(b), formatDuration(a), formatDuration(b-a), amount),
 		Evidence: evidenceOf(items),
@@ -274,7 +274,7 @@ func roundingAdvice(p Policy, ok bool) (zh, en string) {
 		return "账单计费时长多于实际使用：若平台声明按秒计费，可凭这些记录申请退还差额；否则短任务尽量合并，或改用按秒计费的平台。",
 			"More time was billed than used: if the platform claims per-second billing, ask for the difference back with these rows; otherwise batch short jobs or use a platform that bills by the second."
 	}
-	stepZH, stepEN := "按 "+formatDuration(p.BillingStep), "in steps of "+formatDuration(p.BillingStep)
+	stepZH, stepEN := "按 "+formatDurationZH(p.BillingStep), "in steps of "+formatDuration(p.BillingStep)
 	switch p.BillingStep {
 	case time.Second:
 		stepZH, stepEN = "按秒", "by the second"
@@ -312,7 +312,7 @@ func (minDurationRounding) policyFinding(in *Input, k roundingKey, terms []round
 		Currency:    k.currency,
 		Basis:       fmt.Sprintf("billed quantity = minimum billed duration %s (policy table%s); actual use unknown, so no amount", minDur, guess),
 		ReasonZH: fmt.Sprintf("%d 次单独开机各计费 %s，恰为%s的最低计费时长；账单没有实际使用时间，无法算出多计金额。",
-			len(terms), minDur, ledger.ProviderName(k.provider, "zh")),
+			len(terms), formatDurationZH(p.MinimumBilled), ledger.ProviderName(k.provider, "zh")),
 		ReasonEN: fmt.Sprintf("%s billed %s each, exactly %s's minimum billed duration; the bill has no actual run times, so the excess cannot be computed.",
 			plural(len(terms), "separate run"), minDur, ledger.ProviderName(k.provider, "en")),
 		AdviceZH: "在平台控制台核对实际开关机时间；若实际用时远短于计费时长，短任务尽量合并。",

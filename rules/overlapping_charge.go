@@ -345,7 +345,7 @@ func (overlappingCharge) finding(in *Input, k overlapGroupKey, chain []overlapIt
 		Currency:     cur,
 		Basis:        basis,
 		ReasonZH: fmt.Sprintf("资源 %s 有 %d 条%s费用记录的时段相互重叠，共重叠 %s（%s），这段时间被重复计费约 %s。",
-			k.resource, len(items), kindZH, formatDuration(m.doubled), span, amount),
+			k.resource, len(items), kindZH, formatDurationZH(m.doubled), span, amount),
 		ReasonEN: fmt.Sprintf("Resource %s has %d %s line items whose periods overlap for %s (%s), so that time was charged twice, about %s.",
 			k.resource, len(items), kindEN, formatDuration(m.doubled), span, amount),
 		AdviceZH: "在平台控制台核对这些记录是否为同一段使用重复计费（如结算行与小时行重叠）；若是，凭这些记录联系客服申请退还重叠部分。",

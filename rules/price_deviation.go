@@ -723,7 +723,7 @@ func (priceDeviation) finding(in *Input, g *priceGroup, th thresholds) ledger.Fi
 		priceText = FormatPrice(minP, cur, "h") + "–" + priceText
 		upToZH, upToEN = "最多", "up to "
 	}
-	hours := formatDuration(secsDuration(secs))
+	hours, hoursZH := formatDuration(secsDuration(secs)), formatDurationZH(secsDuration(secs))
 	n := len(g.terms)
 	model := priceModelText(g)
 	provZH, provEN := ledger.ProviderName(k.provider, "zh"), ledger.ProviderName(k.provider, "en")
@@ -805,7 +805,7 @@ func (priceDeviation) finding(in *Input, g *priceGroup, th thresholds) ledger.Fi
 		Currency:     cur,
 		Basis:        basis,
 		ReasonZH: fmt.Sprintf("实例 %s（%s %s，%s）在 %s 的单价为每卡 %s%s，比参考价 %s %s高 %s，%s；%d 条记录共计费 %s，比按参考价多付约 %s。",
-			res, provZH, model, pricingZH, ranges, priceText, countZH, refText, upToZH, pctText, fromZH, n, hours, amount),
+			res, provZH, model, pricingZH, ranges, priceText, countZH, refText, upToZH, pctText, fromZH, n, hoursZH, amount),
 		ReasonEN: fmt.Sprintf("Instance %s (%s %s, %s) was billed %s per GPU%s on %s, %s%s above the reference %s, %s; over %s and %s billed that is about %s more than at the reference.",
 			res, provEN, model, pricingEN, priceText, countEN, ranges, upToEN, pctText, refText, fromEN, plural(n, "line item"), hours, amount),
 		AdviceZH: adviceZH,

@@ -187,7 +187,7 @@ func (releaseRisk) finding(in *Input, p Policy, ri *releaseInstance, releaseAt, 
 	case past && billedAfter:
 		ago := formatDuration(dataEnd.Sub(releaseAt))
 		reasonZH = fmt.Sprintf("实例 %s 最后一次运行结束于 %s，%s会释放连续关机 %d 天的实例并删除数据，因此它应已于约 %s 被释放（数据末尾 %s 之前 %s）%s。",
-			ri.resource, lastText, nameZH, p.ReleaseDays, relText, endText, ago, laterZH)
+			ri.resource, lastText, nameZH, p.ReleaseDays, relText, endText, formatDurationZH(dataEnd.Sub(releaseAt)), laterZH)
 		reasonEN = fmt.Sprintf("Instance %s last ran until %s and %s releases an instance shut down for %d days with its data, so it was due for release around %s, %s before the end of the data (%s)%s.",
 			ri.resource, lastText, nameEN, p.ReleaseDays, relText, ago, endText, laterEN)
 		adviceZH = "向客服确认该实例和数据是否还在：还在就备份需要的数据或主动释放；已释放就凭这些记录申请退还释放日之后的费用。"
@@ -195,7 +195,7 @@ func (releaseRisk) finding(in *Input, p Policy, ri *releaseInstance, releaseAt, 
 	case past:
 		ago := formatDuration(dataEnd.Sub(releaseAt))
 		reasonZH = fmt.Sprintf("实例 %s 最后一次运行结束于 %s，%s会释放连续关机 %d 天的实例并删除数据，因此它约在 %s 已被释放（数据末尾 %s 之前 %s）%s。",
-			ri.resource, lastText, nameZH, p.ReleaseDays, relText, endText, ago, laterZH)
+			ri.resource, lastText, nameZH, p.ReleaseDays, relText, endText, formatDurationZH(dataEnd.Sub(releaseAt)), laterZH)
 		reasonEN = fmt.Sprintf("Instance %s last ran until %s and %s releases an instance shut down for %d days with its data, so it was released around %s, %s before the end of the data (%s)%s.",
 			ri.resource, lastText, nameEN, p.ReleaseDays, relText, ago, endText, laterEN)
 		adviceZH = "按平台规则其数据应已删除：若仍需要，尽快联系客服确认能否恢复。"
@@ -203,7 +203,7 @@ func (releaseRisk) finding(in *Input, p Policy, ri *releaseInstance, releaseAt, 
 	default:
 		left := formatDuration(releaseAt.Sub(dataEnd))
 		reasonZH = fmt.Sprintf("实例 %s 最后一次运行结束于 %s，%s会释放连续关机 %d 天的实例并删除数据，因此它将在约 %s 被释放（数据末尾 %s 之后 %s）%s。",
-			ri.resource, lastText, nameZH, p.ReleaseDays, relText, endText, left, laterZH)
+			ri.resource, lastText, nameZH, p.ReleaseDays, relText, endText, formatDurationZH(releaseAt.Sub(dataEnd)), laterZH)
 		reasonEN = fmt.Sprintf("Instance %s last ran until %s and %s releases an instance shut down for %d days with its data, so it will be released around %s, %s after the end of the data (%s)%s.",
 			ri.resource, lastText, nameEN, p.ReleaseDays, relText, left, endText, laterEN)
 		adviceZH = fmt.Sprintf("若还需要其中的数据，在 %s 之前开机一次或先备份下载；不再需要就主动释放，免得继续为存储付费。", relText)

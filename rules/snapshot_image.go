@@ -190,7 +190,7 @@ func (r snapshotImage) finding(in *Input, g *snapshotImageGroup, idles []snapsho
 			zh = append(zh, z)
 			en = append(en, e)
 		}
-		reasonZH += strings.Join(zh, "；") + fmt.Sprintf("，不少于 %s，看起来已不存在。", formatDuration(goneAfter))
+		reasonZH += strings.Join(zh, "；") + fmt.Sprintf("，不少于 %s，看起来已不存在。", formatDurationZH(goneAfter))
 		reasonEN += " " + strings.Join(en, "; ") + fmt.Sprintf(", %s or more: it looks gone.", formatDuration(goneAfter))
 	}
 	adviceZH := "确认是否还需要它：不需要就删除；需要保留的话清理旧版本，尽量控制在平台免费额度内。"
@@ -233,7 +233,8 @@ func (r snapshotImage) finding(in *Input, g *snapshotImageGroup, idles []snapsho
 // snapshotImageIdleText says, in zh and en, since when a served instance
 // (or the account, as a fallback) ran no compute.
 func snapshotImageIdleText(in *Input, id snapshotImageIdle, end time.Time) (zh, en string) {
-	idle := formatDuration(end.Sub(id.since).Truncate(time.Hour))
+	idleFor := end.Sub(id.since).Truncate(time.Hour)
+	idle, idleZH := formatDuration(idleFor), formatDurationZH(idleFor)
 	since := formatTime(id.since, in.TZ)
 	if id.sv.how == servedAccount {
 		acctZH, acctEN := id.sv.id, id.sv.id
@@ -241,16 +242,16 @@ func snapshotImageIdleText(in *Input, id snapshotImageIdle, end time.Time) (zh, 
 			acctZH, acctEN = ledger.ProviderName(id.sv.provider, "zh"), ledger.ProviderName(id.sv.provider, "en")
 		}
 		if id.lastRun {
-			return fmt.Sprintf("它未注明所属实例，按账号 %s 整体判断（兜底）：该账号自 %s 起没有任何计算记录（%s）", acctZH, since, idle),
+			return fmt.Sprintf("它未注明所属实例，按账号 %s 整体判断（兜底）：该账号自 %s 起没有任何计算记录（%s）", acctZH, since, idleZH),
 				fmt.Sprintf("It names no instance, so account %s was judged as a whole (fallback): the account ran no compute since %s (%s)", acctEN, since, idle)
 		}
-		return fmt.Sprintf("它未注明所属实例，按账号 %s 整体判断（兜底）：自数据开始（%s）该账号没有任何计算记录（%s）", acctZH, since, idle),
+		return fmt.Sprintf("它未注明所属实例，按账号 %s 整体判断（兜底）：自数据开始（%s）该账号没有任何计算记录（%s）", acctZH, since, idleZH),
 			fmt.Sprintf("It names no instance, so account %s was judged as a whole (fallback): the account ran no compute since the data begins (%s, %s)", acctEN, since, idle)
 	}
 	if id.lastRun {
-		return fmt.Sprintf("它所服务的实例 %s 自 %s 起没有计算记录（%s）", id.sv.id, since, idle),
+		return fmt.Sprintf("它所服务的实例 %s 自 %s 起没有计算记录（%s）", id.sv.id, since, idleZH),
 			fmt.Sprintf("Instance %s, which it serves, ran no compute since %s (%s)", id.sv.id, since, idle)
 	}
-	return fmt.Sprintf("它所服务的实例 %s 自数据开始（%s）没有任何计算记录（%s）", id.sv.id, since, idle),
+	return fmt.Sprintf("它所服务的实例 %s 自数据开始（%s）没有任何计算记录（%s）", id.sv.id, since, idleZH),
 		fmt.Sprintf("Instance %s, which it serves, ran no compute since the data begins (%s, %s)", id.sv.id, since, idle)
 }
