@@ -49,6 +49,10 @@ func (p *RefundPlatform) balanceText(lang string, loc *time.Location) string {
 			if b.Later == 1 && lang != "zh" {
 				s = strings.Replace(s, "movements show", "movement shows", 1)
 			}
+			s += fmt.Sprintf(tr(lang, "refund.balance_carried"), moneyWithCurrency(known(b.Carried), b.Currency))
+			if b.CarriedVouchers.IsPositive() {
+				s += fmt.Sprintf(tr(lang, "refund.balance_carried_vouchers"), moneyWithCurrency(known(b.CarriedVouchers), b.Currency))
+			}
 		}
 		parts = append(parts, s)
 	}
@@ -410,6 +414,10 @@ type refundBalanceJSON struct {
 	Balance        string `json:"balance"`
 	Time           string `json:"time"`
 	LaterMovements int    `json:"later_movements"`
+	// Carried is the balance carried forward (推算) over the later
+	// movements, as reconcile's closing; CarriedVouchers the vouchers in it.
+	Carried         string `json:"balance_carried"`
+	CarriedVouchers string `json:"balance_carried_vouchers"`
 }
 
 type refundTicketJSON struct {
@@ -457,7 +465,8 @@ func (r *RefundsReport) json(opts WriteOptions) refundsJSON {
 		}
 		for _, b := range p.Balances {
 			j.Balances = append(j.Balances, refundBalanceJSON{Account: b.Account, Currency: b.Currency,
-				Balance: ledger.DecimalString(b.Balance), Time: formatRFC3339(b.Time, opts.TZ), LaterMovements: b.Later})
+				Balance: ledger.DecimalString(b.Balance), Time: formatRFC3339(b.Time, opts.TZ), LaterMovements: b.Later,
+				Carried: ledger.DecimalString(b.Carried), CarriedVouchers: ledger.DecimalString(b.CarriedVouchers)})
 		}
 		for _, t := range p.Tickets {
 			j.Tickets = append(j.Tickets, refundTicketJSON{Account: t.Account, Currency: t.Currency,
