@@ -36,11 +36,7 @@ func TestPacketFoots(t *testing.T) {
 		}
 		cfg := rules.DefaultConfig()
 		cfg.TZ = shanghaiTZ
-		res, err := rules.Audit(ctx, db, "2026-10", cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.SaveAudit(ctx, "2026-10", "Asia/Shanghai", res.Params, res.Findings); err != nil {
+		if _, err := rules.AuditAndSave(ctx, db, "2026-10", "Asia/Shanghai", cfg); err != nil {
 			t.Fatal(err)
 		}
 		for _, opts := range []Options{{}, {ClaimDisputed: true}, {InvoicedOnly: true}} {
