@@ -124,7 +124,7 @@ func (a *app) reportRefused(results []ingest.Result) int {
 	for _, r := range results {
 		if r.Err != nil {
 			failed++
-			fmt.Fprintf(a.stderr, "gpubill: %v\n", r.Err)
+			fmt.Fprintf(a.stderr, "gpubill: %s\n", errText(r.Err, a.lang))
 		}
 	}
 	return failed

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,7 +93,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.As(err, &ee) && ee.err == nil {
 		return ee.code // already reported
 	}
-	fmt.Fprintf(stderr, "gpubill: %v\n", err)
+	fmt.Fprintf(stderr, "gpubill: %s\n", errText(err, a.lang))
 	if errors.As(err, &ee) {
 		return ee.code
 	}
@@ -125,7 +126,7 @@ Start with:  gpubill demo` + "\n" + helpTail,
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.dbPath, "db", "", "ledger file (default $GPUBILL_DB, else the user data dir)")
-	pf.StringVar(&a.month, "month", "", "billing month YYYY-MM (default: the last complete month in the ledger)")
+	pf.StringVar(&a.month, "month", "", "billing month YYYY-MM (default: the last complete month that holds the bulk of the ledger's data, named on stderr)")
 	pf.StringVar(&a.tz, "tz", "Asia/Shanghai", "time zone for days, nights and months")
 	pf.StringVar(&a.format, "format", "table", "output format: table|md|csv|tsv|json, and for reports xlsx|html (xlsx is binary: -o FILE or a pipe; with -o FILE.xlsx or FILE.html the format follows the name)")
 	pf.StringVarP(&a.output, "output", "o", "", "write output to FILE instead of stdout")
@@ -240,6 +241,12 @@ func (a *app) openLedger(ctx context.Context) (*ledger.DB, error) {
 	}
 	db, err := ledger.OpenWith(ctx, p, opts)
 	if err != nil {
+		// A --db that is not a ledger, or a path that cannot be opened, is
+		// the user's to fix (exit 1); anything else is gpubill's (exit 2).
+		var pe *fs.PathError
+		if c := ledger.ResultCode(err); c == 26 || c == 14 || errors.As(err, &pe) {
+			return nil, err
+		}
 		return nil, internal(err)
 	}
 	return db, nil
@@ -269,6 +276,9 @@ func (a *app) resolveMonth(ctx context.Context, db *ledger.DB) (string, error) {
 		return "", internal(err)
 	}
 	if m == "" {
+		if a.lang == "zh" {
+			return "", fmt.Errorf("账本 %s 还没有账单：先运行 gpubill import 文件…（或 gpubill demo）", db.Path())
+		}
 		return "", fmt.Errorf("the ledger %s holds no bills yet: run gpubill import FILES (or gpubill demo)", db.Path())
 	}
 	a.sayMonth(m)
