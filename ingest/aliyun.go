@@ -133,7 +133,7 @@ func aliyunLines(b *binding, env *mapEnv) (lineMapper, error) {
 		b.idx("billing_item_code"), b.idx("unit_price"), b.idx("usage"), b.idx("usage_unit"),
 	}
 	currencies, units := newMemo(normCurrency), newMemo(ParseUnit)
-	derived := newAliyunDerived()
+	derived := newAliyunDerived("aliyun")
 	text := func(c *rowCtx, i int) string {
 		s := c.cell(i)
 		if isUnknownText(s) {
@@ -242,12 +242,12 @@ type billMonth struct {
 	ok    bool
 }
 
-func newAliyunDerived() aliyunDerived {
+func newAliyunDerived(provider string) aliyunDerived {
 	return aliyunDerived{
 		kind:     newTextMemo(aliyunKind),
 		pricing:  newTextMemo(func(mode, detail, _ string) string { return aliyunPricing(mode, detail) }),
 		tags:     newTextMemo(func(s, _, _ string) string { return aliyunTags(s) }),
-		gpuModel: newTextMemo(func(spec, config, _ string) string { return aliyunGPUModel(spec, config) }),
+		gpuModel: newTextMemo(func(spec, config, _ string) string { return cloudGPUModel(provider, spec+" "+config) }),
 		month: newTextMemo(func(s, _, _ string) billMonth {
 			m, ok := aliyunParseMonth(s)
 			return billMonth{m, ok}
@@ -424,26 +424,6 @@ func aliyunCategory(billType, kind, pricing string) string {
 		return ledger.CategoryAdjustment
 	}
 	return cloudCategory(kind, pricing)
-}
-
-// aliyunGPUFamilies are the ECS GPU instance families whose GPU Alibaba
-// Cloud documents; other families (gn7e, gn7s, gn8is …) are left unknown
-// unless the instance configuration names the GPU.
-var aliyunGPUFamilies = map[string]string{
-	"gn7i": "A10", "gn7": "A100", "gn6v": "V100", "gn6e": "V100", "gn6i": "T4", "gn5": "P100", "gn5i": "P4",
-}
-
-var aliyunSpecRe = regexp.MustCompile(`(?i)\becs\.(v?gn[0-9a-z]+)-`)
-
-// aliyunGPUModel reads the GPU from an instance spec (ecs.gn7i-c8g1.2xlarge
-// → A10), else from a GPU name in the instance configuration.
-func aliyunGPUModel(spec, config string) string {
-	if m := aliyunSpecRe.FindStringSubmatch(spec); m != nil {
-		if g, ok := aliyunGPUFamilies[strings.ToLower(m[1])]; ok {
-			return g
-		}
-	}
-	return gpuNames.FindString(strings.ToUpper(config))
 }
 
 // aliyunTags turns a tag cell into a JSON object: "k1:v1;k2:v2" (the API

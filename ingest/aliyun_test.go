@@ -318,13 +318,13 @@ func TestAliyunGPUModel(t *testing.T) {
 		{"ecs.gn6e-c12g1.3xlarge", "", "V100"},
 		{"ecs.gn6i-c4g1.xlarge", "", "T4"},
 		{"ecs.gn7-c12g1.3xlarge", "", "A100"},
-		{"ecs.gn8is-2x.8xlarge", "CPU:32核;GPU:NVIDIA L20*2", ""},
+		{"ecs.gn8is-2x.8xlarge", "CPU:32核;GPU:NVIDIA L20*2", "L20"}, // no family entry: the configuration names it
 		{"ecs.gn7e-c16g1.4xlarge", "GPU:NVIDIA A100*1", "A100"},
 		{"ecs.g7.xlarge", "CPU:4核;内存:16GB", ""},
 		{"", "", ""},
 	} {
-		if got := aliyunGPUModel(tc.spec, tc.config); got != tc.want {
-			t.Errorf("aliyunGPUModel(%q, %q) = %q, want %q", tc.spec, tc.config, got, tc.want)
+		if got := cloudGPUModel("aliyun", tc.spec+" "+tc.config); got != tc.want {
+			t.Errorf("GPU model of %q, %q = %q, want %q", tc.spec, tc.config, got, tc.want)
 		}
 	}
 }

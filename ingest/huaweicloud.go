@@ -122,7 +122,7 @@ func huaweiLines(b *binding, env *mapEnv) (lineMapper, error) {
 		b.idx("debt"), b.idx("writeoff"), b.idx("spot"), b.idx("currency"),
 	}
 	currencies := newMemo(normCurrency)
-	derived := newCloudDerived(func(mode, spot, _ string) string { return huaweiPricing(mode, spot) }, huaweiTags)
+	derived := newCloudDerived("huaweicloud", func(mode, spot, _ string) string { return huaweiPricing(mode, spot) }, huaweiTags)
 	return func(c *rowCtx, li *ledger.LineItem) (bool, error) {
 		if isTotalRow(c.rec) {
 			return true, nil

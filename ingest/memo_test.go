@@ -39,7 +39,7 @@ func TestTextMemo(t *testing.T) {
 // TestAliyunDerivedEqualsDirect: the cached derivations of the 阿里云 and
 // 火山引擎 mappers give what the functions give, on a sample bill's texts.
 func TestAliyunDerivedEqualsDirect(t *testing.T) {
-	d := newAliyunDerived()
+	d := newAliyunDerived("aliyun")
 	for _, tc := range [][3]string{
 		{"", "实例规格 instance_type", "云服务器 ECS ecs 云服务器ECS-按量付费"},
 		{"", "系统盘 system_disk", "云服务器 ECS ecs"},
@@ -70,7 +70,7 @@ func TestAliyunDerivedEqualsDirect(t *testing.T) {
 		}
 	}
 	for _, tc := range [][2]string{{"ecs.gn7i-c8g1.2xlarge", "GPU:NVIDIA A10*1"}, {"ecs.g7.large", ""}, {"", "NVIDIA V100"}} {
-		if got, want := d.gpuModel.get(tc[0], tc[1], ""), aliyunGPUModel(tc[0], tc[1]); got != want {
+		if got, want := d.gpuModel.get(tc[0], tc[1], ""), cloudGPUModel("aliyun", tc[0]+" "+tc[1]); got != want {
 			t.Errorf("GPU model of %q: %q, want %q", tc, got, want)
 		}
 	}
@@ -79,7 +79,7 @@ func TestAliyunDerivedEqualsDirect(t *testing.T) {
 // TestCloudDerivedEqualsDirect: the cached derivations of the 腾讯云 and 华为云
 // mappers give what the functions give.
 func TestCloudDerivedEqualsDirect(t *testing.T) {
-	d := newCloudDerived(tencentPricing, huaweiTags)
+	d := newCloudDerived("huaweicloud", tencentPricing, huaweiTags)
 	for _, texts := range [][]string{
 		{"CPU GPU计算型GN7-CPU", "云服务器CVM-GPU计算型GN7", "云服务器CVM", ""},
 		{"", "", "云硬盘 CBS", ""},
@@ -94,7 +94,7 @@ func TestCloudDerivedEqualsDirect(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"GPU加速型|pi2.2xlarge.4|8vCPUs", "GN10Xp.2XLARGE40", "S5.LARGE8", "RTX 4090"} {
-		if got, want := d.gpuModel.get(s, "", ""), cloudGPUModel(s); got != want {
+		if got, want := d.gpuModel.get(s, "", ""), cloudGPUModel("huaweicloud", s); got != want {
 			t.Errorf("GPU model of %q: %q, want %q", s, got, want)
 		}
 	}

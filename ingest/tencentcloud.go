@@ -3,7 +3,7 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"github.com/gpubill/gpubill/billing"
 	"strings"
 	"time"
 
@@ -177,7 +177,7 @@ func tencentLines(b *binding, env *mapEnv) (lineMapper, error) {
 	}
 	tags := tencentTagColumns(b.header)
 	currencies := newMemo(normCurrency)
-	derived := newCloudDerived(tencentPricing, nil)
+	derived := newCloudDerived("tencentcloud", tencentPricing, nil)
 	return func(c *rowCtx, li *ledger.LineItem) (bool, error) {
 		if isTotalRow(c.rec) {
 			return true, nil
@@ -526,10 +526,10 @@ type cloudDerived struct {
 	kindOf, gpuModel, pricing, tags *textMemo[string]
 }
 
-func newCloudDerived(pricing func(a, b, c string) string, tags func(string) string) cloudDerived {
+func newCloudDerived(provider string, pricing func(a, b, c string) string, tags func(string) string) cloudDerived {
 	d := cloudDerived{
 		kindOf:   newTextMemo(func(s, _, _ string) string { return cloudKindOf(s) }),
-		gpuModel: newTextMemo(func(s, _, _ string) string { return cloudGPUModel(s) }),
+		gpuModel: newTextMemo(func(s, _, _ string) string { return cloudGPUModel(provider, s) }),
 		pricing:  newTextMemo(pricing),
 	}
 	if tags != nil {
@@ -586,35 +586,12 @@ func cloudCategory(kind, pricing string) string {
 	return ledger.CategoryUsage
 }
 
-// GPU instance families of the Chinese clouds whose GPU is documented
-// without doubt: Tencent GN7 = T4, GN8 = P40, GN10X/GN10Xp = V100, GN6/GN6S =
-// P4, GT4 = A100; Huawei Pi2 = T4, G6 = T4, P2s/P2v = V100, P1 = P100. Other
-// families give no model rather than a guess. A GPU named in the text wins.
-var (
-	cloudGPUFamily = regexp.MustCompile(`(?i)(?:^|[^a-z0-9])(gn10xp|gn10x|gn7|gn8|gn6s|gn6|gt4|pi2|g6|p2s|p2v|p1)(?:[^a-z0-9]|$)`)
-	cloudGPUByName = map[string]string{
-		"gn7": "T4", "gn8": "P40", "gn10x": "V100", "gn10xp": "V100", "gn6": "P4", "gn6s": "P4", "gt4": "A100",
-		"pi2": "T4", "g6": "T4", "p2s": "V100", "p2v": "V100", "p1": "P100",
-	}
-	cloudGPUNamed = regexp.MustCompile(`(?i)(?:^|[^a-z0-9])(H800|H100|H20|A800|A100|A10|V100|T4|L20|L40S|RTX ?4090|910B)(?:[^a-z0-9]|$)`)
-)
-
-// cloudGPUModel recognises the GPU of an instance spec ("" when unsure).
-func cloudGPUModel(s string) string {
-	if m := cloudGPUNamed.FindStringSubmatch(s); m != nil {
-		g := strings.ToUpper(m[1])
-		if strings.HasPrefix(g, "RTX") {
-			return "RTX 4090"
-		}
-		if g == "910B" {
-			return "Ascend 910B"
-		}
-		return g
-	}
-	if m := cloudGPUFamily.FindStringSubmatch(s); m != nil {
-		return cloudGPUByName[strings.ToLower(m[1])]
-	}
-	return ""
+// cloudGPUModel is the GPU of a compute line of provider, from its spec
+// texts (billing.GPUModelOf: a GPU named in the text, else the provider's
+// instance family); "" when unsure.
+func cloudGPUModel(provider, text string) string {
+	m, _, _ := billing.GPUModelOf(provider, text)
+	return m
 }
 
 // billingMonth reads a billing period: 2026-10, 2026/10, 202610 or 2026年10月

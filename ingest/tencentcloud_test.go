@@ -377,21 +377,23 @@ func TestCloudKind(t *testing.T) {
 }
 
 func TestCloudGPUModel(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"GPU计算型GN7.2XLARGE32-GPU(T4)", "T4"},
-		{"云服务器CVM-GPU计算型GN7", "T4"},
-		{"GPU计算型GN10Xp.2XLARGE40", "V100"},
-		{"GPU加速型|pi2.2xlarge.4|8vCPUs|32GB|linux", "T4"},
-		{"GPU加速型|p2s.2xlarge.8|8vCPUs|64GB|linux", "V100"},
-		{"GPU加速型|g6.xlarge.4|4vCPUs|16GB|linux", "T4"},
-		{"通用计算增强型|c7.large.2|2vCPUs|4GB|linux", ""},
-		{"GPU计算型PNV4.7XLARGE116", ""}, // not sure of this family: no guess
-		{"A100 80G 实例", "A100"},
-		{"Ascend 910B", "Ascend 910B"},
-		{"GN70", ""},
+	for _, tc := range []struct{ provider, in, want string }{
+		{"tencentcloud", "GPU计算型GN7.2XLARGE32-GPU(T4)", "T4"},
+		{"tencentcloud", "云服务器CVM-GPU计算型GN7", "T4"},
+		{"tencentcloud", "GPU计算型GN10Xp.2XLARGE40", "V100"},
+		{"tencentcloud", "GPU计算型 4090 24G", "RTX 4090"},
+		{"huaweicloud", "GPU加速型|pi2.2xlarge.4|8vCPUs|32GB|linux", "T4"},
+		{"huaweicloud", "GPU加速型|p2s.2xlarge.8|8vCPUs|64GB|linux", "V100"},
+		{"huaweicloud", "GPU加速型|g6.xlarge.4|4vCPUs|16GB|linux", "T4"},
+		{"tencentcloud", "GPU加速型|p2s.2xlarge.8|8vCPUs|64GB|linux", ""}, // a 华为云 family on a 腾讯云 bill
+		{"huaweicloud", "通用计算增强型|c7.large.2|2vCPUs|4GB|linux", ""},
+		{"tencentcloud", "GPU计算型PNV4.7XLARGE116", ""}, // not sure of this family: no guess
+		{"tencentcloud", "A100 80G 实例", "A100"},
+		{"huaweicloud", "Ascend 910B", "Ascend 910B"},
+		{"tencentcloud", "GN70", ""},
 	} {
-		if got := cloudGPUModel(tc.in); got != tc.want {
-			t.Errorf("cloudGPUModel(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := cloudGPUModel(tc.provider, tc.in); got != tc.want {
+			t.Errorf("cloudGPUModel(%q, %q) = %q, want %q", tc.provider, tc.in, got, tc.want)
 		}
 	}
 }

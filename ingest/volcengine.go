@@ -100,7 +100,7 @@ func volcengineLines(b *binding, env *mapEnv) (lineMapper, error) {
 		b.idx("zone"), b.idx("price"), b.idx("count"), b.idx("unit"), b.idx("tag"),
 	}
 	currencies, units := newMemo(normCurrency), newMemo(ParseUnit)
-	derived := newAliyunDerived()
+	derived := newAliyunDerived("volcengine")
 	text := func(c *rowCtx, i int) string {
 		s := c.cell(i)
 		if isUnknownText(s) {
@@ -211,7 +211,7 @@ func volcengineLines(b *binding, env *mapEnv) (lineMapper, error) {
 		li.PricingModel = derived.pricing.get(mode, li.Description+" "+li.SKU, "")
 		li.ChargeCategory = aliyunCategory(category, li.Kind, li.PricingModel)
 		if li.Kind == ledger.KindCompute {
-			li.GPUModel = gpuNames.FindString(li.SKU)
+			li.GPUModel = derived.gpuModel.get(li.SKU, "", "")
 		}
 		li.Raw = c.raw()
 		return false, nil
