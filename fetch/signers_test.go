@@ -1,0 +1,54 @@
+package fetch
+
+import (
+	"net/url"
+	"testing"
+)
+
+// TestTC3WorkedExample signs the request of 腾讯云's "签名方法 v3" worked
+// example (cloud.tencent.com/document/api/213/30654: CVM DescribeInstances,
+// timestamp 1551113065, the doc's masked key) and expects the signature the
+// doc prints.
+func TestTC3WorkedExample(t *testing.T) {
+	payload := []byte(`{"Limit": 1, "Filters": [{"Values": ["\u672a\u547d\u540d"], "Name": "instance-name"}]}`)
+	got := TC3("AKIDz8krbsJ5yKBZQpn74WFkmLPx3*******", "Gu5t9xGARNpq86cd98joQYCN3*******", "cvm",
+		"cvm.tencentcloudapi.com", "application/json; charset=utf-8", payload, 1551113065)
+	want := "TC3-HMAC-SHA256 Credential=AKIDz8krbsJ5yKBZQpn74WFkmLPx3*******/2019-02-25/cvm/tc3_request, " +
+		"SignedHeaders=content-type;host, Signature=2230eefd229f582d8b1b891af7107b91597240707d778ab3738f756258d7652c"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if h := sha256Hex(payload); h != "35e9c5b0e3ae67532d3c9f17ead6c90222632e5b1ff7f6e89887f1398934f064" {
+		t.Errorf("payload hash %s", h)
+	}
+}
+
+// TestACSRPCWorkedExample is 阿里云's worked example of signature v1.0
+// (help.aliyun.com/document_detail/25492.html: ECS DescribeRegions, key
+// testid / testsecret).
+func TestACSRPCWorkedExample(t *testing.T) {
+	q := url.Values{}
+	for k, v := range map[string]string{"Timestamp": "2016-02-23T12:46:24Z", "Format": "XML", "AccessKeyId": "testid",
+		"Action": "DescribeRegions", "SignatureMethod": "HMAC-SHA1", "SignatureNonce": "3ee8c1b8-83d3-44af-a94f-4e0ad82fd6cf",
+		"Version": "2014-05-26", "SignatureVersion": "1.0"} {
+		q.Set(k, v)
+	}
+	wantSTS := "GET&%2F&AccessKeyId%3Dtestid%26Action%3DDescribeRegions%26Format%3DXML%26SignatureMethod%3DHMAC-SHA1" +
+		"%26SignatureNonce%3D3ee8c1b8-83d3-44af-a94f-4e0ad82fd6cf%26SignatureVersion%3D1.0" +
+		"%26Timestamp%3D2016-02-23T12%253A46%253A24Z%26Version%3D2014-05-26"
+	if got := ACSRPCStringToSign("GET", q); got != wantSTS {
+		t.Errorf("string to sign\ngot  %s\nwant %s", got, wantSTS)
+	}
+	if got, want := ACSRPCSignature("GET", q, "testsecret"), "OLeaidS1JvxuMvnyHOwuJ+uX5qY="; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	q.Set("Signature", "ignored")
+	if got := ACSRPCSignature("GET", q, "testsecret"); got != "OLeaidS1JvxuMvnyHOwuJ+uX5qY=" {
+		t.Errorf("Signature parameter must not be signed: got %s", got)
+	}
+	for in, want := range map[string]string{"a b": "a%20b", "a*b": "a%2Ab", "a~b": "a~b", "/": "%2F", "中": "%E4%B8%AD"} {
+		if got := percentEncode(in); got != want {
+			t.Errorf("percentEncode(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
