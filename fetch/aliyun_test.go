@@ -13,7 +13,7 @@ import (
 func TestAliyunPagesByNextToken(t *testing.T) {
 	db := openLedger(t)
 	f, acct := aliyunServer(t, aliyunItems(4), december5) // 8 items
-	f.PageSize = 3                                         // 3 + 3 + 2
+	f.PageSize = 3                                        // 3 + 3 + 2
 	out, err := Fetch(context.Background(), db, Request{Account: acct, Month: "2026-11", Options: fastOptions(december5, nil)})
 	if err != nil {
 		t.Fatal(err)
