@@ -20,8 +20,8 @@ var tencentAPI = &vendor{
 	provider: "tencentcloud",
 	api:      "DescribeBillDetail",
 	endpoint: "https://billing.tencentcloudapi.com",
-	permZH:   "CAM 接口权限 billing:DescribeBillDetail（只读：费用中心账单明细）",
-	permEN:   "the CAM action billing:DescribeBillDetail (read-only billing detail)",
+	permZH:   "CAM 接口权限 finance:DescribeBillDetail（CAM 产品“财务”，简称 finance；只读的账单明细查询）",
+	permEN:   "the CAM action finance:DescribeBillDetail (CAM product 财务 \"finance\"; read-only bill detail)",
 }
 
 const (

@@ -179,12 +179,12 @@ func TestTencentAuthFailure(t *testing.T) {
 			if !errors.As(err, &fe) || fe.Kind != KindAuth {
 				t.Fatalf("got %v, want an auth error", err)
 			}
-			for _, s := range []string{tc.code, "TENCENTCLOUD_SECRET_ID", "billing:DescribeBillDetail", "nothing was written"} {
+			for _, s := range []string{tc.code, "TENCENTCLOUD_SECRET_ID", "finance:DescribeBillDetail", "nothing was written"} {
 				if !strings.Contains(fe.EN, s) {
 					t.Errorf("message lacks %q: %s", s, fe.EN)
 				}
 			}
-			if !strings.Contains(fe.ZH, "billing:DescribeBillDetail") || !strings.Contains(fe.ZH, "未写入") {
+			if !strings.Contains(fe.ZH, "finance:DescribeBillDetail") || !strings.Contains(fe.ZH, "未写入") {
 				t.Errorf("zh message: %s", fe.ZH)
 			}
 			if f.Requests != 1 {

@@ -58,7 +58,7 @@ func (f *Tencent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if f.Deny {
-		fail("UnauthorizedOperation", "you are not authorized to perform operation (billing:DescribeBillDetail)")
+		fail("UnauthorizedOperation", "you are not authorized to perform operation (finance:DescribeBillDetail)")
 		return
 	}
 	var p struct {
