@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -90,11 +91,13 @@ func LoadAccounts(path string, getenv func(string) string) ([]Account, error) {
 	}
 	var doc accountFile
 	if _, err := toml.Decode(string(b), &doc); err != nil {
+		// A parse error may quote the text around it: a secret on that
+		// line must not reach the message.
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("config %s: line %d, column %d: %s", path, pe.Position.Line, pe.Position.Col, pe.Message)
+			return nil, errors.New(scrubSecrets(fmt.Sprintf("config %s: line %d, column %d: %s", path, pe.Position.Line, pe.Position.Col, pe.Message), b))
 		}
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, errors.New(scrubSecrets(fmt.Sprintf("config %s: %v", path, err), b))
 	}
 	var out []Account
 	seen := map[string]bool{}
@@ -175,6 +178,20 @@ func LoadAccounts(path string, getenv func(string) string) ([]Account, error) {
 		}
 	}
 	return out, nil
+}
+
+// secretLine finds the value of a secret key in a config text, however
+// broken the line.
+var secretLine = regexp.MustCompile(`(?m)^\s*secret\s*=\s*["']?([^"'\r\n]*)`)
+
+// scrubSecrets removes from msg every secret value written in text.
+func scrubSecrets(msg string, text []byte) string {
+	for _, m := range secretLine.FindAllSubmatch(text, -1) {
+		if v := strings.TrimSpace(string(m[1])); len(v) >= 4 {
+			msg = strings.ReplaceAll(msg, v, "***")
+		}
+	}
+	return msg
 }
 
 // checkPrivate refuses a file that others may read or write.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpubill/gpubill/fetch/fetchtest"
 )
@@ -132,5 +133,46 @@ func TestSecretNeverShown(t *testing.T) {
 	}
 	if len(files) == 0 {
 		t.Fatal("no ledger file to search")
+	}
+}
+
+// TestBrokenConfigHidesTheSecret: a TOML error on the secret's line does
+// not quote the secret.
+func TestBrokenConfigHidesTheSecret(t *testing.T) {
+	for _, text := range []string{
+		"[[account]]\nname = \"a\"\nprovider = \"aliyun\"\nkey_id = \"k\"\nsecret = \"" + testSecret + "\n",
+		"[[account]]\nname = \"a\"\nsecret = " + testSecret + "\n",
+		"[[account]]\nsecret = \"" + testSecret + "\" extra\n",
+	} {
+		p := filepath.Join(t.TempDir(), "c.toml")
+		os.WriteFile(p, []byte(text), 0o600)
+		_, err := LoadAccounts(p, env(nil))
+		if err == nil {
+			t.Fatalf("%q accepted", text)
+		}
+		if strings.Contains(err.Error(), testSecret) || strings.Contains(err.Error(), testSecret[:12]) {
+			t.Errorf("the error shows the secret: %v", err)
+		}
+	}
+}
+
+// TestCancelledFetchWritesNothing: an interrupted fetch leaves nothing
+// half-written; the re-run then stores the month whole.
+func TestCancelledFetchWritesNothing(t *testing.T) {
+	db := openLedger(t)
+	f, acct := tencentServer(t, tencentDetails(4), december5)
+	f.PageSize = 2
+	f.FaultAt(2, fetchtest.Fault{Delay: 5 * time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := Fetch(ctx, db, Request{Account: acct, Month: "2026-11", Options: fastOptions(december5, nil)}); err == nil {
+		t.Fatal("an interrupted fetch succeeded")
+	}
+	if n, _ := ledgerState(t, db); n != 0 {
+		t.Fatalf("an interrupted fetch wrote %d lines", n)
+	}
+	out, err := Fetch(context.Background(), db, Request{Account: acct, Month: "2026-11", Options: fastOptions(december5, nil)})
+	if err != nil || out.Result.New != 8 {
+		t.Fatalf("re-run: %v, %d new", err, out.Result.New)
 	}
 }
