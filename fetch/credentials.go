@@ -37,6 +37,13 @@ func (a Account) GoString() string { return a.String() }
 var envNames = map[string][2]string{
 	"tencentcloud": {"TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY"},
 	"aliyun":       {"ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET"},
+	"volcengine":   {"VOLCENGINE_ACCESS_KEY", "VOLCENGINE_SECRET_KEY"},
+}
+
+// EnvNames are the environment variables of provider's key id and secret.
+func EnvNames(provider string) (id, secret string) {
+	n := envNames[provider]
+	return n[0], n[1]
 }
 
 // Providers are the clouds fetch can pull from, sorted.

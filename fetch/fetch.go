@@ -20,13 +20,14 @@ type vendor struct {
 	pull func(ctx context.Context, o *Options, acct Account, month string) ([]string, [][]string, error)
 }
 
-var vendors = map[string]*vendor{"tencentcloud": tencentAPI, "aliyun": aliyunAPI}
+var vendors = map[string]*vendor{"tencentcloud": tencentAPI, "aliyun": aliyunAPI, "volcengine": volcAPI}
 
 // The pull functions name their vendor in errors: set here, not in the
 // literals, which would make an initialisation cycle.
 func init() {
 	tencentAPI.pull = tencentPull
 	aliyunAPI.pull = aliyunPull
+	volcAPI.pull = volcPull
 }
 
 // failure turns the last failed attempt into the error the user sees.
@@ -148,7 +149,7 @@ func ImportName(provider, api, account, month string, provisional bool) string {
 
 // Final reports whether the bill of month is final at now. 阿里云 finalises
 // a month's bill after the 3rd of the next month (as issue 30 states); the
-// same rule is applied to 腾讯云, whose detail lines of a month also keep
+// same rule is applied to 腾讯云 and 火山引擎, whose detail lines of a month also keep
 // changing in its first days (an assumption: no documented day was found).
 // Until then the month is provisional and the next fetch replaces it.
 func Final(provider, month string, now time.Time, tz *time.Location) bool {

@@ -52,3 +52,23 @@ func TestACSRPCWorkedExample(t *testing.T) {
 		}
 	}
 }
+
+// TestVolcV4WorkedExample is 火山引擎's worked example of its signature
+// (volcengine.com/docs/6369/67270, the IAM ListUsers request of
+// 2020-12-30T08:18:05Z with the doc's sample keys); the same Authorization
+// is printed on its 公共参数 page (volcengine.com/docs/6500/1285432).
+func TestVolcV4WorkedExample(t *testing.T) {
+	q := url.Values{"Action": {"ListUsers"}, "Version": {"2018-01-01"}, "Limit": {"10"}, "Offset": {"0"}}
+	ct := "application/x-www-form-urlencoded; charset=utf-8"
+	sts := VolcV4StringToSign("cn-north-1", "iam", "GET", "iam.volcengineapi.com", "/", q, ct, nil, "20201230T081805Z")
+	if want := "HMAC-SHA256\n20201230T081805Z\n20201230/cn-north-1/iam/request\n3a4d4dee07c3308a52da01bc12d7a83c3705bfa543f51648f46de880bb2a7447"; sts != want {
+		t.Errorf("string to sign\ngot  %q\nwant %q", sts, want)
+	}
+	got := VolcV4("AKLTMjI2ODVlYzI3ZGY1NGU4ZjhjYWRjMTlmNTM5OTZkYzE", "TnpCak5XWXpZV1U0WkRaaE5ERmxaR0ZpTmpjeVkyUXlZek0wTWpJMU1qWQ==",
+		"cn-north-1", "iam", "GET", "iam.volcengineapi.com", "/", q, ct, nil, "20201230T081805Z")
+	want := "HMAC-SHA256 Credential=AKLTMjI2ODVlYzI3ZGY1NGU4ZjhjYWRjMTlmNTM5OTZkYzE/20201230/cn-north-1/iam/request, " +
+		"SignedHeaders=content-type;host;x-content-sha256;x-date, Signature=28eeabbbd726b87002e0fe58ad8c1c768e619b06e2646f35b6ad7ed029a6d8a7"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

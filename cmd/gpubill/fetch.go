@@ -28,7 +28,7 @@ func (a *app) fetchCommand() *cobra.Command {
 	var o fetchOptions
 	cmd := &cobra.Command{
 		Use:   "fetch PROVIDER | fetch --all",
-		Short: "Pull a month of bill lines by API (腾讯云, 阿里云) / 通过 API 拉取账单",
+		Short: "Pull a month of bill lines by API (腾讯云, 阿里云, 火山引擎) / 通过 API 拉取账单",
 		Long: `Pull a month of bill detail lines from a cloud's billing API into the ledger, through the
 same mapping as that cloud's exported CSV: fetching a month and importing its CSV store each
 line once. One transaction per month and account: a failure on any page writes nothing, and
@@ -37,6 +37,7 @@ is stored as provisional and replaced by the next fetch of it.
 
   tencentcloud  DescribeBillDetail    keys: TENCENTCLOUD_SECRET_ID, TENCENTCLOUD_SECRET_KEY
   aliyun        DescribeInstanceBill  keys: ALIBABA_CLOUD_ACCESS_KEY_ID, ALIBABA_CLOUD_ACCESS_KEY_SECRET
+  volcengine    ListBillDetail        keys: VOLCENGINE_ACCESS_KEY, VOLCENGINE_SECRET_KEY
 
 Keys come from those variables, or from [[account]] tables of the config file (name,
 provider, key_id, secret, endpoint); a config file that holds a secret must be mode 0600.
@@ -123,7 +124,7 @@ func (a *app) fetchAccounts(o fetchOptions, args []string) ([]fetch.Account, err
 		}
 		switch len(mine) {
 		case 0:
-			id, secret := envNamesOf(provider)
+			id, secret := fetch.EnvNames(provider)
 			return nil, a.fetchUsage("没有 %s 的密钥：请设置 %s 和 %s，或在配置文件中添加 [[account]]",
 				"no keys for %s: set %s and %s, or add an [[account]] to the config file", provider, id, secret)
 		case 1:
@@ -136,13 +137,6 @@ func (a *app) fetchAccounts(o fetchOptions, args []string) ([]fetch.Account, err
 		acct.Endpoint = o.endpoint
 	}
 	return []fetch.Account{acct}, nil
-}
-
-func envNamesOf(provider string) (string, string) {
-	if provider == "aliyun" {
-		return "ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET"
-	}
-	return "TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY"
 }
 
 func orNone(p string) string {

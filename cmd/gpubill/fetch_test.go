@@ -9,16 +9,17 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/gpubill/gpubill/fetch"
 	"github.com/gpubill/gpubill/fetch/fetchtest"
 )
 
-// cmdFakeCloud is the script command `fakecloud tencentcloud|aliyun MONTH
+// cmdFakeCloud is the script command `fakecloud tencentcloud|aliyun|volcengine MONTH
 // FILE.json`: it serves FILE (the month's BillDetail objects, or Items) from
 // a fake billing API that checks signatures against the keys in the
 // vendor's environment variables, and sets FAKE_URL to it.
 func cmdFakeCloud(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
-		ts.Fatalf("usage: fakecloud tencentcloud|aliyun MONTH FILE.json")
+		ts.Fatalf("usage: fakecloud tencentcloud|aliyun|volcengine MONTH FILE.json")
 	}
 	var data []map[string]any
 	d := json.NewDecoder(strings.NewReader(ts.ReadFile(args[2])))
@@ -34,6 +35,9 @@ func cmdFakeCloud(ts *testscript.TestScript, neg bool, args []string) {
 	case "aliyun":
 		srv = httptest.NewServer(&fetchtest.Aliyun{AccessKeyID: ts.Getenv("ALIBABA_CLOUD_ACCESS_KEY_ID"),
 			AccessKeySecret: ts.Getenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET"), BillingCycle: args[1], Items: data, PageSize: 10})
+	case "volcengine":
+		srv = httptest.NewServer(&fetchtest.Volcengine{AccessKey: ts.Getenv("VOLCENGINE_ACCESS_KEY"),
+			SecretKey: ts.Getenv("VOLCENGINE_SECRET_KEY"), BillPeriod: args[1], Items: data, PageSize: 10})
 	default:
 		ts.Fatalf("fakecloud: unknown provider %s", args[0])
 	}
@@ -49,7 +53,7 @@ func cmdFakeConfig(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
 		ts.Fatalf("usage: fakeconfig FILE NAME PROVIDER")
 	}
-	id, secret := envNamesOf(args[2])
+	id, secret := fetch.EnvNames(args[2])
 	text := fmt.Sprintf("[[account]]\nname = %q\nprovider = %q\nkey_id = %q\nsecret = %q\nendpoint = %q\n",
 		args[1], args[2], ts.Getenv(id), ts.Getenv(secret), ts.Getenv("FAKE_URL"))
 	if err := os.WriteFile(ts.MkAbs(args[0]), []byte(text), 0o600); err != nil {
