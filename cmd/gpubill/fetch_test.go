@@ -45,8 +45,8 @@ func cmdFakeCloud(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("FAKE_URL", srv.URL)
 }
 
-// cmdFakeConfig is `fakeconfig FILE NAME PROVIDER`: it writes a config file
-// (mode 0600) with one [[account]] whose keys are the vendor's environment
+// cmdFakeConfig is `fakeconfig FILE NAME PROVIDER`: it adds to a config
+// file (mode 0600) an [[account]] whose keys are the vendor's environment
 // variables and whose endpoint is FAKE_URL (a script file cannot name the
 // fake's port).
 func cmdFakeConfig(ts *testscript.TestScript, neg bool, args []string) {
@@ -56,7 +56,14 @@ func cmdFakeConfig(ts *testscript.TestScript, neg bool, args []string) {
 	id, secret := fetch.EnvNames(args[2])
 	text := fmt.Sprintf("[[account]]\nname = %q\nprovider = %q\nkey_id = %q\nsecret = %q\nendpoint = %q\n",
 		args[1], args[2], ts.Getenv(id), ts.Getenv(secret), ts.Getenv("FAKE_URL"))
-	if err := os.WriteFile(ts.MkAbs(args[0]), []byte(text), 0o600); err != nil {
+	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if err := f.Close(); err != nil {
 		ts.Fatalf("%v", err)
 	}
 }
