@@ -67,7 +67,11 @@ func (o *Options) defaults() {
 		o.Backoff = time.Second
 	}
 	if o.HTTP == nil {
-		o.HTTP = &http.Client{}
+		// A billing API does not redirect: a signed request is not sent on
+		// to another host.
+		o.HTTP = &http.Client{CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+			return fmt.Errorf("%w to %s", errRedirect, req.URL.Host)
+		}}
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -85,6 +89,9 @@ func (o *Options) defaults() {
 		}
 	}
 }
+
+// errRedirect refuses a redirect (Options.defaults).
+var errRedirect = errors.New("the API answered with a redirect, not followed,")
 
 // maxBackoff bounds one wait between retries.
 const maxBackoff = 30 * time.Second
@@ -193,6 +200,9 @@ func (o *Options) once(ctx context.Context, a attempt) error {
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		return &apiError{retry: true, timeout: true, message: fmt.Sprintf("no answer within %s", o.Timeout)}
+	}
+	if errors.Is(err, errRedirect) {
+		return &apiError{code: "redirect", message: scrubURL(err.Error())}
 	}
 	// A connection refused or reset: worth another try, reported as such.
 	return &apiError{retry: true, code: "network", message: scrubURL(err.Error())}

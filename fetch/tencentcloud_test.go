@@ -3,6 +3,8 @@ package fetch
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -285,5 +287,29 @@ func TestEndpointKeepsTheAPIPath(t *testing.T) {
 		if _, err := baseURL("https://a", bad, "/"); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestRedirectIsNotFollowed: a signed request is not sent on to another
+// host, and the refusal is not retried.
+func TestRedirectIsNotFollowed(t *testing.T) {
+	other := 0
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { other++ }))
+	defer elsewhere.Close()
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n++
+		http.Redirect(w, r, elsewhere.URL+"/", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	_, acct := tencentServer(t, nil, december5)
+	acct.Endpoint = srv.URL
+	_, err := Fetch(context.Background(), openLedger(t), Request{Account: acct, Month: "2026-11", Options: fastOptions(december5, nil)})
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Kind != KindAPI || !strings.Contains(fe.EN, "redirect") {
+		t.Fatalf("got %v", err)
+	}
+	if other != 0 || n != 1 {
+		t.Errorf("redirect target got %d requests, the API %d", other, n)
 	}
 }
