@@ -1,11 +1,12 @@
 // Package fetch pulls a month of bill detail lines from the billing APIs of
 // the Chinese clouds (腾讯云 DescribeBillDetail, 阿里云 BssOpenApi
-// DescribeInstanceBill) and imports them into the ledger through the same
+// DescribeInstanceBill, 火山引擎 ListBillDetail) and imports them into the ledger through the same
 // format and row mapper as the vendor's exported CSV (ingest.ImportAPITable).
 //
-// One file per vendor client (tencentcloud.go, aliyun.go) and per signer
-// (tc3.go: TC3-HMAC-SHA256; acsrpc.go: the Alibaba Cloud RPC signature
-// v1.0, HMAC-SHA1). client.go holds what the clients share: the endpoint,
+// One file per vendor client (tencentcloud.go, aliyun.go, volcengine.go) and
+// per signer (tc3.go: TC3-HMAC-SHA256; acsrpc.go: the Alibaba Cloud RPC
+// signature v1.0, HMAC-SHA1; volcv4.go: 火山引擎 HMAC-SHA256; sdkhmac.go:
+// 华为云 SDK-HMAC-SHA256, whose client is still to come). client.go holds what the clients share: the endpoint,
 // the per-request timeout, and the bounded retry with exponential back-off
 // and jitter on throttling. credentials.go reads keys from the environment
 // or a config file's [[account]] tables; a secret never leaves this package

@@ -72,3 +72,23 @@ func TestVolcV4WorkedExample(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestHuaweiSDKWorkedExample is 华为云's worked example of SDK-HMAC-SHA256
+// (support.huaweicloud.com/intl/en-us/devg-apisign/api-sign-algorithm-002.html
+// to -004.html: the VPC query of 20191115T033655Z, whose canonical request
+// hashes to b25362e6…, signed with the doc's sample SK).
+func TestHuaweiSDKWorkedExample(t *testing.T) {
+	q := url.Values{"limit": {"2"}, "marker": {"13551d6b-755d-4757-b956-536f674975c0"}}
+	h := map[string]string{"content-type": "application/json", "host": "service.region.example.com", "x-sdk-date": "20191115T033655Z"}
+	sts := HuaweiStringToSign("GET", "/v1/77b6a44cba5143ab91d13ab9a8ff44fd/vpcs", q, h, nil)
+	if want := "SDK-HMAC-SHA256\n20191115T033655Z\nb25362e603ee30f4f25e7858e8a7160fd36e803bb2dfe206278659d71a9bcd7a"; sts != want {
+		t.Errorf("string to sign\ngot  %q\nwant %q", sts, want)
+	}
+	got := HuaweiSDKSignature("AK-EXAMPLE", "MFyfvK41ba2giqM7Uio6PznpdUKGpownRZlmVmHc", "GET",
+		"/v1/77b6a44cba5143ab91d13ab9a8ff44fd/vpcs", q, h, nil)
+	want := "SDK-HMAC-SHA256 Access=AK-EXAMPLE, SignedHeaders=content-type;host;x-sdk-date, " +
+		"Signature=7be6668032f70418fcc22abc52071e57aff61b84a1d2381bb430d6870f4f6ebe"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
