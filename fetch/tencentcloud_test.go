@@ -313,3 +313,20 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 		t.Errorf("redirect target got %d requests, the API %d", other, n)
 	}
 }
+
+// TestBadAmountNamesTheField: an amount that is no number is refused by the
+// CSV mapper, naming the line and the API field; nothing is written.
+func TestBadAmountNamesTheField(t *testing.T) {
+	db := openLedger(t)
+	details := tencentDetails(2)
+	details[1]["ComponentSet"].([]map[string]any)[0]["RealCost"] = "12,3O"
+	_, acct := tencentServer(t, details, december5)
+	_, err := Fetch(context.Background(), db, Request{Account: acct, Month: "2026-11", Options: fastOptions(december5, nil)})
+	if err == nil || !strings.Contains(err.Error(), "RealCost") || !strings.Contains(err.Error(), "12,3O") ||
+		!strings.Contains(err.Error(), "api:tencentcloud/DescribeBillDetail") {
+		t.Fatalf("got %v", err)
+	}
+	if n, _ := ledgerState(t, db); n != 0 {
+		t.Errorf("wrote %d", n)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpubill/gpubill/fetch"
+	"github.com/gpubill/gpubill/ingest"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -186,7 +187,7 @@ func (a *app) runFetch(ctx context.Context, o fetchOptions, args []string) error
 		Error       string `json:"error,omitempty"`
 	}
 	var rows []row
-	failed := 0
+	failed, broken := 0, false
 	for _, acct := range accts {
 		progress, stop := a.fetchProgress(acct, month)
 		out, err := fetch.Fetch(ctx, db, fetch.Request{Account: acct, Month: month, DryRun: o.dryRun, TZ: a.loc,
@@ -196,6 +197,11 @@ func (a *app) runFetch(ctx context.Context, o fetchOptions, args []string) error
 			New: out.Result.New, Duplicate: out.Result.Duplicate, Provisional: out.Provisional, Replaced: out.Replaced, Status: out.Result.Status}
 		if err != nil {
 			failed++
+			var fe *fetch.Error
+			var ie *ingest.InputError
+			if !errors.As(err, &fe) && !errors.As(err, &ie) && !errors.Is(err, context.Canceled) {
+				broken = true // the ledger, not the cloud: exit 2
+			}
 			r.Status, r.Error = "failed", a.fetchError(err).Error()
 			if a.format != "json" {
 				fmt.Fprintf(a.stderr, "gpubill: %s\n", r.Error)
@@ -257,6 +263,9 @@ func (a *app) runFetch(ctx context.Context, o fetchOptions, args []string) error
 	if failed > 0 {
 		if len(rows) > 1 {
 			a.say("%d 个账号拉取失败，其余已处理。", "%d account(s) failed; the others were processed.", failed)
+		}
+		if broken {
+			return &exitError{code: exitInternal}
 		}
 		return &exitError{code: exitInput}
 	}
