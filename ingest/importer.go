@@ -25,6 +25,10 @@ type Options struct {
 	Preview  int            // how many mapped rows to keep in Result.Preview / PreviewTx / PreviewPay
 	Zip      ZipLimits      // limits for reading ZIP archives (zero fields: defaults)
 	Progress *Progress      // updated as the import goes, for a display; nil = none
+	// Replace lists earlier imports whose rows this import replaces: they
+	// are removed inside its transaction before its rows are written (a
+	// provisional month fetched again, package fetch).
+	Replace []int64
 }
 
 // Result is the outcome of importing one file.
@@ -235,6 +239,12 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 					return err
 				}
 				st = itx
+				for _, id := range opts.Replace {
+					if _, err := itx.RemoveImport(ctx, id); err != nil {
+						closeTable(t)
+						return err
+					}
+				}
 				if err := deferIndexesIfBulk(ctx, itx, size); err != nil {
 					closeTable(t)
 					return err

@@ -54,6 +54,9 @@ type configFile struct {
 	Policy          []map[string]any `toml:"policy"`
 	Price           []map[string]any `toml:"price"`
 	Exempt          []map[string]any `toml:"exempt"`
+	// Account holds the [[account]] tables of gpubill fetch (API
+	// credentials), read by package fetch and ignored here.
+	Account []map[string]any `toml:"account"`
 }
 
 // policyKeys are the fields of a [[policy]] entry: those of policies.json.

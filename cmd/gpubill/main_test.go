@@ -45,7 +45,8 @@ func TestScripts(t *testing.T) {
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"zip": cmdZip},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"zip": cmdZip,
+			"fakecloud": cmdFakeCloud, "fakeconfig": cmdFakeConfig},
 		RequireExplicitExec: true,
 	})
 }
