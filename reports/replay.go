@@ -663,6 +663,7 @@ func (rp *replayer) selfRow(g *workGroup, out *ReplayGroup) ReplayRow {
 			}
 		}
 	}
+	replayed = trimZeros(replayed)
 	out.Replayed = replayed
 	row.Compute = known(replayed)
 	row.GPUHours = known(decimal.NewFromInt(billedSecs).DivRound(decimal.NewFromInt(3600), 4))
@@ -1021,7 +1022,7 @@ func (rp *replayer) storageOn(g *workGroup, target string) (decimal.Decimal, []R
 		as = append(as, ReplayAssumption{What: "storage carried as billed", Value: fmt.Sprintf("%d charge(s), %s %s", nCarried, carried.String(), g.key.currency),
 			Source: "no storage price of " + target + " known, or no GB in the bill", Confidence: billing.ConfidenceGuess})
 	}
-	return total.Add(carried), as
+	return trimZeros(total.Round(8)).Add(carried), as
 }
 
 // networkOn prices g's traffic charges on target.
@@ -1049,7 +1050,7 @@ func (rp *replayer) networkOn(g *workGroup, target string) (decimal.Decimal, []R
 		as = append(as, ReplayAssumption{What: "traffic carried as billed", Value: fmt.Sprintf("%d charge(s), %s %s", nCarried, carried.String(), g.key.currency),
 			Source: "no traffic price of " + target + " known, or no GB in the bill", Confidence: billing.ConfidenceGuess})
 	}
-	return total.Add(carried), as
+	return trimZeros(total.Round(8)).Add(carried), as
 }
 
 // seatOn prices g's seat fees on target: its seat rate per day where the
@@ -1070,7 +1071,7 @@ func (rp *replayer) seatOn(g *workGroup, target string) (decimal.Decimal, []Repl
 		return total, nil
 	}
 	if hasRate {
-		return total, []ReplayAssumption{rp.note(rateAssumption(r, target+" seat fee"))}
+		return trimZeros(total.Round(8)), []ReplayAssumption{rp.note(rateAssumption(r, target+" seat fee"))}
 	}
 	pol := rp.in.Policies[target]
 	for _, k := range pol.ChargedWhileStopped {
