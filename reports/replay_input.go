@@ -90,6 +90,7 @@ type replayGPUPrice struct {
 	Provider, GPUModel, GPUModelText, PricingModel, Currency string
 	PerHour                                                  decimal.Decimal
 	Source, Seen                                             string
+	FromConfig                                               bool // the user's config file gave it
 }
 
 // loadReplayInput loads month from db under cfg.
@@ -171,16 +172,31 @@ func loadReplayInput(ctx context.Context, db *ledger.DB, month string, cfg Repla
 				Kind: li.Kind, Category: li.ChargeCategory, Cost: li.BilledCost})
 		}
 	}
+	out.Policies, out.Prices = loadReplayCatalog(cfg)
+	return out, nil
+}
+
+// loadReplayCatalog reads the platform policies and the GPU-hour price
+// catalog in effect under cfg (the embedded ones with the user's
+// overrides on top); a price the user's config gave is marked FromConfig.
+func loadReplayCatalog(cfg ReplayConfig) (map[string]replayPolicy, []replayGPUPrice) {
+	policies := map[string]replayPolicy{}
 	for _, p := range ledger.Providers {
 		if pol, ok := cfg.PolicyFor(p.Slug); ok {
-			out.Policies[p.Slug] = replayPolicy{Provider: p.Slug, Step: pol.BillingStep, Minimum: pol.MinimumBilled,
+			policies[p.Slug] = replayPolicy{Provider: p.Slug, Step: pol.BillingStep, Minimum: pol.MinimumBilled,
 				MinimumCharge: pol.MinimumCharge, ChargedWhileStopped: pol.ChargedWhileStopped, Guesses: pol.Guesses,
 				Source: pol.Source, Seen: pol.Seen}
 		}
 	}
-	for _, p := range cfg.ReferencePrices().Entries() {
-		out.Prices = append(out.Prices, replayGPUPrice{Provider: p.Provider, GPUModel: p.GPUModel, GPUModelText: p.GPUModelText,
-			PricingModel: p.PricingModel, Currency: p.Currency, PerHour: p.PerHour, Source: p.Source, Seen: p.Seen})
+	user := map[rules.PriceKey]bool{}
+	for _, p := range cfg.Prices.Entries() {
+		user[p.Key()] = true
 	}
-	return out, nil
+	var prices []replayGPUPrice
+	for _, p := range cfg.ReferencePrices().Entries() {
+		prices = append(prices, replayGPUPrice{Provider: p.Provider, GPUModel: p.GPUModel, GPUModelText: p.GPUModelText,
+			PricingModel: p.PricingModel, Currency: p.Currency, PerHour: p.PerHour, Source: p.Source, Seen: p.Seen,
+			FromConfig: user[p.Key()]})
+	}
+	return policies, prices
 }

@@ -432,3 +432,28 @@ func TestReplayGolden(t *testing.T) {
 		t.Errorf("a catalog seen 2026-11 is not named stale on %s:\n%s", replayNow.AddDate(0, 4, 0).Format("2006-01-02"), buf.String())
 	}
 }
+
+// TestPricesAge: every entry's age is counted from "today", and an entry
+// seen more than 90 days before is stale.
+func TestPricesAge(t *testing.T) {
+	for _, tc := range []struct {
+		now   time.Time
+		stale bool
+	}{{replayNow, false}, {time.Date(2027, 4, 1, 0, 0, 0, 0, time.UTC), true}} {
+		rep, err := Prices(PricesOptions{Config: rules.DefaultConfig(), Now: tc.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Entries) == 0 {
+			t.Fatal("empty catalog")
+		}
+		for _, e := range rep.Entries {
+			if e.AgeDays < 0 || e.Stale != tc.stale || e.Source == "" || e.Confidence == "" {
+				t.Errorf("%s: %+v: want stale %v, an age, a source and a confidence", tc.now.Format("2006-01-02"), e, tc.stale)
+			}
+		}
+		if tc.stale && rep.Stale != len(rep.Entries) {
+			t.Errorf("stale %d of %d", rep.Stale, len(rep.Entries))
+		}
+	}
+}
