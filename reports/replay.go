@@ -77,6 +77,7 @@ type ReplayOptions struct {
 	GPU             string   // only this GPU model (any spelling); "" = all
 	As              string   // on_demand (default), package or spot
 	AllowEquivalent bool     // price a GPU a target lacks as its nearest class
+	Jobs            bool     // also list each session with its cheapest platform
 	Config          ReplayConfig
 	Now             time.Time            // for the catalog's age; zero = time.Now()
 	Rates           *billing.RateCatalog // nil = billing.Rates()
@@ -168,6 +169,9 @@ type ReplayReport struct {
 	CatalogSeen     string   // the oldest date seen of the entries used
 	CatalogAgeDays  int
 	Stale           []ReplayAssumption // entries used that were seen more than 90 days ago
+	Jobs            []ReplayJob        // with ReplayOptions.Jobs
+	JobsAsked       bool
+	TZ              *time.Location // times are shown in it
 }
 
 // Replay replays opts.Month.
@@ -252,7 +256,7 @@ func replayOf(in *replayInput, opts ReplayOptions) (*ReplayReport, error) {
 	if len(targets) == 0 {
 		targets = replayPlatforms()
 	}
-	rep := &ReplayReport{Month: in.Month, As: opts.As, AllowEquivalent: opts.AllowEquivalent, Targets: targets}
+	rep := &ReplayReport{Month: in.Month, As: opts.As, AllowEquivalent: opts.AllowEquivalent, Targets: targets, TZ: in.TZ}
 	gpuFilter := ""
 	if opts.GPU != "" {
 		if gpuFilter = in.NormalizeGPU(opts.GPU); gpuFilter == "" {
@@ -271,6 +275,10 @@ func replayOf(in *replayInput, opts ReplayOptions) (*ReplayReport, error) {
 	}
 	rep.Foreign = uniqueSorted(rep.Foreign)
 	rep.LeftOut = rp.leftOut(groups)
+	if opts.Jobs {
+		rep.JobsAsked = true
+		rep.Jobs = rp.jobs(groups, targets)
+	}
 	rp.age(rep)
 	return rep, nil
 }
@@ -607,61 +615,10 @@ func (rp *replayer) selfRow(g *workGroup, out *ReplayGroup) ReplayRow {
 			}
 			continue
 		}
-		// components in order of first appearance
-		var comps []string
-		parts := map[string][]replayPart{}
-		for _, p := range s.Parts {
-			if _, ok := parts[p.Component]; !ok {
-				comps = append(comps, p.Component)
-			}
-			parts[p.Component] = append(parts[p.Component], p)
-		}
-		for _, c := range comps {
-			ps := parts[c]
-			var run, charged []span
-			cost, billed := decimal.Zero, decimal.Zero
-			var ids []int64
-			var chargedSecs int64
-			for _, p := range ps {
-				run = append(run, span{p.Start, p.End})
-				charged = append(charged, span{p.ChargeStart, p.ChargeEnd})
-				chargedSecs += int64(p.ChargeEnd.Sub(p.ChargeStart) / time.Second)
-				cost = cost.Add(p.Cost)
-				billed = billed.Add(p.BilledSeconds)
-				ids = append(ids, p.ID)
-			}
-			runSecs := unionSeconds(run)
-			allowed := runSecs
-			if hasPol {
-				allowed = billedSeconds(runSecs, pol.Step, pol.Minimum)
-			}
-			r := cost
-			if billed.IsPositive() {
-				r = trimZeros(cost.Mul(decimal.NewFromInt(allowed)).DivRound(billed, 8))
-			}
-			if c == ps[0].Component && rp.in.NormalizeGPU(ps[0].GPUModel) != "" {
-				billedSecs += allowed
-			}
-			replayed = replayed.Add(r)
-			diff := cost.Sub(r)
-			if diff.Round(2).IsZero() {
-				continue
-			}
-			if diff.IsNegative() {
-				out.Attributions = append(out.Attributions, ReplayAttribution{Reason: ReplayBilledBelow, Resource: s.Resource, Amount: diff, LineItemIDs: ids})
-				continue
-			}
-			// The part billed twice: charge periods that overlap, at the
-			// component's own price; the rest is rounding beyond the policy.
-			twice := decimal.Zero
-			if over := chargedSecs - unionSeconds(charged); over > 0 && billed.IsPositive() {
-				twice = decimal.Min(diff, trimZeros(cost.Mul(decimal.NewFromInt(over)).DivRound(billed, 8)))
-				out.Attributions = append(out.Attributions, ReplayAttribution{Reason: ReplayBilledTwice, Resource: s.Resource, Amount: twice, LineItemIDs: ids})
-			}
-			if rest := diff.Sub(twice); !rest.Round(2).IsZero() {
-				out.Attributions = append(out.Attributions, ReplayAttribution{Reason: ReplayRoundingBeyond, Resource: s.Resource, Amount: rest, LineItemIDs: ids})
-			}
-		}
+		r, hours, atts := rp.selfSession(s, pol, hasPol)
+		replayed = replayed.Add(r)
+		billedSecs += hours
+		out.Attributions = append(out.Attributions, atts...)
 	}
 	replayed = trimZeros(replayed)
 	out.Replayed = replayed
@@ -679,6 +636,69 @@ func (rp *replayer) selfRow(g *workGroup, out *ReplayGroup) ReplayRow {
 			Source: "no policy of " + g.key.provider, Confidence: billing.ConfidenceGuess})
 	}
 	return row
+}
+
+// selfSession replays session s onto its own platform with the bill's own
+// prices: each component's cost × its run time rounded by the policy ÷ its
+// billed time; what it does not reproduce is attributed. gpuSecs is the
+// policy-rounded time of the components that name the GPU.
+func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool) (replayed decimal.Decimal, gpuSecs int64, atts []ReplayAttribution) {
+	// components in order of first appearance
+	var comps []string
+	parts := map[string][]replayPart{}
+	for _, p := range s.Parts {
+		if _, ok := parts[p.Component]; !ok {
+			comps = append(comps, p.Component)
+		}
+		parts[p.Component] = append(parts[p.Component], p)
+	}
+	for _, c := range comps {
+		ps := parts[c]
+		var run, charged []span
+		cost, billed := decimal.Zero, decimal.Zero
+		var ids []int64
+		var chargedSecs int64
+		for _, p := range ps {
+			run = append(run, span{p.Start, p.End})
+			charged = append(charged, span{p.ChargeStart, p.ChargeEnd})
+			chargedSecs += int64(p.ChargeEnd.Sub(p.ChargeStart) / time.Second)
+			cost = cost.Add(p.Cost)
+			billed = billed.Add(p.BilledSeconds)
+			ids = append(ids, p.ID)
+		}
+		runSecs := unionSeconds(run)
+		allowed := runSecs
+		if hasPol {
+			allowed = billedSeconds(runSecs, pol.Step, pol.Minimum)
+		}
+		r := cost
+		if billed.IsPositive() {
+			r = trimZeros(cost.Mul(decimal.NewFromInt(allowed)).DivRound(billed, 8))
+		}
+		if c == ps[0].Component && rp.in.NormalizeGPU(ps[0].GPUModel) != "" {
+			gpuSecs += allowed
+		}
+		replayed = replayed.Add(r)
+		diff := cost.Sub(r)
+		if diff.Round(2).IsZero() {
+			continue
+		}
+		if diff.IsNegative() {
+			atts = append(atts, ReplayAttribution{Reason: ReplayBilledBelow, Resource: s.Resource, Amount: diff, LineItemIDs: ids})
+			continue
+		}
+		// The part billed twice: charge periods that overlap, at the
+		// component's own price; the rest is rounding beyond the policy.
+		twice := decimal.Zero
+		if over := chargedSecs - unionSeconds(charged); over > 0 && billed.IsPositive() {
+			twice = decimal.Min(diff, trimZeros(cost.Mul(decimal.NewFromInt(over)).DivRound(billed, 8)))
+			atts = append(atts, ReplayAttribution{Reason: ReplayBilledTwice, Resource: s.Resource, Amount: twice, LineItemIDs: ids})
+		}
+		if rest := diff.Sub(twice); !rest.Round(2).IsZero() {
+			atts = append(atts, ReplayAttribution{Reason: ReplayRoundingBeyond, Resource: s.Resource, Amount: rest, LineItemIDs: ids})
+		}
+	}
+	return replayed, gpuSecs, atts
 }
 
 // dominantPricing is the pricing model of most of g's compute cost.

@@ -457,3 +457,31 @@ func TestPricesAge(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayJobs: on the demo, 揽睿星舟's 12-minute job (billed an hour,
+// ¥7.50) would cost ¥1.60 on AutoDL (0.2 h × ¥8), but uploading its
+// 100 GB disk (≈ 8.57 h at the seed's 70 GB in 6 h) on an ¥8/h instance
+// costs more than the ¥5.90 saved; AutoDL's hour charged twice is no
+// saving of another platform (its replayed compute is 5.64, the cheapest).
+func TestReplayJobs(t *testing.T) {
+	rep := runReplay(t, replayLedger(t, "../testdata/demo/*"), ReplayOptions{Jobs: true})
+	var found int
+	for _, j := range rep.Jobs {
+		switch {
+		case j.Resource == "lr-a100-01" && j.Actual.String() == "7.5":
+			found++
+			if j.Cheapest != "autodl" || j.CheapestCost.String() != "1.6" || j.Saving.String() != "5.9" ||
+				j.UploadHours.Decimal.String() != "8.57" || !j.MoveEatsSaving {
+				t.Errorf("12-minute job: %+v", j)
+			}
+		case j.Resource == "autodl-4090-a" && j.Actual.String() == "7.52":
+			found++
+			if j.Cheapest != "autodl" || j.Replayed.String() != "5.64" || !j.Saving.IsZero() {
+				t.Errorf("duplicate-hour session: %+v", j)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("found %d of the 2 sessions in %d jobs", found, len(rep.Jobs))
+	}
+}

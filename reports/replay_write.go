@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -62,6 +63,18 @@ func init() {
 		"replay.section.rows":                  {"重放", "Replay"},
 		"replay.section.calibration":           {"校准：按账单单价重放到原平台", "Calibration: replayed onto itself with the bill's own prices"},
 		"replay.section.attribution":           {"校准差额的归因", "What the self-replay does not reproduce"},
+		"replay.section.jobs":                  {"逐个会话：最便宜的平台（仅计算费）", "Each session and its cheapest platform (compute only)"},
+		"replay.col.start":                     {"开始", "Start"},
+		"replay.col.run_hours":                 {"运行GPU·小时", "GPU-hours run"},
+		"replay.col.cheapest":                  {"最便宜平台", "Cheapest"},
+		"replay.col.cheapest_cost":             {"该平台计算费", "Its compute"},
+		"replay.col.saving":                    {"可省", "Saving"},
+		"replay.col.data_gb":                   {"数据GB", "Data GB"},
+		"replay.col.upload_hours":              {"上传小时", "Upload hours"},
+		"replay.col.upload_cost":               {"上传期间费用", "Cost while uploading"},
+		"replay.col.note":                      {"说明", "Note"},
+		"replay.jobs.eats":                     {"搬数据的费用吃掉了节省", "moving the data eats the saving"},
+		"replay.note.jobs":                     {"逐个会话：数据量取实例最大的磁盘；上传速度按种子作者实测（70GB 约 6 小时，用户报告），上传期间目标平台实例按 GPU 单价计费（推定）。", "Each session: the data is the instance's largest disk; uploaded at the rate the seed's author measured (70 GB in about 6 hours, user report), the target instance billed at its GPU price meanwhile (a guess)."},
 		"replay.section.breakeven":             {"盈亏点", "Break-evens"},
 		"replay.section.assumptions":           {"假设与来源", "Assumptions and sources"},
 		"replay.breakeven.package":             {"包%s：每%s运行超过 %s 小时才划算", "a %s package pays off above %s h a %s"},
@@ -178,6 +191,9 @@ func (r *ReplayReport) document(opts WriteOptions) *document {
 			doc.charts = append(doc.charts, replayChart(gr, r, lang))
 		}
 	}
+	if r.JobsAsked {
+		doc.sections = append(doc.sections, r.jobsSection(lang, exact))
+	}
 	doc.sections = append(doc.sections, r.calibrationSections(lang, exact)...)
 	if s, ok := r.breakEvenSection(lang, exact); ok {
 		doc.sections = append(doc.sections, s)
@@ -202,6 +218,51 @@ func replayChart(gr *ReplayGroup, r *ReplayReport, lang string) chart {
 	}
 	c.series = []chartSeries{s}
 	return c
+}
+
+func (r *ReplayReport) jobsSection(lang string, exact bool) section {
+	g := &grid{cols: []column{
+		textCol("provider", tr(lang, "col.provider")), textCol("resource_id", tr(lang, "replay.col.resource")),
+		textCol("gpu_model", tr(lang, "replay.col.gpu_model")), timeCol("start", tr(lang, "replay.col.start")),
+		qtyCol("gpu_hours", tr(lang, "replay.col.run_hours")), textCol("currency", tr(lang, "col.currency")),
+		moneyCol("actual_compute", tr(lang, "replay.col.billed")), moneyCol("replayed_compute", tr(lang, "replay.col.replayed")),
+		textCol("cheapest", tr(lang, "replay.col.cheapest")),
+		moneyCol("cheapest_compute", tr(lang, "replay.col.cheapest_cost")), moneyCol("saving", tr(lang, "replay.col.saving")),
+		qtyCol("data_gb", tr(lang, "replay.col.data_gb")), qtyCol("upload_hours", tr(lang, "replay.col.upload_hours")),
+		moneyCol("upload_cost", tr(lang, "replay.col.upload_cost")), textCol("note", tr(lang, "replay.col.note")),
+	}}
+	for _, j := range r.Jobs {
+		start := j.Start.Format("2006-01-02T15:04:05Z07:00")
+		if !exact {
+			start = j.Start.In(r.tz()).Format("2006-01-02 15:04")
+		}
+		note := ""
+		if j.MoveEatsSaving {
+			note = tr(lang, "replay.jobs.eats")
+		}
+		qty := func(d decimal.NullDecimal) string {
+			if !d.Valid {
+				if exact {
+					return ""
+				}
+				return unknownDisplay
+			}
+			return d.Decimal.String()
+		}
+		g.add(dimText(ByProvider, j.Provider, lang, exact), j.Resource, j.GPUModel, start, j.RunHours.String(), j.Currency,
+			FormatMoney(j.Actual, j.Currency, exact), FormatMoney(j.Replayed, j.Currency, exact), dimText(ByProvider, j.Cheapest, lang, exact),
+			FormatMoney(j.CheapestCost, j.Currency, exact), FormatMoney(j.Saving, j.Currency, exact),
+			qty(j.DataGB), qty(j.UploadHours), FormatNullMoney(j.UploadCost, j.Currency, exact), note)
+	}
+	return section{key: "jobs", title: tr(lang, "replay.section.jobs"), grid: g, empty: tr(lang, "replay.none")}
+}
+
+// tz is the zone the report's times are shown in.
+func (r *ReplayReport) tz() *time.Location {
+	if r.TZ != nil {
+		return r.TZ
+	}
+	return time.UTC
 }
 
 func (r *ReplayReport) calibrationSections(lang string, exact bool) []section {
@@ -355,6 +416,9 @@ func (r *ReplayReport) notes(lang string) []string {
 	if len(exact) > 0 {
 		notes = append(notes, fmt.Sprintf(tr(lang, "replay.note.calibrated"), strings.Join(exact, ", ")))
 	}
+	if r.JobsAsked {
+		notes = append(notes, tr(lang, "replay.note.jobs"))
+	}
 	if len(r.Foreign) > 0 {
 		notes = append(notes, fmt.Sprintf(tr(lang, "replay.note.foreign"), strings.Join(r.Foreign, ", ")))
 	}
@@ -383,6 +447,26 @@ type replayJSON struct {
 	Calibration     []replayCalJSON       `json:"calibration"`
 	BreakEvens      []replayBreakEvenJSON `json:"break_evens"`
 	LeftOut         []replayLeftOutJSON   `json:"left_out"`
+	Jobs            []replayJobJSON       `json:"jobs,omitempty"`
+}
+
+type replayJobJSON struct {
+	Provider        string  `json:"provider"`
+	ResourceID      string  `json:"resource_id"`
+	GPUModel        string  `json:"gpu_model"`
+	Start           string  `json:"start"`
+	End             string  `json:"end"`
+	GPUHours        string  `json:"gpu_hours"`
+	Currency        string  `json:"currency"`
+	ActualCompute   *string `json:"actual_compute"`
+	ReplayedCompute *string `json:"replayed_compute"`
+	Cheapest        string  `json:"cheapest_provider"`
+	CheapestCompute *string `json:"cheapest_compute"`
+	Saving          *string `json:"saving"`
+	DataGB          *string `json:"data_gb"`
+	UploadHours     *string `json:"upload_hours"`
+	UploadCost      *string `json:"upload_cost"`
+	MoveEatsSaving  bool    `json:"move_eats_saving"`
 }
 
 type replayAssumeJSON struct {
@@ -509,6 +593,16 @@ func (r *ReplayReport) json() replayJSON {
 			}
 			out.BreakEvens = append(out.BreakEvens, bj)
 		}
+	}
+	if r.JobsAsked {
+		out.Jobs = []replayJobJSON{}
+	}
+	for _, j := range r.Jobs {
+		out.Jobs = append(out.Jobs, replayJobJSON{Provider: j.Provider, ResourceID: j.Resource, GPUModel: j.GPUModel,
+			Start: j.Start.In(r.tz()).Format(time.RFC3339), End: j.End.In(r.tz()).Format(time.RFC3339), GPUHours: j.RunHours.String(),
+			Currency: j.Currency, ActualCompute: jsonMoney(known(j.Actual)), ReplayedCompute: jsonMoney(known(j.Replayed)), Cheapest: j.Cheapest,
+			CheapestCompute: jsonMoney(known(j.CheapestCost)), Saving: jsonMoney(known(j.Saving)), DataGB: qtyJSON(j.DataGB),
+			UploadHours: qtyJSON(j.UploadHours), UploadCost: jsonMoney(j.UploadCost), MoveEatsSaving: j.MoveEatsSaving})
 	}
 	for _, l := range r.LeftOut {
 		out.LeftOut = append(out.LeftOut, replayLeftOutJSON{Provider: l.Provider, Currency: l.Currency, Kind: l.Kind,

@@ -13,7 +13,7 @@ func init() { reportSubcommands = append(reportSubcommands, (*app).reportReplayC
 
 func (a *app) reportReplayCommand() *cobra.Command {
 	var to, gpu, as string
-	var allowEquivalent bool
+	var allowEquivalent, jobs bool
 	cmd := &cobra.Command{
 		Use:   "replay",
 		Short: "What the month's work would have cost on every platform, all-in / 跨平台重放",
@@ -35,6 +35,7 @@ replayed onto itself only. See gpubill prices for the catalog.
 		Example: `  gpubill report replay --month 2026-10
   gpubill report replay --to autodl,gpushare --gpu "RTX 4090"
   gpubill report replay --as package --format json
+  gpubill report replay --jobs --to autodl,gpushare,matpool
   gpubill report replay --allow-equivalent --format html -o replay.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -53,7 +54,7 @@ replayed onto itself only. See gpubill prices for the catalog.
 			}
 			return a.withMonth(cmd.Context(), func(db *ledger.DB, month string) error {
 				rep, err := reports.Replay(cmd.Context(), db, reports.ReplayOptions{Month: month, To: targets, GPU: gpu,
-					As: as, AllowEquivalent: allowEquivalent, Config: cfg})
+					As: as, AllowEquivalent: allowEquivalent, Jobs: jobs, Config: cfg})
 				if err != nil {
 					return err
 				}
@@ -65,5 +66,6 @@ replayed onto itself only. See gpubill prices for the catalog.
 	cmd.Flags().StringVar(&gpu, "gpu", "", "only this GPU model (any spelling: \"RTX 4090\", 4090, \"A100 80G\")")
 	cmd.Flags().StringVar(&as, "as", ledger.PricingOnDemand, "price targets as on_demand, package or spot")
 	cmd.Flags().BoolVar(&allowEquivalent, "allow-equivalent", false, "where a target lacks the GPU, price its nearest class (named as such)")
+	cmd.Flags().BoolVar(&jobs, "jobs", false, "also list each session with its cheapest platform, and whether moving its data would eat the saving")
 	return cmd
 }
