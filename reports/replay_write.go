@@ -83,6 +83,9 @@ func init() {
 		"replay.breakeven.spot_any":            {"按量价已比本月实际便宜，竞价任何折扣都更便宜", "on demand already beats this month's actual cost; spot at any discount does too"},
 		"replay.breakeven.run":                 {"平均每%s %s 小时", "%s h a %s on average"},
 		"replay.breakeven.offered":             {"已知折扣 %s", "known discount %s"},
+		"replay.confidence.vendor":             {"厂商说明", "vendor"},
+		"replay.confidence.user report":        {"用户报告", "user report"},
+		"replay.confidence.guess":              {"猜测", "guess"},
 		"replay.pays":                          {"划算", "pays off"},
 		"replay.not_pays":                      {"不划算", "does not pay off"},
 		"replay.period.day":                    {"天", "day"},
@@ -359,11 +362,14 @@ func (r *ReplayReport) breakEvenSection(lang string, exact bool) (section, bool)
 				kind = trOr(lang, "pricing.", b.Kind)
 			}
 			g.add(dimText(ByProvider, gr.Provider, lang, exact), gr.GPUModel, dimText(ByProvider, b.Target, lang, exact), kind,
-				threshold, month, verdict, b.Confidence)
+				threshold, month, verdict, confidenceText(b.Confidence, lang))
 		}
 	}
 	return section{key: "break_even", title: tr(lang, "replay.section.breakeven"), grid: g}, len(g.rows) > 0
 }
+
+// confidenceText is a confidence level in lang.
+func confidenceText(c, lang string) string { return trOr(lang, "replay.confidence.", c) }
 
 func percent(d decimal.Decimal) string { return d.Mul(decimal.NewFromInt(100)).Round(1).String() + "%" }
 
@@ -389,7 +395,7 @@ func (r *ReplayReport) assumptionSection(lang string) section {
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].What < list[j].What })
 	for _, a := range list {
-		g.add(a.What, a.Value, a.Confidence, a.Seen, a.Source)
+		g.add(a.What, a.Value, confidenceText(a.Confidence, lang), a.Seen, a.Source)
 	}
 	return section{key: "assumptions", title: tr(lang, "replay.section.assumptions"), grid: g}
 }
