@@ -249,7 +249,8 @@ func replayOf(in *replayInput, opts ReplayOptions) (*ReplayReport, error) {
 		k := [4]string{p.Provider, in.NormalizeGPU(p.GPUModel), p.PricingModel, p.Currency}
 		if _, ok := rp.prices[k]; !ok {
 			rp.prices[k] = replayGPUPrice{Provider: p.Provider, GPUModel: k[1], GPUModelText: p.GPUModel,
-				PricingModel: p.PricingModel, Currency: p.Currency, PerHour: p.PerHour, Source: p.Source, Seen: p.Seen}
+				PricingModel: p.PricingModel, Currency: p.Currency, PerHour: p.PerHour, Source: p.Source, Seen: p.Seen,
+				Confidence: p.Confidence}
 		}
 	}
 	targets := opts.To
@@ -802,8 +803,12 @@ func (rp *replayer) onDemandPrice(target, model string) (replayGPUPrice, *billin
 }
 
 func priceAssumption(p replayGPUPrice, what string) ReplayAssumption {
+	c := p.Confidence
+	if c == "" {
+		c = confidenceOf(p.Source, false)
+	}
 	return ReplayAssumption{What: p.Provider + " " + what, Value: "¥" + p.PerHour.String() + "/GPU-hour", Source: p.Source, Seen: p.Seen,
-		Confidence: confidenceOf(p.Source, false)}
+		Confidence: c}
 }
 
 // targetRow prices g on target.

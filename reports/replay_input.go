@@ -90,7 +90,8 @@ type replayGPUPrice struct {
 	Provider, GPUModel, GPUModelText, PricingModel, Currency string
 	PerHour                                                  decimal.Decimal
 	Source, Seen                                             string
-	FromConfig                                               bool // the user's config file gave it
+	FromConfig                                               bool   // the user's config file gave it
+	Confidence                                               string // "" = graded from the source
 }
 
 // loadReplayInput loads month from db under cfg.

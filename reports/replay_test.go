@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -484,4 +485,37 @@ func TestReplayJobs(t *testing.T) {
 	if found != 2 {
 		t.Errorf("found %d of the 2 sessions in %d jobs", found, len(rep.Jobs))
 	}
+}
+
+// TestReplayHTMLChart: the html page draws one chart per group, of the
+// all-in cost of each priced target, its total the exact sum of the rows.
+func TestReplayHTMLChart(t *testing.T) {
+	rep := runReplay(t, replayLedger(t, "../testdata/demo/*"), ReplayOptions{})
+	var buf bytes.Buffer
+	if err := rep.Write(&buf, WriteOptions{Format: FormatHTML, Lang: "en"}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, g := range rep.Groups {
+		if g.ModelKey != "A100-80G" || g.Provider != "lanrui" {
+			continue
+		}
+		sum := decimal.Zero
+		n := 0
+		for _, r := range g.Rows {
+			if r.AllIn.Valid {
+				sum = sum.Add(r.AllIn.Decimal)
+				n++
+			}
+		}
+		m := regexp.MustCompile(`id="chart-replay_lanrui_a100-80g" data-kind="bar" data-currency="CNY" data-total="([0-9.]+)" data-points="(\d+)"`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatal("no chart of the lanrui A100 80G group in the page")
+		}
+		if total := decimal.RequireFromString(m[1]); !total.Equal(sum) || m[2] != fmt.Sprint(n) {
+			t.Errorf("chart total %s over %s points, want %s over %d", m[1], m[2], sum, n)
+		}
+		return
+	}
+	t.Error("no lanrui A100 80G group")
 }
