@@ -101,7 +101,7 @@ func loadReplayInput(ctx context.Context, db *ledger.DB, month string, cfg Repla
 		return nil, fmt.Errorf("reports: replay: %w", err)
 	}
 	out := &replayInput{Month: month, MonthStart: in.MonthStart, MonthEnd: in.MonthEnd, TZ: in.TZ,
-		Policies: map[string]replayPolicy{}, NormalizeGPU: rules.NormalizeGPUModel}
+		Policies: map[string]replayPolicy{}, NormalizeGPU: memoGPUKeys(rules.NormalizeGPUModel)}
 	part := func(li *ledger.Item) replayPart {
 		s, e := rules.ActiveSpan(li)
 		p := replayPart{ID: li.ID, Component: li.SKU, Start: s, End: e, ChargeStart: li.ChargePeriodStart,
@@ -112,7 +112,7 @@ func loadReplayInput(ctx context.Context, db *ledger.DB, month string, cfg Repla
 		} else {
 			p.BilledSeconds = decimal.NewFromInt(int64(li.ChargePeriodEnd.Sub(li.ChargePeriodStart) / time.Second))
 		}
-		if p.GPUModel == "" || rules.NormalizeGPUModel(p.GPUModel) == "" {
+		if p.GPUModel == "" || out.NormalizeGPU(p.GPUModel) == "" {
 			p.GPUModel = ""
 			if m, n, ok := billing.GPUModelOf(li.Provider, strings.Join([]string{li.SKU, li.ResourceType, li.Description}, " ")); ok {
 				p.GPUModel = m
