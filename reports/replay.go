@@ -626,18 +626,19 @@ func (rp *replayer) selfRow(g *workGroup, out *ReplayGroup) ReplayRow {
 	pol, hasPol := rp.in.Policies[g.key.provider]
 	row := ReplayRow{Target: g.key.provider, TargetGPU: g.text, Status: ReplaySelf, PricingModel: rp.dominantPricing(g)}
 	replayed := decimal.Zero
-	var billedSecs int64
+	var billedSecs int64 // GPU-seconds
 	for _, s := range g.sessions {
+		gpus := int64(rp.work(s).gpus)
 		if s.Prepaid {
 			for _, p := range s.Parts {
 				replayed = replayed.Add(p.Cost)
-				billedSecs += int64(p.End.Sub(p.Start) / time.Second)
+				billedSecs += int64(p.End.Sub(p.Start)/time.Second) * gpus
 			}
 			continue
 		}
-		r, hours, atts := rp.selfSession(s, pol, hasPol)
+		r, secs, atts := rp.selfSession(s, pol, hasPol)
 		replayed = replayed.Add(r)
-		billedSecs += hours
+		billedSecs += secs * gpus
 		out.Attributions = append(out.Attributions, atts...)
 	}
 	replayed = trimZeros(replayed)

@@ -519,3 +519,25 @@ func TestReplayHTMLChart(t *testing.T) {
 	}
 	t.Error("no lanrui A100 80G group")
 }
+
+// TestReplayGPUCount: a 2-GPU session bills twice the GPU-hours and twice
+// the price everywhere, its own platform included.
+func TestReplayGPUCount(t *testing.T) {
+	in := synthInput([]time.Duration{90 * time.Minute}, "RTX 4090")
+	in.Sessions[0].Parts[0].GPUCount = 2
+	in.Sessions[0].Parts[0].Cost = decimal.RequireFromString("5.64") // 1.5 h × 2 × 1.88
+	got := computeOn(t, in, replayPolicy{Step: time.Hour}, "2", nil)
+	if got.String() != "8" { // 2 h × 2 GPUs × ¥2
+		t.Errorf("2 GPUs, hourly: %s, want 8", got)
+	}
+	rep, err := replayOf(in, ReplayOptions{To: []string{"lanrui"}, Now: replayNow, Rates: &billing.RateCatalog{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Groups[0].Rows {
+		want := map[string]string{"autodl": "3", "lanrui": "4"}[r.Target]
+		if r.GPUHours.Decimal.String() != want {
+			t.Errorf("%s: %s GPU-hours, want %s", r.Target, r.GPUHours.Decimal, want)
+		}
+	}
+}
