@@ -169,6 +169,7 @@ type ReplayReport struct {
 	CatalogSeen     string   // the oldest date seen of the entries used
 	CatalogAgeDays  int
 	Stale           []ReplayAssumption // entries used that were seen more than 90 days ago
+	CatalogStale    int                // entries of the whole catalog seen more than 90 days ago
 	Jobs            []ReplayJob        // with ReplayOptions.Jobs
 	JobsAsked       bool
 	TZ              *time.Location // times are shown in it

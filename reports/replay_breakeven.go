@@ -92,4 +92,39 @@ func (rp *replayer) age(rep *ReplayReport) {
 		rep.CatalogSeen = oldest.Format("2006-01-02")
 		rep.CatalogAgeDays = int(rp.opts.Now.Sub(oldest) / (24 * time.Hour))
 	}
+	// The whole catalog, used or not: how many of its entries are stale.
+	stale := func(seen string) bool {
+		t, err := time.Parse("2006-01-02", seen)
+		if err != nil {
+			if t, err = time.Parse("2006-01", seen); err != nil {
+				return false
+			}
+		}
+		return rp.opts.Now.Sub(t) > replayCatalogStaleDays*24*time.Hour
+	}
+	for _, p := range rp.prices {
+		if stale(p.Seen) {
+			rep.CatalogStale++
+		}
+	}
+	for _, r := range rp.rates.Rates {
+		if stale(r.Seen) {
+			rep.CatalogStale++
+		}
+	}
+	for _, t := range rp.rates.Terms {
+		if stale(t.Seen) {
+			rep.CatalogStale++
+		}
+	}
+	for _, e := range rp.rates.Equivalents {
+		if stale(e.Seen) {
+			rep.CatalogStale++
+		}
+	}
+	for _, n := range rp.rates.NotOffered {
+		if stale(n.Seen) {
+			rep.CatalogStale++
+		}
+	}
 }

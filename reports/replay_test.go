@@ -429,7 +429,8 @@ func TestReplayGolden(t *testing.T) {
 	if err := rep.Write(&buf, WriteOptions{Format: FormatTable, Lang: "en"}); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Stale) == 0 || !strings.Contains(buf.String(), "The catalog is stale") {
+	if len(rep.Stale) == 0 || !strings.Contains(buf.String(), "The catalog is stale") ||
+		rep.CatalogStale != len(rates.GPUPrices)+len(rates.Rates)+len(rates.Terms)+len(rates.Equivalents)+len(rates.NotOffered) {
 		t.Errorf("a catalog seen 2026-11 is not named stale on %s:\n%s", replayNow.AddDate(0, 4, 0).Format("2006-01-02"), buf.String())
 	}
 }

@@ -96,6 +96,7 @@ func init() {
 		"replay.note.no_price":                 {"“无已知价格”表示价目表里没有该平台该型号的价格（不等于不提供）；“不提供”只在有来源说明时出现。", "\"no price known\" means the catalog has no price of that GPU on that platform (it may well be offered); \"not offered\" appears only where a source says so."},
 		"replay.note.catalog":                  {"价目表最早条目查看于 %s（%d 天前）。", "The catalog's oldest entry used was seen on %s (%d days ago)."},
 		"replay.note.stale":                    {"价目表已过期（超过 90 天）：%s。可用 gpubill prices 查看，用配置文件覆盖。", "The catalog is stale (older than 90 days): %s. See gpubill prices; override prices in the config file."},
+		"replay.note.catalog_stale":            {"价目表中有 %d 条超过 90 天（gpubill prices 列出）。", "%d entries of the catalog are older than 90 days (gpubill prices lists them)."},
 		"replay.note.foreign":                  {"以下账单不是人民币，只做自身重放（gpubill 不做币种换算）：%s。", "Not in CNY, replayed onto themselves only (gpubill converts no currency): %s."},
 		"replay.note.left_out":                 {"未计入重放的费用：%s。", "Not replayed: %s."},
 		"replay.note.calibrated":               {"自身重放与账单计算费在分位上一致：%s。", "Self-replay reproduces the billed compute to the fen: %s."},
@@ -412,6 +413,9 @@ func (r *ReplayReport) notes(lang string) []string {
 		}
 		notes = append(notes, fmt.Sprintf(tr(lang, "replay.note.stale"), strings.Join(names, "; ")))
 	}
+	if r.CatalogStale > 0 {
+		notes = append(notes, fmt.Sprintf(tr(lang, "replay.note.catalog_stale"), r.CatalogStale))
+	}
 	var exact []string
 	for i := range r.Groups {
 		gr := &r.Groups[i]
@@ -448,6 +452,7 @@ type replayJSON struct {
 	Targets         []string              `json:"targets"`
 	CatalogSeen     *string               `json:"catalog_seen"`
 	CatalogAgeDays  int                   `json:"catalog_age_days"`
+	CatalogStale    int                   `json:"catalog_stale_entries"`
 	Stale           []replayAssumeJSON    `json:"stale"`
 	Rows            []replayRowJSON       `json:"rows"`
 	Calibration     []replayCalJSON       `json:"calibration"`
@@ -563,7 +568,7 @@ func qtyJSON(d decimal.NullDecimal) *string {
 
 func (r *ReplayReport) json() replayJSON {
 	out := replayJSON{Month: r.Month, As: r.As, AllowEquivalent: r.AllowEquivalent, Targets: r.Targets,
-		CatalogAgeDays: r.CatalogAgeDays, Stale: assumptionsJSON(r.Stale), Rows: []replayRowJSON{},
+		CatalogAgeDays: r.CatalogAgeDays, CatalogStale: r.CatalogStale, Stale: assumptionsJSON(r.Stale), Rows: []replayRowJSON{},
 		Calibration: []replayCalJSON{}, BreakEvens: []replayBreakEvenJSON{}, LeftOut: []replayLeftOutJSON{}}
 	if r.CatalogSeen != "" {
 		out.CatalogSeen = &r.CatalogSeen
