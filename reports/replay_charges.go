@@ -104,7 +104,7 @@ func (rp *replayer) storageOn(g *workGroup, target string) (decimal.Decimal, []R
 		}
 	}
 	if nCarried > 0 {
-		as = append(as, ReplayAssumption{What: "storage carried as billed", Value: fmt.Sprintf("%d charge(s), %s %s", nCarried, carried.String(), g.key.currency),
+		as = append(as, ReplayAssumption{What: target + " storage carried as billed", Value: fmt.Sprintf("%d charge(s), %s %s", nCarried, carried.String(), g.key.currency),
 			Source: "no storage price of " + target + " known, or no GB in the bill", Confidence: billing.ConfidenceGuess})
 	}
 	return trimZeros(total.Round(8)).Add(carried), as
@@ -132,7 +132,7 @@ func (rp *replayer) networkOn(g *workGroup, target string) (decimal.Decimal, []R
 		as = append(as, rp.note(rateAssumption(r, target+" traffic")))
 	}
 	if nCarried > 0 {
-		as = append(as, ReplayAssumption{What: "traffic carried as billed", Value: fmt.Sprintf("%d charge(s), %s %s", nCarried, carried.String(), g.key.currency),
+		as = append(as, ReplayAssumption{What: target + " traffic carried as billed", Value: fmt.Sprintf("%d charge(s), %s %s", nCarried, carried.String(), g.key.currency),
 			Source: "no traffic price of " + target + " known, or no GB in the bill", Confidence: billing.ConfidenceGuess})
 	}
 	return trimZeros(total.Round(8)).Add(carried), as

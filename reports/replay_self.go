@@ -45,7 +45,7 @@ func (rp *replayer) selfRow(g *workGroup, out *ReplayGroup) ReplayRow {
 	if hasPol {
 		row.Assumptions = append(row.Assumptions, rp.policyAssumptions(pol)...)
 	} else {
-		row.Assumptions = append(row.Assumptions, ReplayAssumption{What: "billing step", Value: "none known: the run time as it is",
+		row.Assumptions = append(row.Assumptions, ReplayAssumption{What: g.key.provider + " billing step", Value: "none known: the run time as it is",
 			Source: "no policy of " + g.key.provider, Confidence: billing.ConfidenceGuess})
 	}
 	return row

@@ -396,7 +396,7 @@ func (r *ReplayReport) assumptionSection(lang string) section {
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].What < list[j].What })
 	for _, a := range list {
-		g.add(a.What, a.Value, confidenceText(a.Confidence, lang), a.Seen, a.Source)
+		g.add(replayWhatText(a.What, lang), replayValueText(a.Value, lang), confidenceText(a.Confidence, lang), a.Seen, a.Source)
 	}
 	return section{key: "assumptions", title: tr(lang, "replay.section.assumptions"), grid: g}
 }
