@@ -47,10 +47,15 @@ func everyReport(t *testing.T) map[string]interface {
 	if err != nil {
 		t.Fatal(err)
 	}
+	replay, err := Replay(ctx, s.db, ReplayOptions{Month: "2026-10", Config: rules.DefaultConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return map[string]interface {
 		Write(io.Writer, WriteOptions) error
 		document(WriteOptions) *document
-	}{"spend": spend, "gpuhour": gpu, "whatif": what, "instances": inst, "findings": find, "refunds": ref}
+	}{"spend": spend, "gpuhour": gpu, "whatif": what, "instances": inst, "findings": find, "refunds": ref,
+		"replay": replay}
 }
 
 // TestEveryReportXLSXRoundTrip writes every report as xlsx and reads it

@@ -1,0 +1,203 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/billing"
+	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/rules"
+)
+
+// The one file through which the replay reads the rules' building blocks
+// (sessions, run times, policies, the GPU-hour price catalog): everything
+// else of the replay works on replayInput, its own types. When sessions,
+// policies and prices move to another package, only this file changes.
+
+// ReplayConfig is the configuration the replay reads policies, prices and
+// the time zone under (as for an audit: the user's overrides included).
+type ReplayConfig = rules.Config
+
+// replayInput is the month's work and the reference data to price it.
+type replayInput struct {
+	Month                string
+	MonthStart, MonthEnd time.Time
+	TZ                   *time.Location
+	Sessions             []replaySession // on-demand and spot sessions, then prepaid items
+	Charges              []replayCharge  // storage, image, snapshot, network and seat charges of the month
+	LeftOut              []replayCharge  // every other line item of the month (service, other, tax, credit …)
+	Policies             map[string]replayPolicy
+	Prices               []replayGPUPrice // the GPU-hour catalog in effect
+	// NormalizeGPU maps a GPU model's spellings to one key ("RTX 4090",
+	// "4090" → "RTX4090"; "" when the text names no model).
+	NormalizeGPU func(string) string
+}
+
+// replaySession is a run of one resource: its compute line items of the
+// month (a session of the rules, cut to the month), or one prepaid item.
+type replaySession struct {
+	Provider, Resource, Currency string
+	PricingModel                 string // of its first item
+	Prepaid                      bool
+	Parts                        []replayPart // ordered by start
+}
+
+// replayPart is one compute line item of a session.
+type replayPart struct {
+	ID                 int64
+	Component          string    // items of one resource billed side by side (Tencent's GPU, CPU and memory parts) differ in it
+	Start, End         time.Time // when it ran (usage times, else the charge period cut to the billed time)
+	ChargeStart        time.Time
+	ChargeEnd          time.Time
+	BilledSeconds      decimal.Decimal // billed quantity in a time unit, else the charge period
+	BilledFromQuantity bool
+	Cost               decimal.Decimal
+	GPUModel           string // as the bill (or its instance type) names it; "" unknown
+	GPUCount           int    // 0 unknown
+}
+
+// replayCharge is a non-compute line item.
+type replayCharge struct {
+	ID                     int64
+	Provider, Currency     string
+	Kind                   string
+	Category               string
+	Cost                   decimal.Decimal
+	Quantity               decimal.NullDecimal
+	Unit                   string
+	ChargeStart, ChargeEnd time.Time
+	Instance               string // the instance it serves; "" when only the account is known
+	InstanceRan            bool   // the instance ran compute during the charge period
+}
+
+// replayPolicy is how a platform bills on-demand time.
+type replayPolicy struct {
+	Provider            string
+	Step, Minimum       time.Duration
+	MinimumCharge       decimal.NullDecimal
+	ChargedWhileStopped []string
+	Guesses             []string
+	Source, Seen        string
+}
+
+// replayGPUPrice is one GPU-hour price of the catalog.
+type replayGPUPrice struct {
+	Provider, GPUModel, GPUModelText, PricingModel, Currency string
+	PerHour                                                  decimal.Decimal
+	Source, Seen                                             string
+	FromConfig                                               bool   // the user's config file gave it
+	Confidence                                               string // "" = graded from the source
+}
+
+// loadReplayInput loads month from db under cfg.
+func loadReplayInput(ctx context.Context, db *ledger.DB, month string, cfg ReplayConfig) (*replayInput, error) {
+	in, err := rules.LoadInput(ctx, db, month, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("reports: replay: %w", err)
+	}
+	out := &replayInput{Month: month, MonthStart: in.MonthStart, MonthEnd: in.MonthEnd, TZ: in.TZ,
+		Policies: map[string]replayPolicy{}, NormalizeGPU: memoGPUKeys(rules.NormalizeGPUModel)}
+	part := func(li *ledger.Item) replayPart {
+		s, e := rules.ActiveSpan(li)
+		p := replayPart{ID: li.ID, Component: li.SKU, Start: s, End: e, ChargeStart: li.ChargePeriodStart,
+			ChargeEnd: li.ChargePeriodEnd, Cost: li.BilledCost, GPUModel: li.GPUModel, GPUCount: li.GPUCount}
+		if secs, ok := rules.TimeUnitSeconds(li.PricingUnit); ok && li.PricingQuantity.Valid {
+			p.BilledSeconds = li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(secs))
+			p.BilledFromQuantity = true
+		} else {
+			p.BilledSeconds = decimal.NewFromInt(int64(li.ChargePeriodEnd.Sub(li.ChargePeriodStart) / time.Second))
+		}
+		if p.GPUModel == "" || out.NormalizeGPU(p.GPUModel) == "" {
+			p.GPUModel = ""
+			if m, n, ok := billing.GPUModelOf(li.Provider, strings.Join([]string{li.SKU, li.ResourceType, li.Description}, " ")); ok {
+				p.GPUModel = m
+				if p.GPUCount == 0 {
+					p.GPUCount = n
+				}
+			}
+		}
+		return p
+	}
+	for _, s := range in.Sessions() {
+		rs := replaySession{Provider: s.Provider(), Resource: s.ResourceID(), Currency: s.Currency()}
+		for _, li := range s.Items {
+			if !in.InMonth(li) {
+				continue
+			}
+			if len(rs.Parts) == 0 {
+				rs.PricingModel = li.PricingModel
+			}
+			rs.Parts = append(rs.Parts, part(li))
+		}
+		if len(rs.Parts) > 0 {
+			sort.SliceStable(rs.Parts, func(i, j int) bool { return rs.Parts[i].Start.Before(rs.Parts[j].Start) })
+			out.Sessions = append(out.Sessions, rs)
+		}
+	}
+	for _, li := range in.Items {
+		running := li.Kind == ledger.KindCompute && rules.IsRunning(li)
+		switch {
+		case running && rules.IsPrepaid(li):
+			out.Sessions = append(out.Sessions, replaySession{Provider: li.Provider, Resource: li.ResourceID,
+				Currency: li.Currency, PricingModel: li.PricingModel, Prepaid: true, Parts: []replayPart{part(li)}})
+		case running && li.ResourceID != "":
+			// in a session above
+		case li.Kind != ledger.KindCompute && !li.BilledCost.IsNegative() &&
+			(li.ChargeCategory == ledger.CategoryUsage || li.ChargeCategory == ledger.CategoryPurchase || li.ChargeCategory == ""):
+			c := replayCharge{ID: li.ID, Provider: li.Provider, Currency: li.Currency, Kind: li.Kind, Category: li.ChargeCategory,
+				Cost: li.BilledCost, Quantity: li.PricingQuantity, Unit: li.PricingUnit,
+				ChargeStart: li.ChargePeriodStart, ChargeEnd: li.ChargePeriodEnd}
+			switch li.Kind {
+			case ledger.KindStorage, ledger.KindImage, ledger.KindSnapshot, ledger.KindNetwork, ledger.KindSeat:
+				if how, id := in.ServedBy(li); how != rules.ServedAccount {
+					c.Instance = id
+					in.ComputeSpans(li.Provider, id, func(start, end time.Time) bool {
+						if start.Before(li.ChargePeriodEnd) && end.After(li.ChargePeriodStart) {
+							c.InstanceRan = true
+							return false
+						}
+						return true
+					})
+				}
+				out.Charges = append(out.Charges, c)
+			default:
+				out.LeftOut = append(out.LeftOut, c)
+			}
+		default:
+			out.LeftOut = append(out.LeftOut, replayCharge{ID: li.ID, Provider: li.Provider, Currency: li.Currency,
+				Kind: li.Kind, Category: li.ChargeCategory, Cost: li.BilledCost})
+		}
+	}
+	out.Policies, out.Prices = loadReplayCatalog(cfg)
+	return out, nil
+}
+
+// loadReplayCatalog reads the platform policies and the GPU-hour price
+// catalog in effect under cfg (the embedded ones with the user's
+// overrides on top); a price the user's config gave is marked FromConfig.
+func loadReplayCatalog(cfg ReplayConfig) (map[string]replayPolicy, []replayGPUPrice) {
+	policies := map[string]replayPolicy{}
+	for _, p := range ledger.Providers {
+		if pol, ok := cfg.PolicyFor(p.Slug); ok {
+			policies[p.Slug] = replayPolicy{Provider: p.Slug, Step: pol.BillingStep, Minimum: pol.MinimumBilled,
+				MinimumCharge: pol.MinimumCharge, ChargedWhileStopped: pol.ChargedWhileStopped, Guesses: pol.Guesses,
+				Source: pol.Source, Seen: pol.Seen}
+		}
+	}
+	user := map[rules.PriceKey]bool{}
+	for _, p := range cfg.Prices.Entries() {
+		user[p.Key()] = true
+	}
+	var prices []replayGPUPrice
+	for _, p := range cfg.ReferencePrices().Entries() {
+		prices = append(prices, replayGPUPrice{Provider: p.Provider, GPUModel: p.GPUModel, GPUModelText: p.GPUModelText,
+			PricingModel: p.PricingModel, Currency: p.Currency, PerHour: p.PerHour, Source: p.Source, Seen: p.Seen,
+			FromConfig: user[p.Key()]})
+	}
+	return policies, prices
+}

@@ -1,0 +1,132 @@
+package reports
+
+import (
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/billing"
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// The self row: a month replayed onto the platform it ran on with the
+// bill's own unit prices, and what that does not reproduce, attributed.
+
+// selfRow replays g onto its own platform with the bill's own prices, and
+// attributes what it does not reproduce.
+func (rp *replayer) selfRow(g *workGroup, out *ReplayGroup) ReplayRow {
+	pol, hasPol := rp.in.Policies[g.key.provider]
+	row := ReplayRow{Target: g.key.provider, TargetGPU: g.text, Status: ReplaySelf, PricingModel: rp.dominantPricing(g)}
+	replayed := decimal.Zero
+	var billedSecs int64 // GPU-seconds
+	for _, s := range g.sessions {
+		gpus := int64(rp.work(s).gpus)
+		if s.Prepaid {
+			for _, p := range s.Parts {
+				replayed = replayed.Add(p.Cost)
+				billedSecs += int64(p.End.Sub(p.Start)/time.Second) * gpus
+			}
+			continue
+		}
+		r, secs, atts := rp.selfSession(s, pol, hasPol)
+		replayed = replayed.Add(r)
+		billedSecs += secs * gpus
+		out.Attributions = append(out.Attributions, atts...)
+	}
+	replayed = trimZeros(replayed)
+	out.Replayed = replayed
+	row.Compute = known(replayed)
+	row.GPUHours = known(decimal.NewFromInt(billedSecs).DivRound(decimal.NewFromInt(3600), 4))
+	row.Storage, row.Network, row.Other = known(out.ActualStorage), known(out.ActualNetwork), known(out.ActualOther)
+	row.AllIn = known(replayed.Add(out.ActualStorage).Add(out.ActualNetwork).Add(out.ActualOther))
+	row.Difference = known(row.AllIn.Decimal.Sub(out.ActualAllIn))
+	row.Assumptions = append(row.Assumptions, ReplayAssumption{What: "unit prices", Value: "the bill's own (cost ÷ billed time)",
+		Source: "the imported bill", Confidence: billing.ConfidenceVendor})
+	if hasPol {
+		row.Assumptions = append(row.Assumptions, rp.policyAssumptions(pol)...)
+	} else {
+		row.Assumptions = append(row.Assumptions, ReplayAssumption{What: g.key.provider + " billing step", Value: "none known: the run time as it is",
+			Source: "no policy of " + g.key.provider, Confidence: billing.ConfidenceGuess})
+	}
+	return row
+}
+
+// selfSession replays session s onto its own platform with the bill's own
+// prices: each component's cost × its run time rounded by the policy ÷ its
+// billed time; what it does not reproduce is attributed. gpuSecs is the
+// policy-rounded time of the components that name the GPU.
+func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool) (replayed decimal.Decimal, gpuSecs int64, atts []ReplayAttribution) {
+	// components in order of first appearance
+	var comps []string
+	parts := map[string][]replayPart{}
+	for _, p := range s.Parts {
+		if _, ok := parts[p.Component]; !ok {
+			comps = append(comps, p.Component)
+		}
+		parts[p.Component] = append(parts[p.Component], p)
+	}
+	for _, c := range comps {
+		ps := parts[c]
+		var run, charged []span
+		cost, billed := decimal.Zero, decimal.Zero
+		var ids []int64
+		var chargedSecs int64
+		for _, p := range ps {
+			run = append(run, span{p.Start, p.End})
+			charged = append(charged, span{p.ChargeStart, p.ChargeEnd})
+			chargedSecs += int64(p.ChargeEnd.Sub(p.ChargeStart) / time.Second)
+			cost = cost.Add(p.Cost)
+			billed = billed.Add(p.BilledSeconds)
+			ids = append(ids, p.ID)
+		}
+		runSecs := unionSeconds(run)
+		allowed := runSecs
+		if hasPol {
+			allowed = billedSeconds(runSecs, pol.Step, pol.Minimum)
+		}
+		r := cost
+		if billed.IsPositive() {
+			r = trimZeros(cost.Mul(decimal.NewFromInt(allowed)).DivRound(billed, 8))
+		}
+		if c == ps[0].Component && rp.in.NormalizeGPU(ps[0].GPUModel) != "" {
+			gpuSecs += allowed
+		}
+		replayed = replayed.Add(r)
+		diff := cost.Sub(r)
+		if diff.Round(2).IsZero() {
+			continue
+		}
+		if diff.IsNegative() {
+			atts = append(atts, ReplayAttribution{Reason: ReplayBilledBelow, Resource: s.Resource, Amount: diff, LineItemIDs: ids})
+			continue
+		}
+		// The part billed twice: charge periods that overlap, at the
+		// component's own price; the rest is rounding beyond the policy.
+		twice := decimal.Zero
+		if over := chargedSecs - unionSeconds(charged); over > 0 && billed.IsPositive() {
+			twice = decimal.Min(diff, trimZeros(cost.Mul(decimal.NewFromInt(over)).DivRound(billed, 8)))
+			atts = append(atts, ReplayAttribution{Reason: ReplayBilledTwice, Resource: s.Resource, Amount: twice, LineItemIDs: ids})
+		}
+		if rest := diff.Sub(twice); !rest.Round(2).IsZero() {
+			atts = append(atts, ReplayAttribution{Reason: ReplayRoundingBeyond, Resource: s.Resource, Amount: rest, LineItemIDs: ids})
+		}
+	}
+	return replayed, gpuSecs, atts
+}
+
+// dominantPricing is the pricing model of most of g's compute cost.
+func (rp *replayer) dominantPricing(g *workGroup) string {
+	by := map[string]decimal.Decimal{}
+	for _, s := range g.sessions {
+		for _, p := range s.Parts {
+			by[s.PricingModel] = by[s.PricingModel].Add(p.Cost)
+		}
+	}
+	best := ledger.PricingOnDemand
+	for _, pm := range []string{ledger.PricingOnDemand, ledger.PricingPackage, ledger.PricingSpot, ledger.PricingReserved} {
+		if by[pm].GreaterThan(by[best]) {
+			best = pm
+		}
+	}
+	return best
+}
