@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/xuri/excelize/v2"
-
-	"github.com/gpubill/gpubill/rules"
 )
 
 // everyReport computes each report of the package on one ledger (the
@@ -31,7 +29,7 @@ func everyReport(t *testing.T) map[string]interface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	what, err := WhatIf(ctx, s.db, WhatIfOptions{Month: "2026-10", Config: rules.DefaultConfig()})
+	what, err := whatIfOn(s.db, WhatIfOptions{Month: "2026-10"})
 	if err != nil {
 		t.Fatal(err)
 	}
