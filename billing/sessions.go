@@ -41,15 +41,23 @@ func IsSessionItem(li *ledger.Item) bool {
 
 type sessionKey struct{ provider, resource, currency string }
 
+// spanned is a session item with its active span.
+type spanned struct {
+	li         *ledger.Item
+	start, end time.Time
+}
+
 // BuildSessions builds the sessions of the items of parts (each item in one
 // of them once, as the month and its context are), ordered by provider,
 // resource, currency, start. The gap that still joins two items of a
 // provider follows its policy (SessionGap).
 func BuildSessions(policies PolicyLookup, parts ...[]*ledger.Item) []Session {
 	// Items come mostly in runs of one resource (the input's order): each
-	// run is appended to its group at once rather than item by item.
-	groups := map[sessionKey][]*ledger.Item{}
-	var run []*ledger.Item
+	// run is appended to its group at once rather than item by item. Each
+	// item's span is computed once, here, and kept with it: ActiveSpan does
+	// decimal arithmetic, too dear for a sort comparator.
+	groups := map[sessionKey][]spanned{}
+	var run []spanned
 	var runKey sessionKey
 	// starts counts the items that start a session in the input's order
 	// (a run's first, or one that starts past the gap after what the run
@@ -78,7 +86,7 @@ func BuildSessions(policies PolicyLookup, parts ...[]*ledger.Item) []Session {
 			} else if e.After(covered) {
 				covered = e
 			}
-			run = append(run, li)
+			run = append(run, spanned{li, s, e})
 		}
 	}
 	if len(run) > 0 {
@@ -108,10 +116,6 @@ func BuildSessions(policies PolicyLookup, parts ...[]*ledger.Item) []Session {
 		n += len(g)
 	}
 	out := make([]Session, 0, min(n, starts+starts/4+16))
-	type spanned struct {
-		li         *ledger.Item
-		start, end time.Time
-	}
 	bySpan := func(a, b spanned) int {
 		if c := a.start.Compare(b.start); c != 0 {
 			return c
@@ -121,17 +125,10 @@ func BuildSessions(policies PolicyLookup, parts ...[]*ledger.Item) []Session {
 		}
 		return cmp.Compare(a.li.ID, b.li.ID)
 	}
-	var lis []spanned // one group's items with their spans, reused group after group
 	for _, k := range keys {
-		// Spans are computed once per item: ActiveSpan does decimal
-		// arithmetic, too dear for a sort comparator. A group's items come
-		// in time order mostly (the input's order): sorted already, they
-		// are not sorted again.
-		lis = lis[:0]
-		for _, li := range groups[k] {
-			s, e := ActiveSpan(li)
-			lis = append(lis, spanned{li, s, e})
-		}
+		// A group's items come in time order mostly (the input's order):
+		// sorted already, they are not sorted again.
+		lis := groups[k]
 		if !slices.IsSortedFunc(lis, bySpan) {
 			slices.SortFunc(lis, bySpan)
 		}
