@@ -378,7 +378,7 @@ func fuzzCorpus(t *testing.T) (seeds []seedFile, external bool) {
 		addSeed(filepath.Join("..", "ledger", "testdata", "fuzz", "FuzzDecimalString"), "amount-"+digitShape(s), s)
 	}
 	for _, s := range distinctShapes(gpuText) {
-		addSeed(filepath.Join("..", "rules", "testdata", "fuzz", "FuzzNormalizeGPUModel"), "gpu-"+s, s)
+		addSeed(filepath.Join("..", "billing", "testdata", "fuzz", "FuzzNormalizeGPUModel"), "gpu-"+s, s)
 	}
 
 	// Profiles: the user profile of TestUserProfile with its CSV, and each

@@ -46,16 +46,6 @@ func (s *DecimalSum) AddSmall(c int64, e int32) {
 	s.Add(decimal.New(c, e))
 }
 
-// AddBilled adds li's billed cost: from li.Derived when it holds it
-// (BilledSmall), without reading the cost's *big.Int.
-func (s *DecimalSum) AddBilled(li *Item) {
-	if d := &li.Derived; d.Set && d.BilledSmall {
-		s.AddSmall(d.Billed, d.BilledExp)
-		return
-	}
-	s.Add(li.BilledCost)
-}
-
 // SmallOf is d as an int64 coefficient and exponent (d = c × 10^e) when
 // it has at most 18 digits and no positive exponent: what DecimalSum adds
 // without math/big.

@@ -39,23 +39,17 @@ type LineItem struct {
 // load 0.80–1.29 s → 0.71–1.04 s (medians 1.08 → 0.81), 227k → 172k page
 // faults. Its fields come in the order analyses read them, what every pass
 // over a month reads first (provider, resource, currency, kind, category,
-// pricing model, period, Derived, cost: 200 bytes, 3–4 cache lines of
-// its 9): the what-if's scenarios took 0.18–0.20 s after the reorder, 0.20–
+// pricing model, period, cost: the first cache lines): the what-if's scenarios took 0.18–0.20 s after the reorder, 0.20–
 // 0.27 s before (6 alternating runs).
 type Item struct {
-	ID             int64
-	Provider       string
-	ResourceID     string
-	Currency       string
-	Kind           string
-	ChargeCategory string
-	PricingModel   string
-	BillingPeriod  string // YYYY-MM
-	// Derived caches what analyses compute from the item again and again;
-	// the zero value means not computed. rules fills it once after loading
-	// (items are read-only from then on); a copy whose fields are changed
-	// must reset it.
-	Derived           Derived
+	ID                int64
+	Provider          string
+	ResourceID        string
+	Currency          string
+	Kind              string
+	ChargeCategory    string
+	PricingModel      string
+	BillingPeriod     string // YYYY-MM
 	BilledCost        decimal.Decimal
 	PricingQuantity   decimal.NullDecimal
 	PricingUnit       string
@@ -79,27 +73,6 @@ type Item struct {
 	SourceRow int    // 1-based record number in its file (header = 0)
 	RowKey    string // dedupe key
 	File      string // the imported file's path (filled by queries, not stored per row)
-}
-
-// Derived is what rules derive from a line item for every rule that asks:
-// its active span (rules.ActiveSpan) and the sign of its billed cost. Read
-// from the item, next to its kind and category, they cost no second cache
-// miss (the cost's *big.Int) and no recomputation: the rules asked
-// 4–5 times an item.
-type Derived struct {
-	SpanStart, SpanEnd time.Time
-	// Billed × 10^BilledExp is the billed cost when BilledSmall (SmallOf):
-	// summed without its *big.Int, which is a cache miss an item when a
-	// month's costs are summed (DecimalSum.AddBilled).
-	Billed      int64
-	BilledExp   int32
-	BilledSign  int8 // -1, 0, 1
-	BilledSmall bool
-	Set         bool
-	// QuantitySign is the sign of PricingQuantity (0 when it is NULL),
-	// asked of most compute items by several rules: read here, it costs
-	// no cache miss on the quantity's *big.Int.
-	QuantitySign int8
 }
 
 // Transaction is one movement of a platform balance (收支明细).

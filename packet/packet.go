@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/reconcile"
 	"github.com/gpubill/gpubill/reports"
@@ -30,7 +31,7 @@ type Options struct {
 	// zero time means today (in TZ). Tests fix it.
 	Date   time.Time
 	TZ     *time.Location       // zone of dates; nil = Asia/Shanghai
-	Policy reports.PolicyLookup // platform policies, for the rounding claims; nil = embedded
+	Policy billing.PolicyLookup // platform policies, for the rounding claims; nil = embedded
 }
 
 // Line statuses: how a line item counts in the claim.

@@ -51,7 +51,13 @@ func BenchmarkReports(b *testing.B) {
 		{"spend", func() error { _, err := Spend(ctx, db, SpendOptions{Month: month, TZ: cfg.TZ}); return err }},
 		{"findings", func() error { _, err := Findings(ctx, db, month); return err }},
 		{"gpuhour", func() error { _, err := GPUHours(ctx, db, GPUHourOptions{Month: month}); return err }},
-		{"whatif", func() error { _, err := WhatIf(ctx, db, WhatIfOptions{Month: month, Config: cfg}); return err }},
+		{"whatif", func() error {
+			in, err := rules.LoadInput(ctx, db, month, cfg)
+			if err == nil {
+				_, err = WhatIf(in, WhatIfOptions{Month: month})
+			}
+			return err
+		}},
 		{"instances", func() error {
 			_, err := Instances(ctx, db, InstancesOptions{Month: month, TZ: cfg.TZ, Policy: cfg.PolicyFor})
 			return err

@@ -31,7 +31,7 @@ func everyReport(t *testing.T) map[string]interface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	what, err := WhatIf(ctx, s.db, WhatIfOptions{Month: "2026-10", Config: rules.DefaultConfig()})
+	what, err := whatIfOn(s.db, WhatIfOptions{Month: "2026-10"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func everyReport(t *testing.T) map[string]interface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replay, err := Replay(ctx, s.db, ReplayOptions{Month: "2026-10", Config: rules.DefaultConfig()})
+	replay, err := replayOn(s.db, rules.DefaultConfig(), ReplayOptions{Month: "2026-10"})
 	if err != nil {
 		t.Fatal(err)
 	}

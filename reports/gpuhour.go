@@ -10,8 +10,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 )
 
 // The real price of a GPU-hour: what one GPU-hour of a model cost on a
@@ -44,7 +44,7 @@ import (
 //   - all_in_cost = compute + attributed + spread; the real price per
 //     GPU-hour = all_in_cost × 3600 ÷ GPU-seconds, shown with 4 decimals.
 //   - sticker price: the median of the bill's own per-GPU-hour unit prices,
-//     else the catalog's price (rules.PriceCatalog.Lookup), else the median
+//     else the catalog's price (billing.PriceCatalog.Lookup), else the median
 //     of billed cost ÷ billed quantity; markup = real ÷ sticker − 1.
 //   - Every other line item is left out, by reason and kind, with its id:
 //     per currency the rows' all-in costs and the left-out costs add up to
@@ -88,8 +88,8 @@ const (
 
 // GPUHourOptions selects the month and the reference prices.
 type GPUHourOptions struct {
-	Month  string              // billing period YYYY-MM (required)
-	Prices *rules.PriceCatalog // reference prices; nil = rules.DefaultPrices()
+	Month  string                // billing period YYYY-MM (required)
+	Prices *billing.PriceCatalog // reference prices; nil = billing.DefaultPrices()
 }
 
 // GPUHourRow is one provider × GPU model × currency × pricing model.
@@ -97,7 +97,7 @@ type GPUHourOptions struct {
 type GPUHourRow struct {
 	Provider     string
 	GPUModel     string // as the bill writes it (its most frequent spelling); "" when unknown
-	ModelKey     string // rules.NormalizeGPUModel; "" when unknown
+	ModelKey     string // billing.NormalizeGPUModel; "" when unknown
 	Currency     string
 	PricingModel string // on_demand, package, spot … : each has its own rows
 
@@ -310,7 +310,7 @@ func GPUHours(ctx context.Context, db *ledger.DB, opts GPUHourOptions) (*GPUHour
 	}
 	prices := opts.Prices
 	if prices == nil {
-		prices = rules.DefaultPrices()
+		prices = billing.DefaultPrices()
 	}
 	t, err := scanGPUHours(ctx, db, opts.Month)
 	if err != nil {
@@ -339,7 +339,7 @@ func homeOf(uses map[ghKey]*ghUse) ghKey {
 }
 
 // report turns the tally of month into the report.
-func (t *ghTally) report(month string, prices *rules.PriceCatalog) *GPUHourReport {
+func (t *ghTally) report(month string, prices *billing.PriceCatalog) *GPUHourReport {
 	rep := &GPUHourReport{Month: month}
 	groups := map[ghKey]*GPUHourRow{}
 	row := func(k ghKey) *GPUHourRow {
@@ -634,8 +634,8 @@ func computeSeconds(li *ledger.Item) (q decimal.Decimal, unit int64, basis strin
 		return secs, 1, basis
 	}
 	if li.PricingQuantity.Valid && !li.PricingQuantity.Decimal.IsNegative() {
-		if u, ok := rules.TimeUnitSeconds(li.PricingUnit); ok {
-			return li.PricingQuantity.Decimal, u, HoursBilled
+		if u, ok := billing.ParseTimeUnit(li.PricingUnit); ok {
+			return li.PricingQuantity.Decimal, u.Secs, HoursBilled
 		}
 	}
 	d := li.ChargePeriodEnd.Sub(li.ChargePeriodStart)
@@ -649,7 +649,7 @@ func computeSeconds(li *ledger.Item) (q decimal.Decimal, unit int64, basis strin
 // of usage_start–usage_end inside its charge period (some platforms repeat
 // a whole session's run times on each hourly row, so the span is cut to
 // the row's own period; a span wholly outside it is not read), else the
-// consumed quantity in a time unit (rules.UsageSeconds). ok is false when
+// consumed quantity in a time unit (billing.ConsumedSeconds). ok is false when
 // the bill says neither.
 func actualUse(li *ledger.Item) (secs decimal.Decimal, basis string, ok bool) {
 	if !li.UsageStart.IsZero() && !li.UsageEnd.IsZero() && !li.UsageEnd.Before(li.UsageStart) {
@@ -666,15 +666,7 @@ func actualUse(li *ledger.Item) (secs decimal.Decimal, basis string, ok bool) {
 			return decimal.NewFromInt(int64(max(e.Sub(s), 0) / time.Second)), HoursUsage, true
 		}
 	}
-	// Without the usage times, rules.UsageSeconds reads only a consumed
-	// quantity that is not negative: with none, the copy of the item (784
-	// bytes, for most compute rows) is not worth making.
-	if !li.ConsumedQuantity.Valid || li.ConsumedQuantity.Decimal.IsNegative() {
-		return decimal.Zero, "", false
-	}
-	c := *li
-	c.UsageStart, c.UsageEnd, c.Derived = time.Time{}, time.Time{}, ledger.Derived{}
-	if secs, basis, ok := rules.UsageSeconds(&c); ok && basis == rules.UsageFromConsumed {
+	if secs, ok := billing.ConsumedSeconds(li); ok {
 		return secs, HoursConsumed, true
 	}
 	return decimal.Zero, "", false
@@ -693,10 +685,11 @@ func perGPUHourQuote(li *ledger.Item) (decimal.Decimal, bool) {
 	if !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
 		return decimal.Decimal{}, false
 	}
-	u, ok := rules.TimeUnitSeconds(li.PricingUnit)
+	unit, ok := billing.ParseTimeUnit(li.PricingUnit)
 	if !ok {
 		return decimal.Decimal{}, false
 	}
+	u := unit.Secs
 	n := decimal.NewFromInt(int64(gpuCount(li)))
 	if li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive() {
 		return li.ListUnitPrice.Decimal.Mul(decimal.NewFromInt(3600)).DivRound(decimal.NewFromInt(u).Mul(n), 8), true

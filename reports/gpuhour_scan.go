@@ -10,7 +10,6 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 )
 
 // The pass of the GPU-hour report over its month. It reads only the
@@ -18,7 +17,7 @@ import (
 // side, each range tallied on its own goroutine and the tallies merged at
 // the end (ghTally.merge: exact, and independent of the order of rows).
 // A compute row fills one line item per range, reused, with the fields
-// that computeSeconds, perGPUHourQuote and rules.IsRunning read, so that
+// that computeSeconds, perGPUHourQuote and billing.IsRunning read, so that
 // the report's arithmetic stays theirs. Compute is tallied per instance
 // (ghUse): its billed intervals are kept as a union of disjoint spans,
 // which touching hourly rows collapse into one span per session, so the
@@ -193,7 +192,7 @@ func (s *ghScan) compute(r ledger.Row) error {
 	sp.n++
 	u.items++
 	u.cost.AddSum(&billed)
-	if !rules.IsRunning(li) {
+	if !billing.IsRunning(li) {
 		return nil
 	}
 	n := gpuCount(li)
@@ -220,14 +219,14 @@ func (s *ghScan) newSpelling(r ledger.Row) *ghSpelling {
 			model, count = m, n
 		}
 	}
-	k := ghKey{provider, rules.NormalizeGPUModel(model), r.Text(gcCurrency), r.Text(gcPricingModel)}
+	k := ghKey{provider, billing.NormalizeGPUModel(model), r.Text(gcCurrency), r.Text(gcPricingModel)}
 	sp := &ghSpelling{k: k, model: model, count: count, g: s.t.group(k)}
 	s.spells[string(s.key)] = sp
 	return sp
 }
 
 // item fills s.li with the compute row r, whose billed cost is parsed:
-// every field that rules.IsRunning, computeSeconds, gpuCount and
+// every field that billing.IsRunning, computeSeconds, gpuCount and
 // perGPUHourQuote read, and the pricing model.
 func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.Item, error) {
 	sh := s.share
@@ -309,7 +308,7 @@ func (u *ghUse) place(li *ledger.Item, loose bool, secs decimal.Decimal, basis s
 	case basis == HoursUsage:
 		s, e := li.UsageStart, li.UsageEnd
 		if period {
-			s, e = maxTime(s, cs), minTime(e, ce)
+			s, e = billing.Later(s, cs), billing.Earlier(e, ce)
 		}
 		if e.After(s) {
 			u.insert(ghSpan{s.Unix(), e.Unix()})
@@ -328,20 +327,6 @@ func (u *ghUse) place(li *ledger.Item, loose bool, secs decimal.Decimal, basis s
 		}
 		u.bins[k].Add(secs)
 	}
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // insert adds the interval sp (counted as a row's own time in placed) to

@@ -11,9 +11,9 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 )
 
 // gpuHourEdgeLedger is a month of line items drawn at random among the
@@ -249,9 +249,8 @@ func TestGPUHourScanKeys(t *testing.T) {
 	}
 }
 
-// TestActualUseReadsConsumedOnly: actualUse skips rules.UsageSeconds when
-// there is no consumed quantity to read, and answers as when it always
-// asked it (on a copy of the item without its usage times).
+// TestActualUseReadsConsumedOnly: without usable usage times, actualUse
+// answers as billing.UsageSeconds does on a copy of the item without them.
 func TestActualUseReadsConsumedOnly(t *testing.T) {
 	db := gpuHourEdgeLedger(t, 2000)
 	asked := func(li *ledger.Item) (decimal.Decimal, string, bool) {
@@ -260,7 +259,7 @@ func TestActualUseReadsConsumedOnly(t *testing.T) {
 		}
 		c := *li
 		c.UsageStart, c.UsageEnd = time.Time{}, time.Time{}
-		if secs, basis, ok := rules.UsageSeconds(&c); ok && basis == rules.UsageFromConsumed {
+		if secs, basis, ok := billing.UsageSeconds(&c); ok && basis == billing.UsageFromConsumed {
 			return secs, HoursConsumed, true
 		}
 		return decimal.Zero, "", false

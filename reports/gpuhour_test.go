@@ -8,9 +8,9 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 )
 
 // gpuHourSample is a month whose arithmetic is done by hand in
@@ -85,9 +85,9 @@ func gpuHourSample(t *testing.T) (*ledger.DB, []ledger.LineItem) {
 
 func twoDigits(n int) string { return string(rune('0'+n/10)) + string(rune('0'+n%10)) }
 
-func testCatalog(t *testing.T) *rules.PriceCatalog {
+func testCatalog(t *testing.T) *billing.PriceCatalog {
 	t.Helper()
-	c, err := rules.ParsePrices([]byte(`{"prices": [{"provider": "autodl", "gpu_model": "RTX 4090", "price_per_hour": "1.40", "source": "test"}]}`))
+	c, err := billing.ParsePrices([]byte(`{"prices": [{"provider": "autodl", "gpu_model": "RTX 4090", "price_per_hour": "1.40", "source": "test"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 )
 
 // The instances report: every instance of the month with its state as far
@@ -66,25 +66,12 @@ const (
 	StateUnknown  = "unknown"
 )
 
-// PolicyLookup returns the platform policy in effect for provider (the
-// CLI passes rules.Config.PolicyFor, so the user's overrides count); ok is
-// false for a provider with no policy. A nil PolicyLookup uses the embedded
-// policy table.
-type PolicyLookup func(provider string) (rules.Policy, bool)
-
-func (p PolicyLookup) get(provider string) (rules.Policy, bool) {
-	if p == nil {
-		return rules.DefaultConfig().PolicyFor(provider)
-	}
-	return p(provider)
-}
-
 // InstancesOptions selects the month and the reference data of the
 // instances report.
 type InstancesOptions struct {
 	Month  string         // billing period YYYY-MM (required)
 	TZ     *time.Location // zone of the deletion dates (days are added in it); nil = Asia/Shanghai
-	Policy PolicyLookup
+	Policy billing.PolicyLookup
 }
 
 // InstanceRow is one instance in one currency (an instance billed in two
@@ -243,7 +230,7 @@ func instPositiveUsage(li *ledger.Item) bool {
 // each instance's state, of what it gathered (what); s.costs has the billed
 // cost of line items costsOf wants (nil: none), of those the pass read
 // once they were wanted.
-func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.Location, policy PolicyLookup, what instGather, costsOf *wantedCosts) (*instanceSet, error) {
+func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.Location, policy billing.PolicyLookup, what instGather, costsOf *wantedCosts) (*instanceSet, error) {
 	if err := checkInstancesMonth(month); err != nil {
 		return nil, err
 	}
@@ -270,7 +257,7 @@ func checkInstancesMonth(month string) error {
 
 // finish puts the instances gathered in key order, finds the last compute
 // of those that did not run in the month, names them and judges them.
-func (s *instanceSet) finish(ctx context.Context, db *ledger.DB, loc *time.Location, policy PolicyLookup) error {
+func (s *instanceSet) finish(ctx context.Context, db *ledger.DB, loc *time.Location, policy billing.PolicyLookup) error {
 	slices.SortFunc(s.order, func(a, b *instance) int {
 		if c := strings.Compare(a.key.provider, b.key.provider); c != 0 {
 			return c
@@ -422,10 +409,10 @@ func (s *instanceSet) lookBack(ctx context.Context, db *ledger.DB) error {
 		f := ledger.Filter{Month: months[i], Kinds: []string{ledger.KindCompute}, NoRaw: true, Unordered: true}
 		err := db.EachLineItem(ctx, f, func(li *ledger.LineItem) error {
 			in := missing[instKey{li.Provider, li.ResourceID}]
-			if in == nil || !rules.IsRunning(&li.Item) {
+			if in == nil || !billing.IsRunning(&li.Item) {
 				return nil
 			}
-			_, end := rules.ActiveSpan(&li.Item)
+			_, end := billing.ActiveSpan(&li.Item)
 			in.seeCompute(li.ID, strings.Clone(li.GPUModel), strings.Clone(li.ResourceName), end)
 			found[in.key] = true
 			return nil
@@ -441,9 +428,9 @@ func (s *instanceSet) lookBack(ctx context.Context, db *ledger.DB) error {
 }
 
 // judge sets the instance's state and deletion date (see the file comment).
-func (in *instance) judge(dataEnd time.Time, loc *time.Location, policy PolicyLookup) {
+func (in *instance) judge(dataEnd time.Time, loc *time.Location, policy billing.PolicyLookup) {
 	in.dataEnd = dataEnd
-	p, hasPolicy := policy.get(in.key.provider)
+	p, hasPolicy := policy.For(in.key.provider)
 	tolerance := time.Minute
 	if hasPolicy && p.BillingStep > tolerance {
 		tolerance = p.BillingStep

@@ -10,8 +10,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 )
 
 // The pass of loadInstances over its month. It reads only the columns it
@@ -22,7 +22,7 @@ import (
 // order rows came in. Building a whole ledger.LineItem (40 columns) for
 // every row and handing it to one goroutine was four fifths of the report.
 // A row that belongs to an instance fills one line item per range, reused,
-// with the fields rules.IsRunning, rules.ActiveSpan and instPositiveUsage
+// with the fields billing.IsRunning, billing.ActiveSpan and instPositiveUsage
 // read, so that the judgement stays theirs.
 
 // instCols are the columns the pass reads, in the order of the ic constants.
@@ -299,7 +299,7 @@ func (p *instScan) add(r ledger.Row) error {
 	}
 	p.addOwner(instOwner{li.ID, in})
 	if p.what == gatherRelease {
-		if !rules.IsRunning(li) {
+		if !billing.IsRunning(li) {
 			return nil
 		}
 		if _, skip, err := p.outranked(x, in, false); err != nil || skip {
@@ -308,7 +308,7 @@ func (p *instScan) add(r ledger.Row) error {
 		if err := p.quantity(x); err != nil {
 			return err
 		}
-		_, end := rules.ActiveSpan(li)
+		_, end := billing.ActiveSpan(li)
 		in.seeCompute(li.ID, "", "", end)
 		return nil
 	}
@@ -341,7 +341,7 @@ func (p *instScan) gather(x *instRow, in *instance, li *ledger.Item, idCol int, 
 	if instPositiveUsage(li) && li.ChargePeriodEnd.After(in.lastCharge) {
 		in.lastCharge = li.ChargePeriodEnd
 	}
-	if rules.IsRunning(li) {
+	if billing.IsRunning(li) {
 		start, skip, err := p.outranked(x, in, true)
 		if err != nil {
 			return err
@@ -351,7 +351,7 @@ func (p *instScan) gather(x *instRow, in *instance, li *ledger.Item, idCol int, 
 				return err
 			}
 			var end time.Time
-			start, end = rules.ActiveSpan(li)
+			start, end = billing.ActiveSpan(li)
 			in.seeCompute(li.ID, p.textAs(x, icGPUModel, in.gpu), p.textAs(x, icResourceName, in.runName.name), end)
 		}
 		if in.firstStart.IsZero() || start.Before(in.firstStart) {
@@ -408,7 +408,7 @@ func (p *instScan) keepCost(x *instRow) error {
 // signOf is an amount of each sign (-1, 0, 1 at 0, 1, 2).
 var signOf = [3]decimal.Decimal{decimal.NewFromInt(-1), decimal.Zero, decimal.NewFromInt(1)}
 
-// item fills p.li with what rules.IsRunning and instPositiveUsage read of
+// item fills p.li with what billing.IsRunning and instPositiveUsage read of
 // row x, whose billed cost and charge period end are parsed, and its id,
 // kind and charge period start: what the pass reads of every row. Both
 // read only the sign of the billed cost, so the item carries an amount of
@@ -431,7 +431,7 @@ func (p *instScan) item(x *instRow, billed *ledger.DecimalSum, end time.Time) (*
 
 // outranked reads the usage times of running row x into p.li, and reports
 // (skip) whether the row can change nothing seeCompute keeps of in: its
-// active span (rules.ActiveSpan) surely ends before in's last compute and,
+// active span (billing.ActiveSpan) surely ends before in's last compute and,
 // if named (names: whether the pass keeps names), before in's named compute
 // that ended last. Its billed quantity, GPU model, name and ActiveSpan are
 // then left unread; start is its active span's start, which it returns
@@ -474,7 +474,7 @@ func (p *instScan) outranked(x *instRow, in *instance, names bool) (start time.T
 	return li.ChargePeriodStart, true, nil
 }
 
-// quantity fills the fields of p.li that rules.ActiveSpan reads beyond
+// quantity fills the fields of p.li that billing.ActiveSpan reads beyond
 // those item and outranked filled, for a row that runs (most rows of a
 // month are compute, but the others need none of them): its billed
 // quantity.

@@ -11,9 +11,9 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 )
 
 // instRefSet is the pass loadInstances made before its narrow scan: every
@@ -54,8 +54,8 @@ func instRefSet(t *testing.T, db *ledger.DB, month string) *instanceSet {
 		if instPositiveUsage(li) && li.ChargePeriodEnd.After(in.lastCharge) {
 			in.lastCharge = li.ChargePeriodEnd
 		}
-		if rules.IsRunning(li) {
-			start, end := rules.ActiveSpan(li)
+		if billing.IsRunning(li) {
+			start, end := billing.ActiveSpan(li)
 			if in.firstStart.IsZero() || start.Before(in.firstStart) {
 				in.firstStart = start
 			}

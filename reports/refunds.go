@@ -10,8 +10,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 )
 
 // The refund checklist: per platform, the charges a user can dispute, with
@@ -25,7 +25,7 @@ import (
 //     platform's own stated rule: each evidence line item's actual use is
 //     rounded up to the policy's billing step (and at least its minimum
 //     billed duration); what was billed above that is claimed
-//     (rules.RoundingBeyondPolicy). Rounding the platform announces (揽睿星舟
+//     (billing.RoundingBeyondPolicy). Rounding the platform announces (揽睿星舟
 //     bills whole hours) is no claim; a platform whose policy states no
 //     billing step gives none;
 //   - charged_after_release, computed here: line items of an instance (see
@@ -66,7 +66,7 @@ func claimable(f *ledger.Finding) bool {
 type RefundsOptions struct {
 	Month  string         // billing period YYYY-MM (required)
 	TZ     *time.Location // zone of days and dates; nil = Asia/Shanghai
-	Policy PolicyLookup
+	Policy billing.PolicyLookup
 }
 
 // RefundClaim is one disputable charge.
@@ -137,7 +137,7 @@ type RefundPlatform struct {
 	Totals    []RefundTotal // by currency
 	Balances  []RefundBalance
 	HasPolicy bool
-	Policy    rules.Policy
+	Policy    billing.Policy
 	Tickets   []RefundTicket
 	StepsZH   []string
 	StepsEN   []string
@@ -211,7 +211,7 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 			}
 		}
 		if f.RuleID == "min_duration_rounding" {
-			p, ok := opts.Policy.get(f.Provider)
+			p, ok := opts.Policy.For(f.Provider)
 			if !ok {
 				continue
 			}
@@ -221,7 +221,7 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 				if li == nil {
 					continue
 				}
-				if m, ok := rules.RoundingBeyondPolicy(li, p); ok && m.IsPositive() {
+				if m, ok := billing.RoundingBeyondPolicy(li, p); ok && m.IsPositive() {
 					c.Amount = c.Amount.Add(m)
 					c.Evidence = append(c.Evidence, ev)
 					c.items = append(c.items, li)
@@ -283,7 +283,7 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 		p := byProvider[provider]
 		if p == nil {
 			p = &RefundPlatform{Provider: provider}
-			p.Policy, p.HasPolicy = opts.Policy.get(provider)
+			p.Policy, p.HasPolicy = opts.Policy.For(provider)
 			byProvider[provider] = p
 		}
 		return p

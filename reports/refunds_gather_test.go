@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 )
 
 // releaseText is what refunds reads of the instances of s: each one's last
@@ -35,10 +35,10 @@ func TestRefundsGatherRelease(t *testing.T) {
 	db := instEdgeLedger(t, 3000)
 	saveEdgeFindings(t, db)
 	ctx := context.Background()
-	oneDay := func(provider string) (rules.Policy, bool) {
-		return rules.Policy{Provider: provider, BillingStep: time.Minute, ReleaseDays: 1}, true
+	oneDay := func(provider string) (billing.Policy, bool) {
+		return billing.Policy{Provider: provider, BillingStep: time.Minute, ReleaseDays: 1}, true
 	}
-	for i, policy := range []PolicyLookup{nil, oneDay} {
+	for i, policy := range []billing.PolicyLookup{nil, oneDay} {
 		var sets [2]*instanceSet
 		for k, what := range []instGather{gatherAll, gatherRelease} {
 			s, err := loadInstances(ctx, db, "2026-10", ledger.DefaultTZ(), policy, what, nil)

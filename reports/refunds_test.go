@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/billing"
+	"github.com/gpubill/gpubill/ledger"
 )
 
 // addTransactions stores the money flow of the refunds tests.
@@ -171,11 +172,15 @@ func TestRefundsCountOnce(t *testing.T) {
 // with it the charges after release.
 func TestRefundsPolicyOverride(t *testing.T) {
 	s := newInstSample(t)
-	cfg := rules.DefaultConfig()
-	p, _ := cfg.PolicyFor("gpushare")
+	p, _ := billing.DefaultPolicy("gpushare")
 	p.ReleaseDays = 40
-	cfg.Policies["gpushare"] = p
-	rep, err := Refunds(context.Background(), s.db, RefundsOptions{Month: "2026-10", Policy: cfg.PolicyFor})
+	policy := func(provider string) (billing.Policy, bool) {
+		if provider == "gpushare" {
+			return p, true
+		}
+		return billing.DefaultPolicy(provider)
+	}
+	rep, err := Refunds(context.Background(), s.db, RefundsOptions{Month: "2026-10", Policy: policy})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 )
 
 // The words of the refund checklist: its translations, the sentence that
@@ -183,7 +183,7 @@ func stepText(lang string, d time.Duration) string {
 // ruleIntro introduces a platform rule. A field of the policy entry that is
 // a guess is written as one, with the entry's source and the date it was
 // seen, so that support can tell what the claim rests on.
-func ruleIntro(lang string, pol rules.Policy, field string) string {
+func ruleIntro(lang string, pol billing.Policy, field string) string {
 	if !pol.IsGuess(field) {
 		return pick(lang, "贵平台", "Your platform")
 	}

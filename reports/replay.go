@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -176,18 +175,14 @@ type ReplayReport struct {
 }
 
 // Replay replays opts.Month.
-func Replay(ctx context.Context, db *ledger.DB, opts ReplayOptions) (*ReplayReport, error) {
+func Replay(src ReplaySource, opts ReplayOptions) (*ReplayReport, error) {
 	if opts.Month == "" {
 		return nil, fmt.Errorf("reports: replay: a month is required")
 	}
 	if err := checkMonth(opts.Month); err != nil {
 		return nil, err
 	}
-	in, err := loadReplayInput(ctx, db, opts.Month, opts.Config)
-	if err != nil {
-		return nil, err
-	}
-	return replayOf(in, opts)
+	return replayOf(loadReplayInput(src, opts.Month, opts.Config), opts)
 }
 
 // memoGPUKeys remembers normalize's answers: a month has few GPU model

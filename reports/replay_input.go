@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"context"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -11,17 +9,28 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 )
 
-// The one file through which the replay reads the rules' building blocks
-// (sessions, run times, policies, the GPU-hour price catalog): everything
-// else of the replay works on replayInput, its own types. When sessions,
-// policies and prices move to another package, only this file changes.
+// The one file through which the replay reads its inputs (the month's
+// sessions and charges, policies, the GPU-hour price catalog): everything
+// else of the replay works on replayInput, its own types.
 
-// ReplayConfig is the configuration the replay reads policies, prices and
-// the time zone under (as for an audit: the user's overrides included).
-type ReplayConfig = rules.Config
+// ReplaySource is the month a replay prices: its items, sessions and what
+// each charge serves, as the audit sees them (rules.Input satisfies it).
+type ReplaySource interface {
+	WhatIfSource
+	// Period is the month's first instant, the next month's, and the
+	// time zone they are in.
+	Period() (start, end time.Time, tz *time.Location)
+}
+
+// ReplayConfig is the reference data the replay prices with, as for an
+// audit: the user's overrides included.
+type ReplayConfig struct {
+	Policies billing.PolicyLookup  // nil = the embedded policies
+	Prices   *billing.PriceCatalog // the GPU-hour catalog in effect; nil = billing.DefaultPrices()
+	User     *billing.PriceCatalog // the user's own prices (from the config), shown as such; may be nil
+}
 
 // replayInput is the month's work and the reference data to price it.
 type replayInput struct {
@@ -94,20 +103,17 @@ type replayGPUPrice struct {
 	Confidence                                               string // "" = graded from the source
 }
 
-// loadReplayInput loads month from db under cfg.
-func loadReplayInput(ctx context.Context, db *ledger.DB, month string, cfg ReplayConfig) (*replayInput, error) {
-	in, err := rules.LoadInput(ctx, db, month, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("reports: replay: %w", err)
-	}
-	out := &replayInput{Month: month, MonthStart: in.MonthStart, MonthEnd: in.MonthEnd, TZ: in.TZ,
-		Policies: map[string]replayPolicy{}, NormalizeGPU: memoGPUKeys(rules.NormalizeGPUModel)}
+// loadReplayInput reads month from in under cfg.
+func loadReplayInput(in ReplaySource, month string, cfg ReplayConfig) *replayInput {
+	start, end, tz := in.Period()
+	out := &replayInput{Month: month, MonthStart: start, MonthEnd: end, TZ: tz,
+		Policies: map[string]replayPolicy{}, NormalizeGPU: memoGPUKeys(billing.NormalizeGPUModel)}
 	part := func(li *ledger.Item) replayPart {
-		s, e := rules.ActiveSpan(li)
+		s, e := billing.ActiveSpan(li)
 		p := replayPart{ID: li.ID, Component: li.SKU, Start: s, End: e, ChargeStart: li.ChargePeriodStart,
 			ChargeEnd: li.ChargePeriodEnd, Cost: li.BilledCost, GPUModel: li.GPUModel, GPUCount: li.GPUCount}
-		if secs, ok := rules.TimeUnitSeconds(li.PricingUnit); ok && li.PricingQuantity.Valid {
-			p.BilledSeconds = li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(secs))
+		if u, ok := billing.ParseTimeUnit(li.PricingUnit); ok && li.PricingQuantity.Valid {
+			p.BilledSeconds = li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(u.Secs))
 			p.BilledFromQuantity = true
 		} else {
 			p.BilledSeconds = decimal.NewFromInt(int64(li.ChargePeriodEnd.Sub(li.ChargePeriodStart) / time.Second))
@@ -126,7 +132,7 @@ func loadReplayInput(ctx context.Context, db *ledger.DB, month string, cfg Repla
 	for _, s := range in.Sessions() {
 		rs := replaySession{Provider: s.Provider(), Resource: s.ResourceID(), Currency: s.Currency()}
 		for _, li := range s.Items {
-			if !in.InMonth(li) {
+			if li.BillingPeriod != month {
 				continue
 			}
 			if len(rs.Parts) == 0 {
@@ -139,10 +145,10 @@ func loadReplayInput(ctx context.Context, db *ledger.DB, month string, cfg Repla
 			out.Sessions = append(out.Sessions, rs)
 		}
 	}
-	for _, li := range in.Items {
-		running := li.Kind == ledger.KindCompute && rules.IsRunning(li)
+	for _, li := range in.MonthItems() {
+		running := li.Kind == ledger.KindCompute && billing.IsRunning(li)
 		switch {
-		case running && rules.IsPrepaid(li):
+		case running && billing.IsPrepaid(li):
 			out.Sessions = append(out.Sessions, replaySession{Provider: li.Provider, Resource: li.ResourceID,
 				Currency: li.Currency, PricingModel: li.PricingModel, Prepaid: true, Parts: []replayPart{part(li)}})
 		case running && li.ResourceID != "":
@@ -154,7 +160,7 @@ func loadReplayInput(ctx context.Context, db *ledger.DB, month string, cfg Repla
 				ChargeStart: li.ChargePeriodStart, ChargeEnd: li.ChargePeriodEnd}
 			switch li.Kind {
 			case ledger.KindStorage, ledger.KindImage, ledger.KindSnapshot, ledger.KindNetwork, ledger.KindSeat:
-				if how, id := in.ServedBy(li); how != rules.ServedAccount {
+				if id, ok := in.ServedInstance(li); ok {
 					c.Instance = id
 					in.ComputeSpans(li.Provider, id, func(start, end time.Time) bool {
 						if start.Before(li.ChargePeriodEnd) && end.After(li.ChargePeriodStart) {
@@ -174,7 +180,7 @@ func loadReplayInput(ctx context.Context, db *ledger.DB, month string, cfg Repla
 		}
 	}
 	out.Policies, out.Prices = loadReplayCatalog(cfg)
-	return out, nil
+	return out
 }
 
 // loadReplayCatalog reads the platform policies and the GPU-hour price
@@ -183,18 +189,24 @@ func loadReplayInput(ctx context.Context, db *ledger.DB, month string, cfg Repla
 func loadReplayCatalog(cfg ReplayConfig) (map[string]replayPolicy, []replayGPUPrice) {
 	policies := map[string]replayPolicy{}
 	for _, p := range ledger.Providers {
-		if pol, ok := cfg.PolicyFor(p.Slug); ok {
+		if pol, ok := cfg.Policies.For(p.Slug); ok {
 			policies[p.Slug] = replayPolicy{Provider: p.Slug, Step: pol.BillingStep, Minimum: pol.MinimumBilled,
 				MinimumCharge: pol.MinimumCharge, ChargedWhileStopped: pol.ChargedWhileStopped, Guesses: pol.Guesses,
 				Source: pol.Source, Seen: pol.Seen}
 		}
 	}
-	user := map[rules.PriceKey]bool{}
-	for _, p := range cfg.Prices.Entries() {
-		user[p.Key()] = true
+	user := map[billing.PriceKey]bool{}
+	if cfg.User != nil {
+		for _, p := range cfg.User.Entries() {
+			user[p.Key()] = true
+		}
+	}
+	inEffect := cfg.Prices
+	if inEffect == nil {
+		inEffect = billing.DefaultPrices()
 	}
 	var prices []replayGPUPrice
-	for _, p := range cfg.ReferencePrices().Entries() {
+	for _, p := range inEffect.Entries() {
 		prices = append(prices, replayGPUPrice{Provider: p.Provider, GPUModel: p.GPUModel, GPUModelText: p.GPUModelText,
 			PricingModel: p.PricingModel, Currency: p.Currency, PerHour: p.PerHour, Source: p.Source, Seen: p.Seen,
 			FromConfig: user[p.Key()]})

@@ -45,10 +45,7 @@ func runReplay(t *testing.T, db *ledger.DB, opts ReplayOptions) *ReplayReport {
 	if opts.Now.IsZero() {
 		opts.Now = replayNow
 	}
-	if opts.Config.TZ == nil {
-		opts.Config = rules.DefaultConfig()
-	}
-	rep, err := Replay(context.Background(), db, opts)
+	rep, err := replayOn(db, rules.DefaultConfig(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +166,7 @@ func TestReplayActualFoots(t *testing.T) {
 func synthInput(runs []time.Duration, gpuModel string) *replayInput {
 	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	in := &replayInput{Month: "2026-10", MonthStart: start, MonthEnd: start.AddDate(0, 1, 0), TZ: time.UTC,
-		Policies: map[string]replayPolicy{}, NormalizeGPU: rules.NormalizeGPUModel}
+		Policies: map[string]replayPolicy{}, NormalizeGPU: billing.NormalizeGPUModel}
 	at := start
 	for i, d := range runs {
 		p := replayPart{ID: int64(i + 1), Start: at, End: at.Add(d), ChargeStart: at, ChargeEnd: at.Add(d),
@@ -392,10 +389,11 @@ func TestReplayPackage(t *testing.T) {
 // move it.
 func TestReplayGolden(t *testing.T) {
 	db := replayLedger(t, "../testdata/demo/*")
-	in, err := loadReplayInput(context.Background(), db, "2026-10", rules.DefaultConfig())
+	month, err := rules.LoadInput(context.Background(), db, "2026-10", rules.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
+	in := loadReplayInput(month, "2026-10", replayConfigOf(rules.DefaultConfig()))
 	dir := filepath.Join("testdata", "TestReplayGolden")
 	b, err := os.ReadFile(filepath.Join(dir, "catalog.json"))
 	if err != nil {
@@ -442,7 +440,7 @@ func TestPricesAge(t *testing.T) {
 		now   time.Time
 		stale bool
 	}{{replayNow, false}, {time.Date(2027, 4, 1, 0, 0, 0, 0, time.UTC), true}} {
-		rep, err := Prices(PricesOptions{Config: rules.DefaultConfig(), Now: tc.now})
+		rep, err := Prices(PricesOptions{Config: replayConfigOf(rules.DefaultConfig()), Now: tc.now})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -14,8 +13,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/rules"
 )
 
 // What-ifs: what the month would have cost under another billing or another
@@ -28,14 +27,14 @@ import (
 //     unit price, else billed cost ÷ billed quantity), 8 decimals, never
 //     above what was billed. Items whose bill states no actual use stay as
 //     billed and are counted.
-//   - auto_shutdown: the on-demand sessions of forgotten_instance (same
-//     session code, rules.Input.Sessions) cut after ShutdownAfter; the
+//   - auto_shutdown: the on-demand sessions of forgotten_instance (the
+//     audit's sessions, billing.Session) cut after ShutdownAfter; the
 //     saving is the cost of the session beyond that point, each item pro
-//     rata by time (rules.AddCostBeyond). Only the items of the month count.
+//     rata by time (billing.AddCostBeyond). Only the items of the month count.
 //   - release_idle_storage: storage, image and snapshot charges of an
 //     instance from the moment it had run no compute for ReleaseAfter; an
 //     item across that moment counts pro rata by time. The instance is the
-//     one the charge serves (rules.Input.ServedBy); a charge that serves no
+//     one the charge serves (WhatIfSource.ServedInstance); a charge that serves no
 //     known instance is left as billed. Idle since the end of the
 //     instance's last compute before the charge (compute of the neighbouring
 //     months included), else since its first charge of the month.
@@ -62,9 +61,24 @@ type WhatIfOptions struct {
 	Month         string        // billing period YYYY-MM (required)
 	ShutdownAfter time.Duration // 0 = DefaultShutdownAfter
 	ReleaseAfter  time.Duration // 0 = DefaultReleaseAfter
-	// Config gives the time zone and the platform policies (a session's gap
-	// follows the platform's billing step), as for an audit.
-	Config rules.Config
+}
+
+// WhatIfSource is what the what-if reads of a month as an audit loads it
+// (cmd/gpubill passes rules.LoadInput's): the month's items, the sessions
+// and compute spans of the month with its neighbours' compute, and which
+// instance a charge serves. Sessions and ComputeSpans may be built on
+// first use and must be safe to call side by side.
+type WhatIfSource interface {
+	// MonthItems are the line items of the month (no context).
+	MonthItems() []*ledger.Item
+	// Sessions are the on-demand sessions of the month and its context.
+	Sessions() []billing.Session
+	// ServedInstance is the instance the charge li serves; ok is false when
+	// none is known.
+	ServedInstance(li *ledger.Item) (id string, ok bool)
+	// ComputeSpans calls fn with each span, in order, during which the
+	// instance ran compute (month and context), until fn returns false.
+	ComputeSpans(provider, resource string, fn func(start, end time.Time) bool)
 }
 
 // WhatIfRow is one scenario for one provider and currency.
@@ -111,8 +125,7 @@ type wiKey struct{ provider, currency string }
 
 // wiRow is a row being summed: the costs in DecimalSums (no math/big per
 // item while they fit an int64: decimal.Decimal.Add was 0.4 of 2.6 s of
-// CPU of a 297,600-item month's what-if), an unchanged cost added from the
-// item's Derived, without reading its *big.Int (a cache miss an item).
+// CPU of a 297,600-item month's what-if).
 type wiRow struct {
 	WhatIfRow
 	actual, scenario ledger.DecimalSum
@@ -145,15 +158,15 @@ func (rows *wiRows) row(li *ledger.Item) *wiRow {
 // same adds li, its cost the same under the scenario.
 func (r *wiRow) same(li *ledger.Item) {
 	r.Items++
-	r.actual.AddBilled(li)
-	r.scenario.AddBilled(li)
+	r.actual.Add(li.BilledCost)
+	r.scenario.Add(li.BilledCost)
 }
 
 // costs adds li with its cost under the scenario, computed anew (the
 // sum keeps its precision, as it keeps every term's).
 func (r *wiRow) costs(li *ledger.Item, scenarioCost decimal.Decimal) {
 	r.Items++
-	r.actual.AddBilled(li)
+	r.actual.Add(li.BilledCost)
 	r.scenario.Add(scenarioCost)
 	if !scenarioCost.Equal(li.BilledCost) {
 		r.Changed++
@@ -162,10 +175,10 @@ func (r *wiRow) costs(li *ledger.Item, scenarioCost decimal.Decimal) {
 }
 
 // perSecondRows is the per_second scenario.
-func perSecondRows(in *rules.Input) *wiRows {
+func perSecondRows(items []*ledger.Item) *wiRows {
 	rows := newWiRows(WhatIfPerSecond)
-	for _, li := range in.Items { // sums and counts: any order
-		if !rules.IsRunning(li) || rules.IsPrepaid(li) {
+	for _, li := range items { // sums and counts: any order
+		if !billing.IsRunning(li) || billing.IsPrepaid(li) {
 			continue
 		}
 		r := rows.row(li)
@@ -184,19 +197,19 @@ func perSecondRows(in *rules.Input) *wiRows {
 
 // autoShutdownRows is the auto_shutdown scenario: the sessions cut after
 // shutdownAfter.
-func autoShutdownRows(in *rules.Input, shutdownAfter time.Duration) *wiRows {
+func autoShutdownRows(src WhatIfSource, month string, shutdownAfter time.Duration) *wiRows {
 	rows := newWiRows(WhatIfAutoShutdown)
-	sessions := in.Sessions()
+	sessions := src.Sessions()
 	for i := range sessions {
 		s := &sessions[i]
 		cutoff := s.Start.Add(shutdownAfter)
 		long := s.End.Sub(s.Start) > shutdownAfter
 		for _, li := range s.Items {
-			if !in.InMonth(li) {
+			if li.BillingPeriod != month {
 				continue
 			}
 			var beyond ledger.DecimalSum
-			if long && rules.AddCostBeyond(&beyond, li, cutoff) {
+			if long && billing.AddCostBeyond(&beyond, li, cutoff) {
 				rows.row(li).costs(li, li.BilledCost.Sub(beyond.Decimal()))
 				continue
 			}
@@ -207,9 +220,9 @@ func autoShutdownRows(in *rules.Input, shutdownAfter time.Duration) *wiRows {
 }
 
 // releaseIdleRows is the release_idle_storage scenario.
-func releaseIdleRows(in *rules.Input, releaseAfter time.Duration) *wiRows {
+func releaseIdleRows(src WhatIfSource, releaseAfter time.Duration) *wiRows {
 	rows := newWiRows(WhatIfReleaseIdle)
-	idle := newIdleIndex(in)
+	idle := newIdleIndex(src)
 	for _, li := range idle.charges {
 		switch li.Kind {
 		case ledger.KindStorage, ledger.KindImage, ledger.KindSnapshot:
@@ -220,8 +233,8 @@ func releaseIdleRows(in *rules.Input, releaseAfter time.Duration) *wiRows {
 			continue
 		}
 		r := rows.row(li)
-		how, id := in.ServedBy(li)
-		if how == rules.ServedAccount || id == "" {
+		id, ok := src.ServedInstance(li)
+		if !ok {
 			r.Unknown++
 			r.same(li)
 			continue
@@ -237,8 +250,9 @@ func releaseIdleRows(in *rules.Input, releaseAfter time.Duration) *wiRows {
 	return rows
 }
 
-// WhatIf computes the scenarios of opts.Month.
-func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfReport, error) {
+// WhatIf computes the scenarios of opts.Month on src, that month as an
+// audit loads it.
+func WhatIf(src WhatIfSource, opts WhatIfOptions) (*WhatIfReport, error) {
 	if opts.Month == "" {
 		return nil, fmt.Errorf("reports: what-if: a month is required")
 	}
@@ -254,24 +268,20 @@ func WhatIf(ctx context.Context, db *ledger.DB, opts WhatIfOptions) (*WhatIfRepo
 	if opts.ReleaseAfter == 0 {
 		opts.ReleaseAfter = DefaultReleaseAfter
 	}
-	in, err := rules.LoadInput(ctx, db, opts.Month, opts.Config)
-	if err != nil {
-		return nil, fmt.Errorf("reports: what-if: %w", err)
-	}
-	return whatIfOf(in, opts), nil
+	return whatIfOf(src, opts), nil
 }
 
-// whatIfOf computes the scenarios on in (opts' thresholds set).
-func whatIfOf(in *rules.Input, opts WhatIfOptions) *WhatIfReport {
+// whatIfOf computes the scenarios on src (opts' thresholds set).
+func whatIfOf(src WhatIfSource, opts WhatIfOptions) *WhatIfReport {
 	// The three scenarios are independent, and so are the caches two of
 	// them build (the sessions; the idle index, through the coverage of
 	// ServedBy): they run side by side, each into rows of its own (their
 	// keys differ by scenario), as the audit builds its caches.
 	var shutdown, release *wiRows
 	var side sync.WaitGroup
-	side.Go(func() { shutdown = autoShutdownRows(in, opts.ShutdownAfter) })
-	side.Go(func() { release = releaseIdleRows(in, opts.ReleaseAfter) })
-	perSecond := perSecondRows(in)
+	side.Go(func() { shutdown = autoShutdownRows(src, opts.Month, opts.ShutdownAfter) })
+	side.Go(func() { release = releaseIdleRows(src, opts.ReleaseAfter) })
+	perSecond := perSecondRows(src.MonthItems())
 	side.Wait()
 	rep := &WhatIfReport{Month: opts.Month, ShutdownAfter: opts.ShutdownAfter, ReleaseAfter: opts.ReleaseAfter}
 	for _, r := range slices.Concat(slices.Collect(maps.Values(perSecond.m)), slices.Collect(maps.Values(shutdown.m)),
@@ -311,12 +321,13 @@ func perSecondCost(li *ledger.Item) (cost decimal.Decimal, repriced, ok bool) {
 	if !li.PricingQuantity.Valid {
 		return li.BilledCost, false, false
 	}
-	unit, isTime := rules.TimeUnitSeconds(li.PricingUnit)
+	u, isTime := billing.ParseTimeUnit(li.PricingUnit)
 	if !isTime {
 		return li.BilledCost, false, false
 	}
+	unit := u.Secs
 	actual, _, known := actualUse(li)
-	if !known || !rules.QuantityPositive(li) {
+	if !known || !li.PricingQuantity.Decimal.IsPositive() {
 		return li.BilledCost, false, false
 	}
 	billed := li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(unit))
@@ -336,24 +347,24 @@ func perSecondCost(li *ledger.Item) (cost decimal.Decimal, repriced, ok bool) {
 }
 
 // idleIndex knows when each instance ran compute (month and context:
-// rules.Input.ComputeSpans) and when the month's charges serving it began.
+// WhatIfSource.ComputeSpans) and when the month's charges serving it began.
 type idleIndex struct {
-	in    *rules.Input
+	src   WhatIfSource
 	first map[[2]string]time.Time // provider, instance → first charge start of the month's items serving it
 	// charges are the month's items that are not compute, in order: the
 	// scenario's own pass reads them, not the whole month again.
 	charges []*ledger.Item
 }
 
-func newIdleIndex(in *rules.Input) *idleIndex {
-	x := &idleIndex{in: in, first: map[[2]string]time.Time{}}
-	for _, li := range in.Items { // the first start of each: any order
+func newIdleIndex(src WhatIfSource) *idleIndex {
+	x := &idleIndex{src: src, first: map[[2]string]time.Time{}}
+	for _, li := range src.MonthItems() { // the first start of each: any order
 		if li.Kind == ledger.KindCompute {
 			continue // most of a month: not asked whom it serves
 		}
 		x.charges = append(x.charges, li)
-		how, id := in.ServedBy(li)
-		if how == rules.ServedAccount {
+		id, ok := src.ServedInstance(li)
+		if !ok {
 			continue
 		}
 		k := [2]string{li.Provider, id}
@@ -375,7 +386,7 @@ func (x *idleIndex) releasable(li *ledger.Item, instance string, after time.Dura
 		return decimal.Zero
 	}
 	since, found, ran := time.Time{}, false, false
-	x.in.ComputeSpans(li.Provider, instance, func(start, end time.Time) bool {
+	x.src.ComputeSpans(li.Provider, instance, func(start, end time.Time) bool {
 		if start.Before(e) && end.After(s) {
 			ran = true // during the charge period
 			return false

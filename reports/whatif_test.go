@@ -68,9 +68,35 @@ func whatIfSample(t *testing.T) (*ledger.DB, []ledger.LineItem) {
 	return db, testkit.ImportItems(t, db, "bills/whatif.csv", items)
 }
 
+// whatIfOn runs the what-if on db as the CLI does: on the month as an
+// audit loads it (rules.LoadInput, under the default config).
+func whatIfOn(db *ledger.DB, opts WhatIfOptions) (*WhatIfReport, error) {
+	in, err := rules.LoadInput(context.Background(), db, opts.Month, rules.DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	return WhatIf(in, opts)
+}
+
+// replayOn runs the replay on db as the CLI does (cmd/gpubill's
+// replayConfig): on the month as an audit loads it, priced with cfg's
+// policies and prices.
+func replayOn(db *ledger.DB, cfg rules.Config, opts ReplayOptions) (*ReplayReport, error) {
+	in, err := rules.LoadInput(context.Background(), db, opts.Month, cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts.Config = replayConfigOf(cfg)
+	return Replay(in, opts)
+}
+
+func replayConfigOf(cfg rules.Config) ReplayConfig {
+	return ReplayConfig{Policies: cfg.PolicyFor, Prices: cfg.ReferencePrices(), User: cfg.Prices}
+}
+
 func whatIfReport(t *testing.T, db *ledger.DB) *WhatIfReport {
 	t.Helper()
-	rep, err := WhatIf(context.Background(), db, WhatIfOptions{Month: "2026-10", Config: rules.DefaultConfig()})
+	rep, err := whatIfOn(db, WhatIfOptions{Month: "2026-10"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,8 +190,8 @@ func TestWhatIfThresholds(t *testing.T) {
 		{"release after 10d", 0, 240 * time.Hour, WhatIfReleaseIdle, "0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, err := WhatIf(context.Background(), db, WhatIfOptions{Month: "2026-10", ShutdownAfter: tc.shutdown,
-				ReleaseAfter: tc.release, Config: rules.DefaultConfig()})
+			rep, err := whatIfOn(db, WhatIfOptions{Month: "2026-10", ShutdownAfter: tc.shutdown,
+				ReleaseAfter: tc.release})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -170,11 +172,11 @@ func (cfg *Config) parseConfig(path string, b []byte) error {
 		cfg.Exemptions = append(cfg.Exemptions, e)
 	}
 	if len(doc.Price) > 0 {
-		entries := make([]priceJSON, 0, len(doc.Price))
+		entries := make([]billing.PriceEntry, 0, len(doc.Price))
 		for i, entry := range doc.Price {
 			pj, err := priceFromTOML(entry)
 			if err == nil {
-				_, err = pj.price()
+				_, err = pj.Price()
 			}
 			if err != nil {
 				return fail(fmt.Sprintf("price[%d]", i+1), err)
@@ -185,9 +187,9 @@ func (cfg *Config) parseConfig(path string, b []byte) error {
 		if err != nil {
 			return fmt.Errorf("config %s: %w", path, err)
 		}
-		cat, err := ParsePrices(raw) // every entry is valid: only a repeated key is left to find
+		cat, err := billing.ParsePrices(raw) // every entry is valid: only a repeated key is left to find
 		if err != nil {
-			return fmt.Errorf("config %s: [[price]]: %s", path, strings.TrimPrefix(err.Error(), "rules: prices: "))
+			return fmt.Errorf("config %s: [[price]]: %s", path, strings.TrimPrefix(err.Error(), "billing: prices: "))
 		}
 		cfg.Prices = cat
 	}
@@ -256,7 +258,7 @@ func tomlStrings(v any) ([]string, error) {
 func unknownKeys(entry map[string]any, known []string) error {
 	var bad []string
 	for k := range entry {
-		if !containsString(known, k) {
+		if !slices.Contains(known, k) {
 			bad = append(bad, k)
 		}
 	}
@@ -285,21 +287,21 @@ func providerSlug(v any) (string, error) {
 
 // policyFromTOML reads a [[policy]] entry. The keys it gives replace those
 // of the embedded policy of the provider; the others keep their values.
-func policyFromTOML(entry map[string]any) (Policy, error) {
+func policyFromTOML(entry map[string]any) (billing.Policy, error) {
 	if err := unknownKeys(entry, policyKeys); err != nil {
-		return Policy{}, err
+		return billing.Policy{}, err
 	}
 	pv, ok := entry["provider"]
 	if !ok {
-		return Policy{}, errors.New("provider: missing")
+		return billing.Policy{}, errors.New("provider: missing")
 	}
 	slug, err := providerSlug(pv)
 	if err != nil {
-		return Policy{}, fmt.Errorf("provider: %w", err)
+		return billing.Policy{}, fmt.Errorf("provider: %w", err)
 	}
-	pj := policyJSON{Provider: slug}
-	if base, ok := defaultPolicies[slug]; ok {
-		pj = base.toJSON()
+	pj := billing.PolicyEntry{Provider: slug}
+	if base, ok := billing.DefaultPolicy(slug); ok {
+		pj = base.Entry()
 	}
 	for _, k := range policyKeys[1:] {
 		v, ok := entry[k]
@@ -326,7 +328,7 @@ func policyFromTOML(entry map[string]any) (Policy, error) {
 		case "charged_while_stopped":
 			if pj.ChargedWhileStopped, err = tomlStrings(v); err == nil {
 				for _, kind := range pj.ChargedWhileStopped {
-					if !containsString(ledger.Kinds, kind) {
+					if !slices.Contains(ledger.Kinds, kind) {
 						err = fmt.Errorf("%q is not a charge kind (%s)", kind, strings.Join(ledger.Kinds, ", "))
 						break
 					}
@@ -358,34 +360,16 @@ func policyFromTOML(entry map[string]any) (Policy, error) {
 			set(&pj.Seen)
 		}
 		if err != nil {
-			return Policy{}, fmt.Errorf("%s: %w", k, err)
+			return billing.Policy{}, fmt.Errorf("%s: %w", k, err)
 		}
 	}
-	return pj.policy()
-}
-
-// toJSON is the inverse of policyJSON.policy.
-func (p Policy) toJSON() policyJSON {
-	dur := func(d time.Duration) string {
-		if d == 0 {
-			return ""
-		}
-		return d.String()
-	}
-	pj := policyJSON{Provider: p.Provider, BillingStep: dur(p.BillingStep), MinimumBilled: dur(p.MinimumBilled),
-		ChargedWhileStopped: p.ChargedWhileStopped, ReleaseDays: p.ReleaseDays, NotesZH: p.NotesZH, NotesEN: p.NotesEN,
-		RefundZH: p.RefundZH, RefundEN: p.RefundEN, InvoiceZH: p.InvoiceZH, InvoiceEN: p.InvoiceEN, Guesses: p.Guesses,
-		Source: p.Source, Seen: p.Seen}
-	if p.MinimumCharge.Valid {
-		pj.MinimumCharge = p.MinimumCharge.Decimal.String()
-	}
-	return pj
+	return pj.Policy()
 }
 
 // priceFromTOML reads a [[price]] entry into the prices.json shape, for
 // ParsePrices to check.
-func priceFromTOML(entry map[string]any) (priceJSON, error) {
-	var pj priceJSON
+func priceFromTOML(entry map[string]any) (billing.PriceEntry, error) {
+	var pj billing.PriceEntry
 	if err := unknownKeys(entry, priceKeys); err != nil {
 		return pj, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -123,10 +124,11 @@ func TestLoadConfig(t *testing.T) {
 		}
 	}
 	// a policy entry overrides only the fields it gives
+	autodl, _ := billing.DefaultPolicy("autodl")
 	a := cfg.Policies["autodl"]
-	if a.MinimumBilled != time.Hour || a.ReleaseDays != defaultPolicies["autodl"].ReleaseDays || a.BillingStep != time.Second {
+	if a.MinimumBilled != time.Hour || a.ReleaseDays != autodl.ReleaseDays || a.BillingStep != time.Second {
 		t.Errorf("autodl policy: got minimum %v, release %d, step %v; want 1h, the embedded %d, 1s",
-			a.MinimumBilled, a.ReleaseDays, a.BillingStep, defaultPolicies["autodl"].ReleaseDays)
+			a.MinimumBilled, a.ReleaseDays, a.BillingStep, autodl.ReleaseDays)
 	}
 	if n := cfg.Policies["newcloud"]; n.BillingStep != time.Minute || n.ReleaseDays != 5 {
 		t.Errorf("newcloud policy: got step %v release %d, want 1m and 5", n.BillingStep, n.ReleaseDays)
@@ -142,8 +144,8 @@ func TestLoadConfig(t *testing.T) {
 	if p, ok := cat.Lookup("autodl", "A100 80G", ledger.PricingOnDemand, "CNY"); !ok || p.PerHour.String() != "8" {
 		t.Errorf("autodl A100: got %+v %v, want the embedded 8", p, ok)
 	}
-	if cat.Len() != defaultPrices.Len() {
-		t.Errorf("overlay: got %d prices, want %d (one replaced)", cat.Len(), defaultPrices.Len())
+	if cat.Len() != billing.DefaultPrices().Len() {
+		t.Errorf("overlay: got %d prices, want %d (one replaced)", cat.Len(), billing.DefaultPrices().Len())
 	}
 	// the audit record keeps every value from the config
 	var params map[string]string

@@ -43,7 +43,7 @@ type laterCompute struct {
 // nextMonthEdge is where the next month's compute stops being loaded as
 // items: nextMonthWindow past the latest end (charge period or usage) of
 // the month's items, and never before the month's end. The load notes the
-// latest end as it derives the items (in.latestEnd, noteEnds).
+// latest end as it reads the items (in.latestEnd, noteEnds).
 func nextMonthEdge(in *Input) time.Time {
 	edge := in.MonthEnd
 	if sec := in.latestEnd.Load(); sec > edge.Unix() {
@@ -52,8 +52,8 @@ func nextMonthEdge(in *Input) time.Time {
 	return edge.Add(nextMonthWindow)
 }
 
-// noteEnds is derive, also raising latest (Unix seconds) to li's charge
-// period and usage ends. Stored times are whole seconds.
+// noteEnds returns a function that raises latest (Unix seconds) to an
+// item's charge period and usage ends. Stored times are whole seconds.
 func noteEnds(latest *atomic.Int64) func(*ledger.Item) {
 	raise := func(t time.Time) {
 		if t.IsZero() {
@@ -67,7 +67,6 @@ func noteEnds(latest *atomic.Int64) func(*ledger.Item) {
 		}
 	}
 	return func(li *ledger.Item) {
-		derive(li)
 		raise(li.ChargePeriodEnd)
 		raise(li.UsageEnd)
 	}
@@ -126,12 +125,6 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 	items, err = db.LoadLineItems(ctx, f)
 	if err != nil {
 		return fmt.Errorf("rules: load context %s: %w", next, err)
-	}
-	for _, li := range in.Context {
-		derive(li)
-	}
-	for _, li := range items {
-		derive(li)
 	}
 	// Merged, not sorted again: sorting the two months took 0.58 s of CPU,
 	// on the audit's critical path, for the 2026-11 of a 1M-row ledger of

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -130,58 +128,6 @@ func firstDiff(a, b []byte) string {
 	}
 	from := max(0, i-300)
 	return fmt.Sprintf("got …%s…\nwant …%s…", a[from:min(len(a), i+300)], b[from:min(len(b), i+300)])
-}
-
-// TestDerivedIsComputed: after load, every item of the month and of its
-// context carries its active span and billed cost's sign as computed from
-// its fields; an item without them (built by hand) computes them.
-func TestDerivedIsComputed(t *testing.T) {
-	ctx := context.Background()
-	loc := mustLoc("Asia/Shanghai")
-	var items []ledger.LineItem
-	generateBenchItemsIn(20000, time.Date(2026, 9, 1, 0, 0, 0, 0, loc), time.Date(2026, 11, 30, 0, 0, 0, 0, loc), func(li *ledger.LineItem) bool {
-		items = append(items, *li)
-		return true
-	})
-	items = append(items, item(t, "aliyun", ledger.KindCompute, "daily-2h", "2026-10-05 00:00", "2026-10-06 00:00", "-3.00", qty("2", "小时")))
-	db := newLedger(t, items)
-	in, err := load(ctx, db, "2026-10", DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	signs, quantities := map[int]int{}, map[int]int{}
-	cut := 0
-	for _, lis := range [][]*ledger.Item{in.Items, in.Context} {
-		for _, li := range lis {
-			d := li.Derived
-			s, e := computeActiveSpan(li)
-			if !d.Set || !d.SpanStart.Equal(s) || !d.SpanEnd.Equal(e) || int(d.BilledSign) != li.BilledCost.Sign() {
-				t.Fatalf("item %d: derived %+v, computed span %v–%v, sign %d", li.ID, d, s, e, li.BilledCost.Sign())
-			}
-			if want := li.PricingQuantity.Valid && li.PricingQuantity.Decimal.IsPositive(); quantityPositive(li) != want ||
-				int(d.QuantitySign) != li.PricingQuantity.Decimal.Sign() {
-				t.Fatalf("item %d: quantity %v, derived sign %d", li.ID, li.PricingQuantity, d.QuantitySign)
-			}
-			quantities[int(d.QuantitySign)]++
-			// The small form is the cost itself, to its exponent (the text
-			// a sum prints keeps it).
-			if !d.BilledSmall || d.BilledExp != li.BilledCost.Exponent() || !decimal.New(d.Billed, d.BilledExp).Equal(li.BilledCost) {
-				t.Fatalf("item %d: billed %s, derived %d × 10^%d (small %v)", li.ID, li.BilledCost, d.Billed, d.BilledExp, d.BilledSmall)
-			}
-			signs[int(d.BilledSign)]++
-			if e.Before(li.ChargePeriodEnd) {
-				cut++
-			}
-		}
-	}
-	if len(in.Context) == 0 || signs[-1] == 0 || signs[1] == 0 || cut == 0 || quantities[1] == 0 || quantities[0] == 0 {
-		t.Fatalf("context %d, signs %v, quantities' signs %v, spans cut short %d: the test checks nothing of what it should",
-			len(in.Context), signs, quantities, cut)
-	}
-	byHand := item(t, "aliyun", ledger.KindCompute, "by-hand", "2026-10-05 00:00", "2026-10-06 00:00", "-3.00", qty("2", "小时"))
-	if s, e := activeSpan(&byHand.Item); e.Sub(s) != 2*time.Hour || billedSign(&byHand.Item) != -1 || isRunning(&byHand.Item) {
-		t.Errorf("an item without Derived: span %v–%v, sign %d", s, e, billedSign(&byHand.Item))
-	}
 }
 
 // TestSecSpans: the coverage's whole-second spans merge where they touch or

@@ -4,11 +4,11 @@
 // basis of the amount and the evidence rows behind it.
 //
 // Semantics follow DESIGN.md "Rule semantics". Shared building blocks:
-//   - sessions.go: on-demand compute sessions and which instance a charge
-//     serves (parent resource, same resource, or the account as a fallback);
-//   - policies.json / policy.go: the embedded platform policy table (billing
-//     step, minimum billed duration, what is charged while stopped, release
-//     days), each entry with its source and the date it was seen;
+//   - package billing: sessions, active spans, time units, the platform
+//     policy table and the reference price catalog (shared with reports);
+//   - coverage.go: the month's sessions and compute coverage, built once per
+//     audit, and which instance a charge serves (parent resource, same
+//     resource, or the account as a fallback);
 //   - format.go: the one place where rules round money and durations for the
 //     text of a finding (amounts themselves stay exact decimals).
 //

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -19,7 +20,7 @@ func init() { register(egress{}) }
 // "egress"): a model download that cost more than the training.
 //
 // The network line items of the month are grouped by the instance they
-// serve (sessions.go servedBy: parent resource, the same resource, or as a
+// serve (coverage.go servedBy: parent resource, the same resource, or as a
 // fallback the provider account as a whole) and currency. A group is
 // reported when its total is above max_amount (a plain number in the
 // group's currency), or above max_percent of the compute it served. The
@@ -163,7 +164,7 @@ func (in *Input) egressComputeServed() map[egressComputeKey]decimal.Decimal {
 		run.Add(cost)
 	}
 	for _, li := range in.Items {
-		if isRunning(li) {
+		if billing.IsRunning(li) {
 			add(li, li.BilledCost)
 		}
 	}
@@ -184,18 +185,18 @@ func (in *Input) egressComputeServed() map[egressComputeKey]decimal.Decimal {
 // month: whole for a point in time within it, pro rata by its active span
 // otherwise; ok is false when li is not running compute or has none.
 func (in *Input) monthShare(li *ledger.Item) (cost decimal.Decimal, ok bool) {
-	if !isRunning(li) || in.InMonth(li) {
+	if !billing.IsRunning(li) || in.InMonth(li) {
 		return decimal.Decimal{}, false
 	}
-	s, e := activeSpan(li)
+	s, e := billing.ActiveSpan(li)
 	if !e.After(s) {
 		return li.BilledCost, !s.Before(in.MonthStart) && s.Before(in.MonthEnd)
 	}
-	ps, pe := maxTime(s, in.MonthStart), minTime(e, in.MonthEnd)
+	ps, pe := billing.Later(s, in.MonthStart), billing.Earlier(e, in.MonthEnd)
 	if !pe.After(ps) {
 		return decimal.Decimal{}, false
 	}
-	return proRata(li.BilledCost, int64(pe.Sub(ps)/time.Second), int64(e.Sub(s)/time.Second)), true
+	return billing.ProRata(li.BilledCost, int64(pe.Sub(ps)/time.Second), int64(e.Sub(s)/time.Second)), true
 }
 
 // egressPercent renders part/whole as a percentage with at most one

@@ -5,8 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/billing"
+	"github.com/gpubill/gpubill/ledger"
 )
 
 // egressRunTZ runs cases like runRuleCases, with the audit's time zone set
@@ -248,7 +250,7 @@ func TestEgressComputeServedEqualsPerItem(t *testing.T) {
 		want[a] = want[a].Add(cost)
 	}
 	for _, li := range in.Items {
-		if isRunning(li) {
+		if billing.IsRunning(li) {
 			add(li, li.BilledCost)
 		}
 	}

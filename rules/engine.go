@@ -19,6 +19,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -89,11 +90,11 @@ type Config struct {
 	Params map[string]string
 	// Policies overrides entries of the embedded platform policy table,
 	// keyed by provider slug.
-	Policies map[string]Policy
+	Policies map[string]billing.Policy
 	// Prices overlays the embedded reference price catalog: an entry
 	// replaces the embedded one of the same key, others are added (nil =
 	// the embedded catalog alone).
-	Prices *PriceCatalog
+	Prices *billing.PriceCatalog
 	// RulesDir is the folder of user SQL rules ("" = none): every *.sql file
 	// in it is the rule "user.<file name without .sql>" (userrules.go).
 	RulesDir string
@@ -112,7 +113,7 @@ const DefaultTZ = ledger.DefaultTZName
 // DefaultConfig returns the configuration with every default: Asia/Shanghai,
 // no parameter or policy overrides.
 func DefaultConfig() Config {
-	return Config{TZ: ledger.DefaultTZ(), Params: map[string]string{}, Policies: map[string]Policy{}}
+	return Config{TZ: ledger.DefaultTZ(), Params: map[string]string{}, Policies: map[string]billing.Policy{}}
 }
 
 func (c Config) userRuleTimeout() time.Duration {
@@ -357,7 +358,7 @@ type Input struct {
 type caches struct {
 	sessions struct {
 		once sync.Once
-		list []Session
+		list []billing.Session
 	}
 	lone struct { // ids of the items that are a session on their own
 		once sync.Once
@@ -414,7 +415,7 @@ func (in *Input) clockParam(name string) (time.Duration, error) {
 }
 
 // Policy returns the platform policy of provider (override or embedded).
-func (in *Input) Policy(provider string) (Policy, bool) { return in.cfg.policyFor(provider) }
+func (in *Input) Policy(provider string) (billing.Policy, bool) { return in.cfg.policyFor(provider) }
 
 // itemsAndContext yields Items and then Context, each with its index in
 // the two as one list (i < len(Items): of the month): the walk of every

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -275,9 +276,9 @@ func TestPolicyOverride(t *testing.T) {
 	if len(fs) != 0 {
 		t.Fatalf("without override: got %d findings, want 0", len(fs))
 	}
-	p := defaultPolicies["autodl"]
+	p, _ := billing.DefaultPolicy("autodl")
 	p.MinimumBilled = time.Hour
-	cfg.Policies = map[string]Policy{"autodl": p}
+	cfg.Policies = map[string]billing.Policy{"autodl": p}
 	fs, err = Run(context.Background(), db, "2026-10", cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -4,14 +4,14 @@ import (
 	"context"
 	"time"
 
-	"github.com/shopspring/decimal"
-
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
-// This file exposes the rules' building blocks to reports (the GPU-hour
-// and what-if reports), so that a session, a run time or a reference price
-// means the same there as in the audit. Nothing here changes a rule.
+// This file exposes what other stages need of an audit's input and config
+// (the what-if report, through cmd/gpubill), so that a session or the
+// instance a charge serves means the same there as in the audit. Nothing
+// here changes a rule.
 
 // LoadInput loads month as an audit does: the month's line items (without
 // their source cells), the compute items of the neighbouring months as
@@ -22,79 +22,42 @@ func LoadInput(ctx context.Context, db *ledger.DB, month string, cfg Config) (*I
 	return load(ctx, db, month, cfg)
 }
 
-// QuantityPositive reports whether li states a pricing quantity above
-// zero, from li.Derived when the rules' load set it.
-func QuantityPositive(li *ledger.Item) bool { return quantityPositive(li) }
+// PolicyFor returns the policy of provider in effect under c: the user's
+// override from the config file, else the embedded entry. ok is false for a
+// provider with no policy (FOCUS providers such as aws).
+func (c Config) PolicyFor(provider string) (billing.Policy, bool) { return c.policyFor(provider) }
 
-// ActiveSpan and IsRunning are in export_policy.go (the instances report
-// needs them too).
-
-// IsPrepaid reports whether li is prepaid (package or reserved).
-func IsPrepaid(li *ledger.Item) bool { return isPrepaid(li) }
-
-// AddCostBeyond adds to sum li's billed cost after cutoff, pro rata by the
-// part of its active span after cutoff (8 decimals), as forgotten_instance
-// computes its money at risk; false when li ends by cutoff.
-func AddCostBeyond(sum *ledger.DecimalSum, li *ledger.Item, cutoff time.Time) bool {
-	return addCostBeyond(sum, li, cutoff)
-}
-
-// TimeUnitSeconds gives the length in seconds of a pure time unit (小时,
-// hour, 分钟, s, 天 …); ok is false for anything else (GB·天, month).
-func TimeUnitSeconds(unit string) (secs int64, ok bool) {
-	u, ok := parseTimeUnit(unit)
-	return u.secs, ok
+func (c Config) policyFor(provider string) (billing.Policy, bool) {
+	if p, ok := c.Policies[provider]; ok {
+		return p, true
+	}
+	return billing.DefaultPolicy(provider)
 }
 
 // ReferencePrices is the price catalog in effect under c: the embedded one
 // with the user's entries (Config.Prices) on top.
-func (c Config) ReferencePrices() *PriceCatalog {
+func (c Config) ReferencePrices() *billing.PriceCatalog {
 	if c.Prices.Len() == 0 {
-		return defaultPrices
+		return billing.DefaultPrices()
 	}
-	return defaultPrices.Overlay(c.Prices)
+	return billing.DefaultPrices().Overlay(c.Prices)
 }
 
-// Which instance a charge serves (DESIGN.md), as ServedBy tells it.
-const (
-	ServedParent  = servedParent  // the bill names the instance (parent_resource_id)
-	ServedSame    = servedSame    // the charge's own resource ran compute
-	ServedAccount = servedAccount // no instance known: the provider account as a whole
-)
+// Period is the month's bounds in TZ (half-open) and TZ.
+func (in *Input) Period() (start, end time.Time, tz *time.Location) {
+	return in.MonthStart, in.MonthEnd, in.TZ
+}
 
-// ServedBy says which instance the charge li serves: how (ServedParent,
-// ServedSame or ServedAccount) and the instance id (the billing account id
-// for ServedAccount), as stopped_storage and snapshot_image decide it.
-func (in *Input) ServedBy(li *ledger.Item) (how, id string) {
+// MonthItems are the line items of the month (Items, without the context).
+func (in *Input) MonthItems() []*ledger.Item { return in.Items }
+
+// ServedInstance says which instance the charge li serves, as
+// stopped_storage and snapshot_image decide it (servedBy): the instance id,
+// and false when no instance is known (the charge is the provider
+// account's as a whole).
+func (in *Input) ServedInstance(li *ledger.Item) (id string, ok bool) {
 	sv := in.servedBy(li)
-	return sv.how, sv.id
-}
-
-// Bases of UsageSeconds.
-const (
-	UsageFromTimes    = "usage"    // usage_end − usage_start
-	UsageFromConsumed = "consumed" // consumed_quantity in a time unit
-)
-
-// UsageSeconds is li's actual use in seconds as min_duration_rounding reads
-// it: usage_end − usage_start where both are given, else the consumed
-// quantity in its time unit (the pricing unit when the consumed unit is
-// empty). known is false when the bill gives neither in time.
-func UsageSeconds(li *ledger.Item) (secs decimal.Decimal, basis string, known bool) {
-	u, ok := parseTimeUnit(li.PricingUnit)
-	if !ok && li.UsageStart.IsZero() {
-		if _, cok := parseTimeUnit(li.ConsumedUnit); !cok {
-			return decimal.Zero, "", false
-		}
-	}
-	secs, fromConsumed, known := actualSeconds(li, u)
-	if !known {
-		return decimal.Zero, "", false
-	}
-	if fromConsumed {
-		return secs, UsageFromConsumed, true
-	}
-	return secs, UsageFromTimes, true
+	return sv.id, sv.how != servedAccount && sv.id != ""
 }
 
 // ComputeSpans calls fn, in order, with each span during which the instance

@@ -115,50 +115,12 @@ func isUsage(li *ledger.Item) bool {
 	case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
 		return false
 	}
-	return billedSign(li) > 0
+	return li.BilledCost.Sign() > 0
 }
 
-// isPrepaid reports whether li is a package (包日/周/月/年) or reserved charge.
-func isPrepaid(li *ledger.Item) bool {
-	return li.PricingModel == ledger.PricingPackage || li.PricingModel == ledger.PricingReserved
-}
-
-// proRata returns cost × part / whole, rounded to 8 decimals (whole > 0).
-// Chinese bills carry at most 8 decimals, so this is the precision of any
-// amount a rule has to split.
-func proRata(cost decimal.Decimal, part, whole int64) decimal.Decimal {
-	if whole <= 0 || part >= whole {
-		return cost
-	}
-	return cost.Mul(decimal.NewFromInt(part)).DivRound(decimal.NewFromInt(whole), 8)
-}
-
-// proRata8 is proRata of the cost c × 10^e for 0 ≤ part < whole, computed
-// in integers: the result × 10^8, rounded half away from zero as DivRound
-// rounds. ok is false where integers do not suffice (more than 8
-// decimals, a product past 128 bits, a result past an int64): the caller
-// divides in decimals then. A session's cost beyond a cutoff splits an
-// item in two this way, for every long session of a month.
-func proRata8(c int64, e int32, part, whole int64) (int64, bool) {
-	if whole <= 0 || part < 0 || part >= whole || e > 0 || e < -8 || c == math.MinInt64 {
-		return 0, false
-	}
-	neg := c < 0
-	if neg {
-		c = -c
-	}
-	hi, num := bits.Mul64(uint64(c), uint64(pow10u[8+e]))
-	if hi != 0 {
-		return 0, false
-	}
-	quo, ok := mulDivRound(num, uint64(part), uint64(whole))
-	if !ok || quo > math.MaxInt64 {
-		return 0, false
-	}
-	if neg {
-		return -int64(quo), true
-	}
-	return int64(quo), true
+// quantityPositive reports whether li states a pricing quantity above zero.
+func quantityPositive(li *ledger.Item) bool {
+	return li.PricingQuantity.Valid && li.PricingQuantity.Decimal.IsPositive()
 }
 
 // mulDivRound is a × b ÷ den rounded half up, through a 128-bit product;

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -118,7 +119,7 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 				return err
 			}
 		}
-		last := s.lastItem()
+		last := s.LastItem()
 		if !in.InMonth(last) {
 			continue
 		}
@@ -130,7 +131,7 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 		// shutdown).
 		running := ok && !last.ChargePeriodEnd.Before(dataEnd) &&
 			(last.UsageEnd.IsZero() || !last.UsageEnd.Before(last.ChargePeriodEnd)) &&
-			!s.endsWithPartialItem()
+			!endsWithPartialItem(s)
 		dur := s.End.Sub(s.Start)
 		over := dur > limit
 		if !over && !running || slices.ContainsFunc(exempt, func(e Exemption) bool { return e.exempts(s.Provider(), s.Start, s.Items) }) {
@@ -196,34 +197,11 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 func costBeyond(items []*ledger.Item, cutoff time.Time) (sum decimal.Decimal, n int) {
 	var total ledger.DecimalSum // exactly decimal.Decimal.Add, without math/big while it fits an int64
 	for _, li := range items {
-		if addCostBeyond(&total, li, cutoff) {
+		if billing.AddCostBeyond(&total, li, cutoff) {
 			n++
 		}
 	}
 	return total.Decimal(), n
-}
-
-// addCostBeyond adds to sum li's billed cost after cutoff, pro rata by the
-// part of its active span after cutoff (8 decimals); false when li ends by
-// cutoff (nothing added).
-func addCostBeyond(sum *ledger.DecimalSum, li *ledger.Item, cutoff time.Time) bool {
-	s, e := activeSpan(li)
-	switch {
-	case !s.Before(cutoff):
-		sum.AddBilled(li)
-	case !e.After(cutoff):
-		return false
-	default:
-		part, whole := int64(e.Sub(cutoff)/time.Second), int64(e.Sub(s)/time.Second)
-		if d := &li.Derived; d.Set && d.BilledSmall {
-			if q, ok := proRata8(d.Billed, d.BilledExp, part, whole); ok {
-				sum.AddSmall(q, -8)
-				return true
-			}
-		}
-		sum.Add(proRata(li.BilledCost, part, whole))
-	}
-	return true
 }
 
 // crossesNight reports whether [start, end) overlaps the night window
@@ -252,7 +230,7 @@ func clockText(d time.Duration) string {
 // endsWithPartialItem reports whether the session's last item covers less
 // time than the longest item before it: the settlement row that hourly
 // platforms write when an instance is shut down mid-hour.
-func (s *Session) endsWithPartialItem() bool {
+func endsWithPartialItem(s *billing.Session) bool {
 	n := len(s.Items)
 	if n < 2 {
 		return false

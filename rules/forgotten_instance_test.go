@@ -1,11 +1,7 @@
 package rules
 
 import (
-	"math"
-	"math/rand/v2"
 	"testing"
-
-	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
 )
@@ -166,51 +162,4 @@ func TestForgottenInstanceDailyRows(t *testing.T) {
 			want: []want{{rule: "forgotten_instance", resource: "i-a100", amount: "260", severity: "high", evidence: 2}},
 		},
 	})
-}
-
-// TestProRata8IsDivRound: the integer split of a cost gives what the
-// decimal division gives, to the digit, wherever it answers; and it
-// answers for a bill's usual amounts.
-func TestProRata8IsDivRound(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	fast, checked := 0, 0
-	for range 200_000 {
-		var c int64
-		var e int32
-		switch rng.IntN(6) {
-		case 0:
-			c, e = rng.Int64N(1_000_000_000_000_000_000), int32(rng.IntN(14)-11) // long, beyond 8 decimals too
-		case 1:
-			c, e = -rng.Int64N(100_000), -2
-		case 2:
-			c, e = rng.Int64N(10), 0
-		default:
-			c, e = rng.Int64N(10_000_000_000), -int32(rng.IntN(9)) // a bill's amounts
-		}
-		whole := []int64{1, 2, 3, 7, 60, 3600, 86400, 2_592_000, rng.Int64N(1 << 40)}[rng.IntN(9)] + 1
-		part := rng.Int64N(whole)
-		cost := decimal.New(c, e)
-		want := proRata(cost, part, whole)
-		checked++
-		got, ok := proRata8(c, e, part, whole)
-		if !ok {
-			continue
-		}
-		fast++
-		if g := decimal.New(got, -8); !g.Equal(want) || want.Exponent() != -8 {
-			t.Fatalf("proRata8(%s, %d, %d) = %s, want %s", cost, part, whole, g, want)
-		}
-	}
-	if fast < checked*3/4 {
-		t.Fatalf("the integers sufficed for %d of %d splits", fast, checked)
-	}
-	for _, tc := range []struct {
-		c           int64
-		e           int32
-		part, whole int64
-	}{{1, 0, 3, 2}, {1, 0, -1, 2}, {1, 0, 0, 0}, {1, 1, 1, 2}, {1, -9, 1, 2}, {math.MinInt64, 0, 1, 2}} {
-		if _, ok := proRata8(tc.c, tc.e, tc.part, tc.whole); ok {
-			t.Errorf("proRata8(%+v) answered: outside what it handles", tc)
-		}
-	}
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/billing"
 )
 
 // This file is the only place where rules round money and durations, and
@@ -74,8 +76,8 @@ func withCurrency(s, currency string) string {
 
 // formatQty renders a quantity of a time unit, e.g. "0.2h", "1.0833h", "90s"
 // (at most 4 decimals).
-func formatQty(q decimal.Decimal, u timeUnit) string {
-	return q.Round(4).String() + u.abbr
+func formatQty(q decimal.Decimal, u billing.TimeUnit) string {
+	return q.Round(4).String() + u.Abbr
 }
 
 // formatDuration renders a duration compactly in English/ASCII: "10h",

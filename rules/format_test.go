@@ -70,23 +70,6 @@ func TestFormatDuration(t *testing.T) {
 	}
 }
 
-func TestParseTimeUnit(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want string // "" = not a time unit
-	}{
-		{"小时", "hour"}, {"Hours", "hour"}, {" h ", "hour"}, {"分钟", "minute"}, {"秒", "second"},
-		{"天", "day"}, {"week", "week"}, {"month", ""}, {"GB·天", ""}, {"GB-hours", ""}, {"次", ""}, {"", ""},
-		// The names ingest stores, which skip the folding and trimming.
-		{"hour", "hour"}, {"second", "second"}, {"minute", "minute"}, {"day", "day"}, {"Hour", "hour"}, {"hour ", "hour"},
-	} {
-		u, ok := parseTimeUnit(tc.in)
-		if got := u.name; got != tc.want || ok != (tc.want != "") {
-			t.Errorf("parseTimeUnit(%q): got %q %v, want %q", tc.in, got, ok, tc.want)
-		}
-	}
-}
-
 func TestCrossesNight(t *testing.T) {
 	night := func(s, e string) bool {
 		return crossesNight(at(t, s), at(t, e), bj, 0, 7*time.Hour)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -54,7 +55,7 @@ func (minDurationRounding) Info() Info {
 // roundingTerm is one line item billed above its actual use.
 type roundingTerm struct {
 	li           *ledger.Item
-	unit         timeUnit
+	unit         billing.TimeUnit
 	billedSecs   decimal.Decimal
 	actualSecs   decimal.Decimal
 	price        decimal.Decimal // per unit, for display
@@ -82,29 +83,30 @@ func (r minDurationRounding) Run(ctx context.Context, in *Input) ([]ledger.Findi
 	// Most items share their unit and provider with the item before
 	// (items come by resource): both are looked up once a run.
 	var unitText string
-	var u timeUnit
+	var u billing.TimeUnit
 	var unitOK bool
 	var minimum minimumOf
 	for _, li := range in.Items {
-		if !isUsage(li) || isPrepaid(li) || !quantityPositive(li) {
+		if !isUsage(li) || billing.IsPrepaid(li) || !quantityPositive(li) {
 			continue
 		}
 		if li.PricingUnit != unitText || unitText == "" {
 			unitText = li.PricingUnit
-			u, unitOK = parseTimeUnit(unitText)
+			u, unitOK = billing.ParseTimeUnit(unitText)
 		}
 		if !unitOK {
 			continue
 		}
-		actual, fromConsumed, known := actualSeconds(li, u)
+		actual, basis, known := billing.UsageSeconds(li)
+		fromConsumed := basis == billing.UsageFromConsumed
 		if !known {
 			if in.atPolicyMinimum(li, u, minimum.of(in, li.Provider)) {
 				k := roundingKey{li.Provider, li.ResourceID, li.Currency, true}
-				groups[k] = append(groups[k], roundingTerm{li: li, unit: u, billedSecs: u.seconds(li.PricingQuantity.Decimal)})
+				groups[k] = append(groups[k], roundingTerm{li: li, unit: u, billedSecs: u.Seconds(li.PricingQuantity.Decimal)})
 			}
 			continue
 		}
-		t := roundingTerm{li: li, unit: u, billedSecs: u.seconds(li.PricingQuantity.Decimal)}
+		t := roundingTerm{li: li, unit: u, billedSecs: u.Seconds(li.PricingQuantity.Decimal)}
 		t.actualSecs, t.fromConsumed = actual, fromConsumed
 		excess := t.billedSecs.Sub(actual)
 		if !excess.IsPositive() {
@@ -112,7 +114,7 @@ func (r minDurationRounding) Run(ctx context.Context, in *Input) ([]ledger.Findi
 		}
 		if li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive() {
 			t.price = li.ListUnitPrice.Decimal
-			t.money = excess.Mul(t.price).DivRound(decimal.NewFromInt(u.secs), 8)
+			t.money = excess.Mul(t.price).DivRound(decimal.NewFromInt(u.Secs), 8)
 		} else {
 			t.priceDerived = true
 			t.price = li.BilledCost.DivRound(li.PricingQuantity.Decimal, 8)
@@ -148,25 +150,6 @@ func (r minDurationRounding) Run(ctx context.Context, in *Input) ([]ledger.Findi
 	return out, nil
 }
 
-// actualSeconds is li's actual use in seconds: from usage times, else from
-// the consumed quantity. known is false when the bill gives neither.
-func actualSeconds(li *ledger.Item, pricing timeUnit) (secs decimal.Decimal, fromConsumed, known bool) {
-	if !li.UsageStart.IsZero() && !li.UsageEnd.IsZero() && !li.UsageEnd.Before(li.UsageStart) {
-		return decimal.NewFromInt(int64(li.UsageEnd.Sub(li.UsageStart) / time.Second)), false, true
-	}
-	if li.ConsumedQuantity.Valid && !li.ConsumedQuantity.Decimal.IsNegative() {
-		u := pricing
-		if strings.TrimSpace(li.ConsumedUnit) != "" {
-			var ok bool
-			if u, ok = parseTimeUnit(li.ConsumedUnit); !ok {
-				return decimal.Zero, false, false
-			}
-		}
-		return u.seconds(li.ConsumedQuantity.Decimal), true, true
-	}
-	return decimal.Zero, false, false
-}
-
 // minimumOf caches the policy's minimum billed duration of the last
 // provider asked.
 type minimumOf struct {
@@ -188,11 +171,11 @@ func (m *minimumOf) of(in *Input, provider string) time.Duration {
 // atPolicyMinimum reports whether li, billed in unit u with no actual times,
 // is a lone on-demand compute charge billed exactly its platform's minimum
 // duration (minimum, 0 when the policy has none).
-func (in *Input) atPolicyMinimum(li *ledger.Item, u timeUnit, minimum time.Duration) bool {
-	if minimum < time.Minute || !isSessionItem(li) {
+func (in *Input) atPolicyMinimum(li *ledger.Item, u billing.TimeUnit, minimum time.Duration) bool {
+	if minimum < time.Minute || !billing.IsSessionItem(li) {
 		return false
 	}
-	if !u.seconds(li.PricingQuantity.Decimal).Equal(decimal.NewFromInt(int64(minimum / time.Second))) {
+	if !u.Seconds(li.PricingQuantity.Decimal).Equal(decimal.NewFromInt(int64(minimum / time.Second))) {
 		return false
 	}
 	return in.isLoneSession(li)
@@ -228,7 +211,7 @@ func (minDurationRounding) finding(k roundingKey, terms []roundingTerm, total de
 		items = append(items, t.li)
 		if i < 4 {
 			parts = append(parts, fmt.Sprintf("(%s − %s) × %s", formatQty(t.li.PricingQuantity.Decimal, t.unit),
-				formatQty(t.unit.per(t.actualSecs), t.unit), FormatPrice(t.price, k.currency, t.unit.abbr)))
+				formatQty(t.unit.Per(t.actualSecs), t.unit), FormatPrice(t.price, k.currency, t.unit.Abbr)))
 		}
 	}
 	basis := strings.Join(parts, " + ")
@@ -269,7 +252,7 @@ func (minDurationRounding) finding(k roundingKey, terms []roundingTerm, total de
 // platform's billing step as the policy table does, the same step the
 // refund ticket cites (reports/refunds_ticket.go), and never asserts a rule
 // the table does not hold.
-func roundingAdvice(p Policy, ok bool) (zh, en string) {
+func roundingAdvice(p billing.Policy, ok bool) (zh, en string) {
 	if !ok || p.BillingStep <= 0 {
 		return "账单计费时长多于实际使用：若平台声明按秒计费，可凭这些记录申请退还差额；否则短任务尽量合并，或改用按秒计费的平台。",
 			"More time was billed than used: if the platform claims per-second billing, ask for the difference back with these rows; otherwise batch short jobs or use a platform that bills by the second."

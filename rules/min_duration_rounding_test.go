@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -124,15 +125,15 @@ func TestMinDurationRounding(t *testing.T) {
 func TestRoundingAdviceStatesThePolicyStep(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		policy Policy
+		policy billing.Policy
 		ok     bool
 		want   []string
 		not    string
 	}{
-		{"by the second", Policy{BillingStep: time.Second}, true, []string{"bills by the second:", "按秒计费："}, "whole steps"},
-		{"by the hour, a guess", Policy{BillingStep: time.Hour, Guesses: []string{"billing_step"}}, true,
+		{"by the second", billing.Policy{BillingStep: time.Second}, true, []string{"bills by the second:", "按秒计费："}, "whole steps"},
+		{"by the hour, a guess", billing.Policy{BillingStep: time.Hour, Guesses: []string{"billing_step"}}, true,
 			[]string{"bills by the hour (a guess, not confirmed by the platform)", "按小时计费（推测，未经平台确认）"}, ""},
-		{"no policy", Policy{}, false, []string{"if the platform claims per-second billing"}, "The policy table says"},
+		{"no policy", billing.Policy{}, false, []string{"if the platform claims per-second billing"}, "The policy table says"},
 	} {
 		zh, en := roundingAdvice(tc.policy, tc.ok)
 		for _, w := range tc.want {

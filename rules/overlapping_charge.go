@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -174,7 +175,7 @@ type overlapSub struct {
 
 func overlapKeyOf(li *ledger.Item) overlapGroupKey {
 	return overlapGroupKey{li.Provider, li.BillingAccountID, li.ResourceID, li.Kind, li.Currency,
-		li.SKU, li.ResourceType, li.ServiceName, isPrepaid(li)}
+		li.SKU, li.ResourceType, li.ServiceName, billing.IsPrepaid(li)}
 }
 
 // overlapChains links items whose periods share at least minSecs seconds
@@ -277,7 +278,7 @@ func measureOverlap(chain []overlapItem) overlapMeasure {
 		var covering []overlapItem
 		for _, it := range chain {
 			if it.start <= a && it.end >= b {
-				shares = append(shares, proRata(it.li.BilledCost, b-a, it.end-it.start))
+				shares = append(shares, billing.ProRata(it.li.BilledCost, b-a, it.end-it.start))
 				covering = append(covering, it)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -25,7 +26,7 @@ func init() { register(priceDeviation{}) }
 //
 // Unit price: list_unit_price converted to per hour, else billed_cost ÷
 // billed hours; either way the billed quantity must be in a time unit
-// (timeunit.go), otherwise the item is not judged (its hours are unknown).
+// (billing.ParseTimeUnit), otherwise the item is not judged (its hours are unknown).
 // Prices are compared per GPU: an item of n GPUs (gpu_count, else a count
 // written in the model text such as "RTX 4090 * 2", else taken as 1 and
 // said so) is compared with n × the reference.
@@ -78,11 +79,11 @@ func (priceDeviation) Info() Info {
 
 // referencePrices is the catalog the rule reads: the embedded default with
 // the user's [[price]] entries (Config.Prices) on top.
-func (in *Input) referencePrices() *PriceCatalog {
+func (in *Input) referencePrices() *billing.PriceCatalog {
 	if in.cfg.Prices.Len() == 0 {
-		return defaultPrices
+		return billing.DefaultPrices()
 	}
-	return defaultPrices.Overlay(in.cfg.Prices)
+	return billing.DefaultPrices().Overlay(in.cfg.Prices)
 }
 
 // priceQuote is one compute line item's unit price. A million-item month
@@ -154,7 +155,7 @@ type priceHistKey struct {
 // its medians.
 type priceKeyInfo struct {
 	hist   priceHistKey
-	price  *Price
+	price  *billing.Price
 	quotes []int32 // month and context, for the median
 	// the last threshold computed: reference (× 10^9) and GPU count → floor(limit × 10^8)
 	limRef, limCount, limFix int64
@@ -162,7 +163,7 @@ type priceKeyInfo struct {
 
 // priceRef is the reference an item was judged against.
 type priceRef struct {
-	catalog *Price // nil = the user's median
+	catalog *billing.Price // nil = the user's median
 	perGPU  decimal.Decimal
 }
 
@@ -189,7 +190,7 @@ type priceGroup struct {
 
 // priceModelInfo caches a bill's GPU model text, parsed.
 type priceModelInfo struct {
-	m   gpuModel
+	m   billing.GPUModel
 	key string
 }
 
@@ -240,7 +241,7 @@ func (r priceDeviation) Run(ctx context.Context, in *Input) ([]ledger.Finding, e
 		if !seen {
 			ki := &priceKeyInfo{hist: hist, limRef: -1}
 			// keyed by pricing model: a package item only meets package prices
-			if p, ok := cat.lookup(hist.provider, models[li.GPUModel].m, hist.pricing, hist.currency); ok {
+			if p, ok := cat.LookupModel(hist.provider, models[li.GPUModel].m, hist.pricing, hist.currency); ok {
 				ki.price = &p
 			}
 			k = int32(len(infos))
@@ -371,34 +372,34 @@ func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot
 	if li.PricingModel == ledger.PricingSpot && !includeSpot {
 		return q, priceHistKey{}, false
 	}
-	u, ok := parseTimeUnit(li.PricingUnit)
+	u, ok := billing.ParseTimeUnit(li.PricingUnit)
 	if !ok {
 		return q, priceHistKey{}, false
 	}
 	mi, seen := models[li.GPUModel]
 	if !seen {
-		mi.m = parseGPUModel(li.GPUModel)
-		mi.key = mi.m.key()
+		mi.m = billing.ParseGPUModel(li.GPUModel)
+		mi.key = mi.m.Key()
 		models[li.GPUModel] = mi
 	}
 	if mi.key == "" {
 		return q, priceHistKey{}, false
 	}
-	q.unitSecs, q.count = int32(u.secs), 1
+	q.unitSecs, q.count = int32(u.Secs), 1
 	switch {
 	case li.GPUCount > 0:
 		q.count, q.countKnown = int64(li.GPUCount), true
-	case mi.m.count > 0:
-		q.count, q.countKnown = int64(mi.m.count), true
+	case mi.m.Count() > 0:
+		q.count, q.countKnown = int64(mi.m.Count()), true
 	}
 	hist := priceHistKey{provider: li.Provider, model: mi.key, pricing: li.PricingModel, currency: li.Currency}
-	if isPrepaid(li) {
-		hist.term = u.name
+	if billing.IsPrepaid(li) {
+		hist.term = u.Name
 	}
 	var perHour decimal.Decimal // when perHourFix cannot hold it
 	if li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive() {
 		q.fromList = true
-	} else if p, ok := hourPrice8(li.BilledCost, li.PricingQuantity.Decimal, u.secs); ok {
+	} else if p, ok := hourPrice8(li.BilledCost, li.PricingQuantity.Decimal, u.Secs); ok {
 		q.perHourFix, q.fixOnly = p, true
 	}
 	if !q.fixOnly {
@@ -704,7 +705,7 @@ func (priceDeviation) finding(in *Input, g *priceGroup, th thresholds) ledger.Fi
 				ref = fmt.Sprintf("%d × %s", t.q.count, ref)
 			}
 			parts = append(parts, fmt.Sprintf("(%s − %s) × %s", FormatPrice(t.q.price(), cur, "h"), ref,
-				formatQty(unitHour.per(t.q.secs()), unitHour)))
+				formatQty(billing.UnitHour.Per(t.q.secs()), billing.UnitHour)))
 		}
 	}
 	dayList := make([]string, 0, len(days))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -423,8 +424,8 @@ func TestPriceQuoteInDecimals(t *testing.T) {
 			if tc.list != "" {
 				li.ListUnitPrice = ndec(t, tc.list)
 			}
-			if u, ok := parseTimeUnit(tc.unit); !ok || u.secs != tc.secs {
-				t.Fatalf("unit %q: %v %d, want %d seconds", tc.unit, ok, u.secs, tc.secs)
+			if u, ok := billing.ParseTimeUnit(tc.unit); !ok || u.Secs != tc.secs {
+				t.Fatalf("unit %q: %v %d, want %d seconds", tc.unit, ok, u.Secs, tc.secs)
 			}
 			q, _, ok := priceQuoteOf(li, map[string]priceModelInfo{}, false)
 			if !ok || q.fixOnly {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -70,7 +71,7 @@ func (r releaseRisk) Run(ctx context.Context, in *Input) ([]ledger.Finding, erro
 	var ri *releaseInstance // the previous item's instance: consecutive rows often share one
 	// month items and context are disjoint (different billing periods)
 	for _, li := range in.itemsAndContext() {
-		if !isRunning(li) || li.ResourceID == "" {
+		if !billing.IsRunning(li) || li.ResourceID == "" {
 			continue
 		}
 		if ri == nil || li.ResourceID != ri.resource || li.Provider != ri.provider {
@@ -80,7 +81,7 @@ func (r releaseRisk) Run(ctx context.Context, in *Input) ([]ledger.Finding, erro
 				insts[k] = ri
 			}
 		}
-		_, e := activeSpan(li)
+		_, e := billing.ActiveSpan(li)
 		if ri.last == nil || e.After(ri.lastEnd) || (e.Equal(ri.lastEnd) && li.ID > ri.last.ID) {
 			ri.last, ri.lastEnd = li, e
 		}
@@ -145,7 +146,7 @@ func releaseLaterCharges(charges []*ledger.Item, lastEnd time.Time) []*ledger.It
 	return out
 }
 
-func (releaseRisk) finding(in *Input, p Policy, ri *releaseInstance, releaseAt, dataEnd time.Time, window time.Duration, later []*ledger.Item) ledger.Finding {
+func (releaseRisk) finding(in *Input, p billing.Policy, ri *releaseInstance, releaseAt, dataEnd time.Time, window time.Duration, later []*ledger.Item) ledger.Finding {
 	loc := in.TZ
 	nameZH, nameEN := ledger.ProviderName(ri.provider, "zh"), ledger.ProviderName(ri.provider, "en")
 	lastText, relText, endText := formatTime(ri.lastEnd, loc), formatTime(releaseAt, loc), formatTime(dataEnd, loc)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -230,7 +231,7 @@ func TestReleaseRiskConfig(t *testing.T) {
 	cases := []struct {
 		name     string
 		tz       string
-		policies map[string]Policy
+		policies map[string]billing.Policy
 		items    func(t *testing.T) []ledger.LineItem
 		want     []string // substrings of reason_en, one per finding
 	}{
@@ -259,7 +260,7 @@ func TestReleaseRiskConfig(t *testing.T) {
 		{
 			name:     "policy_override_adds_a_release_rule",
 			tz:       "Asia/Shanghai",
-			policies: map[string]Policy{"matpool": {Provider: "matpool", ReleaseDays: 7}},
+			policies: map[string]billing.Policy{"matpool": {Provider: "matpool", ReleaseDays: 7}},
 			items: func(t *testing.T) []ledger.LineItem {
 				return []ledger.LineItem{
 					item(t, "matpool", compute, "m-1", "2026-10-20 10:00", "2026-10-20 12:00", "2.00"),

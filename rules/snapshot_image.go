@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -22,7 +23,7 @@ func init() { register(snapshotImage{}) }
 // zero-cost item is inside the free quota). One finding per (provider,
 // image/snapshot resource, currency) and month; money at risk = the billed
 // cost of its items; severity by amount, raised one step when the instance
-// the items serve (sessions.go servedBy; fallback: the account as a whole)
+// the items serve (coverage.go servedBy; fallback: the account as a whole)
 // ran no compute for gone_after (default 7 days) or more before the end of
 // the group's last charge, and none after it in the data loaded (the
 // neighbouring months' compute is context). When the served instance has no
@@ -144,7 +145,7 @@ func (in *Input) snapshotImageIdleAt(sv served, end, dataStart time.Time, goneAf
 	// the intervals are merged and sorted, so their ends increase
 	i := sort.Search(len(ivs), func(i int) bool { return !secTime(ivs[i].end).Before(end) })
 	if i < len(ivs) { // running at the end or later: not gone
-		idle.since, idle.lastRun = minTime(secTime(ivs[i].end), end), true
+		idle.since, idle.lastRun = billing.Earlier(secTime(ivs[i].end), end), true
 		return idle
 	}
 	if in.ranLater(sv) { // later still, past the loaded context

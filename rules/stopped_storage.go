@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -140,7 +141,7 @@ func (in *Input) idleShare(li *ledger.Item, sv served) (decimal.Decimal, []inter
 	var idle []interval
 	var idleSecs int64
 	for d := dayStart(s, in.TZ); d.Before(e); d = nextDay(d) {
-		ps, pe := maxTime(s, d), minTime(e, nextDay(d))
+		ps, pe := billing.Later(s, d), billing.Earlier(e, nextDay(d))
 		if !pe.After(ps) {
 			continue
 		}
@@ -153,7 +154,7 @@ func (in *Input) idleShare(li *ledger.Item, sv served) (decimal.Decimal, []inter
 		return decimal.Zero, nil, false
 	}
 	total := int64(e.Sub(s) / time.Second)
-	return proRata(li.BilledCost, idleSecs, total), idle, idleSecs < total
+	return billing.ProRata(li.BilledCost, idleSecs, total), idle, idleSecs < total
 }
 
 func (r stoppedStorage) finding(in *Input, g *storageGroup, th thresholds) ledger.Finding {
@@ -277,18 +278,4 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

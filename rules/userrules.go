@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -195,7 +197,7 @@ func (r *userRuleRun) query(ctx context.Context, u UserRule) ([]ledger.Finding, 
 	col := map[string]int{}
 	for i, n := range names {
 		n = strings.ToLower(strings.TrimSpace(n))
-		if !containsString(userRuleColumns, n) {
+		if !slices.Contains(userRuleColumns, n) {
 			return nil, fmt.Errorf("unknown column %q (a rule returns %s; may add %s)", names[i],
 				strings.Join(userRuleColumns[:userRuleRequired], ", "), strings.Join(userRuleColumns[userRuleRequired:], ", "))
 		}
@@ -351,7 +353,7 @@ func (r *userRuleRun) finding(u UserRule, get func(string) any) (f ledger.Findin
 		f.ReasonEN = f.ReasonZH
 	}
 	if f.Currency != "" {
-		f.Currency = normalizeCurrency(f.Currency)
+		f.Currency = billing.NormalizeCurrency(f.Currency)
 	}
 	amt, ok, err := text(get("amount_at_risk"))
 	if err != nil {
@@ -432,10 +434,10 @@ func (r *userRuleRun) attachEvidence(ctx context.Context, fs []ledger.Finding, p
 			}
 			seen[id] = true
 			f.Evidence = append(f.Evidence, ledger.Evidence{LineItemID: li.ID, File: li.File, Row: li.SourceRow, RowKey: li.RowKey})
-			if !containsString(providers, li.Provider) {
+			if !slices.Contains(providers, li.Provider) {
 				providers = append(providers, li.Provider)
 			}
-			if !containsString(currencies, li.Currency) {
+			if !slices.Contains(currencies, li.Currency) {
 				currencies = append(currencies, li.Currency)
 			}
 			if start.IsZero() || li.ChargePeriodStart.Before(start) {

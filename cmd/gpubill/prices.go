@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/reports"
-	"github.com/gpubill/gpubill/rules"
 )
 
 func (a *app) pricesCommand() *cobra.Command {
@@ -38,7 +38,7 @@ days), and its confidence (vendor, user report, guess).
 			if err != nil {
 				return err
 			}
-			rep, err := reports.Prices(reports.PricesOptions{Config: cfg})
+			rep, err := reports.Prices(reports.PricesOptions{Config: replayConfig(cfg)})
 			if err != nil {
 				return err
 			}
@@ -140,12 +140,12 @@ func readPriceFile(path string) ([]map[string]string, error) {
 			return nil, fmt.Errorf("%s: a price needs its source and the date it was seen (seen = YYYY-MM-DD)", where(i))
 		}
 		one, _ := json.Marshal(map[string][]map[string]string{"prices": {e}})
-		if _, err := rules.ParsePrices(one); err != nil {
+		if _, err := billing.ParsePrices(one); err != nil {
 			return nil, fmt.Errorf("%s: %s", where(i), strings.TrimPrefix(err.Error(), "rules: prices: entry 1 "))
 		}
 	}
 	all, _ := json.Marshal(map[string][]map[string]string{"prices": entries})
-	if _, err := rules.ParsePrices(all); err != nil {
+	if _, err := billing.ParsePrices(all); err != nil {
 		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "rules: prices: "))
 	}
 	return entries, nil

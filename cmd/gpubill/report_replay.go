@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/reports"
+	"github.com/gpubill/gpubill/rules"
 )
 
 func init() { reportSubcommands = append(reportSubcommands, (*app).reportReplayCommand) }
@@ -53,8 +54,12 @@ replayed onto itself only. See gpubill prices for the catalog.
 				return err
 			}
 			return a.withMonth(cmd.Context(), func(db *ledger.DB, month string) error {
-				rep, err := reports.Replay(cmd.Context(), db, reports.ReplayOptions{Month: month, To: targets, GPU: gpu,
-					As: as, AllowEquivalent: allowEquivalent, Jobs: jobs, Config: cfg})
+				in, err := rules.LoadInput(cmd.Context(), db, month, cfg)
+				if err != nil {
+					return internal(err)
+				}
+				rep, err := reports.Replay(in, reports.ReplayOptions{Month: month, To: targets, GPU: gpu,
+					As: as, AllowEquivalent: allowEquivalent, Jobs: jobs, Config: replayConfig(cfg)})
 				if err != nil {
 					return err
 				}
@@ -68,4 +73,11 @@ replayed onto itself only. See gpubill prices for the catalog.
 	cmd.Flags().BoolVar(&allowEquivalent, "allow-equivalent", false, "where a target lacks the GPU, price its nearest class (named as such)")
 	cmd.Flags().BoolVar(&jobs, "jobs", false, "also list each session with its cheapest platform, and whether moving its data would eat the saving")
 	return cmd
+}
+
+// replayConfig is what the replay prices with under the rules' config:
+// its policies and the price catalog in effect, the user's own prices
+// named as such.
+func replayConfig(cfg rules.Config) reports.ReplayConfig {
+	return reports.ReplayConfig{Policies: cfg.PolicyFor, Prices: cfg.ReferencePrices(), User: cfg.Prices}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/reports"
+	"github.com/gpubill/gpubill/rules"
 )
 
 func init() { reportSubcommands = append(reportSubcommands, (*app).reportWhatIfCommand) }
@@ -44,8 +45,13 @@ figure rests on (line_item_ids).
 				return err
 			}
 			return a.withMonth(cmd.Context(), func(db *ledger.DB, month string) error {
-				rep, err := reports.WhatIf(cmd.Context(), db, reports.WhatIfOptions{Month: month,
-					ShutdownAfter: shutdown, ReleaseAfter: release, Config: cfg})
+				// The month as an audit loads it: its sessions and idle
+				// spans are the rules' own.
+				in, err := rules.LoadInput(cmd.Context(), db, month, cfg)
+				if err != nil {
+					return fmt.Errorf("what-if: %w", err)
+				}
+				rep, err := reports.WhatIf(in, reports.WhatIfOptions{Month: month, ShutdownAfter: shutdown, ReleaseAfter: release})
 				if err != nil {
 					return err
 				}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/rules"
 )
@@ -136,8 +137,8 @@ func timeoutOf(cfg rules.Config) string {
 	return rules.DefaultUserRuleTimeout.String()
 }
 
-func overriddenPolicies(cfg rules.Config) []rules.Policy {
-	out := make([]rules.Policy, 0, len(cfg.Policies))
+func overriddenPolicies(cfg rules.Config) []billing.Policy {
+	out := make([]billing.Policy, 0, len(cfg.Policies))
 	for _, p := range cfg.Policies {
 		out = append(out, p)
 	}

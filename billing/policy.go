@@ -1,9 +1,10 @@
-package rules
+package billing
 
 import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -41,17 +42,11 @@ type Policy struct {
 }
 
 // IsGuess reports whether field (a policies.json name) is a guess.
-func (p Policy) IsGuess(field string) bool {
-	for _, g := range p.Guesses {
-		if g == field {
-			return true
-		}
-	}
-	return false
-}
+func (p Policy) IsGuess(field string) bool { return slices.Contains(p.Guesses, field) }
 
-// policyJSON is one entry of policies.json.
-type policyJSON struct {
+// PolicyEntry is one entry of policies.json, as written (a [[policy]]
+// entry of the config file is read into one too).
+type PolicyEntry struct {
 	Provider            string   `json:"provider"`
 	BillingStep         string   `json:"billing_step"`
 	MinimumBilled       string   `json:"minimum_billed"`
@@ -88,26 +83,27 @@ func mustParsePolicies(b []byte) map[string]Policy {
 // policies.json ({"policies": [...]}), keyed by provider slug.
 func ParsePolicies(b []byte) (map[string]Policy, error) {
 	var doc struct {
-		Policies []policyJSON `json:"policies"`
+		Policies []PolicyEntry `json:"policies"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("rules: policies: %w", err)
+		return nil, fmt.Errorf("billing: policies: %w", err)
 	}
 	out := make(map[string]Policy, len(doc.Policies))
 	for i, pj := range doc.Policies {
-		p, err := pj.policy()
+		p, err := pj.Policy()
 		if err != nil {
-			return nil, fmt.Errorf("rules: policies: entry %d (%s): %w", i+1, pj.Provider, err)
+			return nil, fmt.Errorf("billing: policies: entry %d (%s): %w", i+1, pj.Provider, err)
 		}
 		if _, dup := out[p.Provider]; dup {
-			return nil, fmt.Errorf("rules: policies: provider %q listed twice", p.Provider)
+			return nil, fmt.Errorf("billing: policies: provider %q listed twice", p.Provider)
 		}
 		out[p.Provider] = p
 	}
 	return out, nil
 }
 
-func (pj policyJSON) policy() (Policy, error) {
+// Policy checks the entry and reads it into a Policy.
+func (pj PolicyEntry) Policy() (Policy, error) {
 	p := Policy{Provider: strings.TrimSpace(pj.Provider), ChargedWhileStopped: pj.ChargedWhileStopped,
 		ReleaseDays: pj.ReleaseDays, NotesZH: pj.NotesZH, NotesEN: pj.NotesEN, RefundZH: pj.RefundZH, RefundEN: pj.RefundEN,
 		InvoiceZH: pj.InvoiceZH, InvoiceEN: pj.InvoiceEN, Guesses: pj.Guesses, Source: pj.Source, Seen: pj.Seen}
@@ -176,12 +172,40 @@ func DefaultPolicies() []Policy {
 	return out
 }
 
-// policyFor returns the policy of provider: an override from cfg, else the
-// embedded entry. ok is false for a provider with no policy (FOCUS providers).
-func (c Config) policyFor(provider string) (Policy, bool) {
-	if p, ok := c.Policies[provider]; ok {
-		return p, true
-	}
+// DefaultPolicy returns the embedded policy of provider; ok is false for
+// a provider with no policy (FOCUS providers such as aws).
+func DefaultPolicy(provider string) (Policy, bool) {
 	p, ok := defaultPolicies[provider]
 	return p, ok
+}
+
+// PolicyLookup returns the policy in effect for a provider (the rules'
+// Config.PolicyFor: the user's override, else the embedded entry); ok is
+// false for a provider with no policy. A nil PolicyLookup is DefaultPolicy.
+type PolicyLookup func(provider string) (Policy, bool)
+
+// For returns the policy of provider through l (DefaultPolicy when l is nil).
+func (l PolicyLookup) For(provider string) (Policy, bool) {
+	if l == nil {
+		return DefaultPolicy(provider)
+	}
+	return l(provider)
+}
+
+// Entry is the policies.json entry of p: the inverse of PolicyEntry.Policy.
+func (p Policy) Entry() PolicyEntry {
+	dur := func(d time.Duration) string {
+		if d == 0 {
+			return ""
+		}
+		return d.String()
+	}
+	pj := PolicyEntry{Provider: p.Provider, BillingStep: dur(p.BillingStep), MinimumBilled: dur(p.MinimumBilled),
+		ChargedWhileStopped: p.ChargedWhileStopped, ReleaseDays: p.ReleaseDays, NotesZH: p.NotesZH, NotesEN: p.NotesEN,
+		RefundZH: p.RefundZH, RefundEN: p.RefundEN, InvoiceZH: p.InvoiceZH, InvoiceEN: p.InvoiceEN, Guesses: p.Guesses,
+		Source: p.Source, Seen: p.Seen}
+	if p.MinimumCharge.Valid {
+		pj.MinimumCharge = p.MinimumCharge.Decimal.String()
+	}
+	return pj
 }

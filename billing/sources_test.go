@@ -1,4 +1,4 @@
-package rules
+package billing
 
 import (
 	"net/url"
@@ -45,9 +45,9 @@ func checkSource(source string) string {
 }
 
 func TestSourcesCanBeOpened(t *testing.T) {
-	for slug, p := range defaultPolicies {
+	for _, p := range DefaultPolicies() {
 		if why := checkSource(p.Source); why != "" {
-			t.Errorf("policies.json %s: source %q: %s", slug, p.Source, why)
+			t.Errorf("policies.json %s: source %q: %s", p.Provider, p.Source, why)
 		}
 	}
 	for i, p := range DefaultPrices().Entries() {

@@ -1,8 +1,10 @@
-package rules
+package billing
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
 )
@@ -52,9 +54,9 @@ func TestNormalizeGPUModel(t *testing.T) {
 		{"noise_only", "NVIDIA GPU", "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := parseGPUModel(tc.in)
-			if got := m.key(); got != tc.want || m.count != tc.count {
-				t.Errorf("parseGPUModel(%q): got %q count %d, want %q count %d", tc.in, got, m.count, tc.want, tc.count)
+			m := ParseGPUModel(tc.in)
+			if got := m.Key(); got != tc.want || m.count != tc.count {
+				t.Errorf("ParseGPUModel(%q): got %q count %d, want %q count %d", tc.in, got, m.count, tc.want, tc.count)
 			}
 			if got := NormalizeGPUModel(tc.in); got != tc.want {
 				t.Errorf("NormalizeGPUModel(%q): got %q, want %q", tc.in, got, tc.want)
@@ -113,7 +115,7 @@ func TestPriceCatalog(t *testing.T) {
 		{"luchen", "A100-80GB", "10"},
 	} {
 		p, ok := DefaultPrices().Lookup(tc.provider, tc.model, ledger.PricingOnDemand, "CNY")
-		if !ok || !p.PerHour.Equal(dec(t, tc.price)) {
+		if !ok || !p.PerHour.Equal(decimal.RequireFromString(tc.price)) {
 			t.Errorf("%s %s: got %v %s, want ¥%s/h", tc.provider, tc.model, ok, p.PerHour, tc.price)
 		}
 	}
@@ -191,7 +193,7 @@ func TestParsePricesErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, want string
 	}{
-		{"not_json", `{`, "rules: prices:"},
+		{"not_json", `{`, "billing: prices:"},
 		{"unknown_field", `{"prices":[{"provider":"autodl","gpu_model":"4090","price":"1.9"}]}`, `unknown field "price"`},
 		{"no_provider", `{"prices":[{"gpu_model":"4090","price_per_hour":"1.9"}]}`, "entry 1 ( 4090): no provider"},
 		{"no_model", `{"prices":[{"provider":"autodl","gpu_model":"GPU","price_per_hour":"1.9"}]}`, `gpu_model: "GPU" names no GPU model`},

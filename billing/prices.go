@@ -1,4 +1,4 @@
-package rules
+package billing
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,8 +53,9 @@ type PriceCatalog struct {
 	byKey map[PriceKey]int
 }
 
-// priceJSON is one entry of prices.json.
-type priceJSON struct {
+// PriceEntry is one entry of prices.json, as written (a [[price]] entry of
+// the config file is read into one too).
+type PriceEntry struct {
 	Provider     string          `json:"provider"`
 	GPUModel     string          `json:"gpu_model"`
 	PricingModel string          `json:"pricing_model"`
@@ -94,22 +96,22 @@ func DefaultPrices() *PriceCatalog { return defaultPrices }
 // (read from its text, never through a float).
 func ParsePrices(b []byte) (*PriceCatalog, error) {
 	var doc struct {
-		Comment string      `json:"comment"`
-		Prices  []priceJSON `json:"prices"`
+		Comment string       `json:"comment"`
+		Prices  []PriceEntry `json:"prices"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("rules: prices: %w", err)
+		return nil, fmt.Errorf("billing: prices: %w", err)
 	}
 	c := &PriceCatalog{byKey: make(map[PriceKey]int, len(doc.Prices))}
 	for i, pj := range doc.Prices {
-		p, err := pj.price()
+		p, err := pj.Price()
 		if err != nil {
-			return nil, fmt.Errorf("rules: prices: entry %d (%s %s): %w", i+1, pj.Provider, pj.GPUModel, err)
+			return nil, fmt.Errorf("billing: prices: entry %d (%s %s): %w", i+1, pj.Provider, pj.GPUModel, err)
 		}
 		if j, dup := c.byKey[p.Key()]; dup {
-			return nil, fmt.Errorf("rules: prices: entry %d (%s %s %s %s) repeats entry %d (%s)",
+			return nil, fmt.Errorf("billing: prices: entry %d (%s %s %s %s) repeats entry %d (%s)",
 				i+1, p.Provider, pj.GPUModel, p.PricingModel, p.Currency, j+1, c.list[j].GPUModelText)
 		}
 		c.byKey[p.Key()] = len(c.list)
@@ -118,7 +120,8 @@ func ParsePrices(b []byte) (*PriceCatalog, error) {
 	return c, nil
 }
 
-func (pj priceJSON) price() (Price, error) {
+// Price checks the entry and reads it into a Price.
+func (pj PriceEntry) Price() (Price, error) {
 	p := Price{GPUModelText: strings.TrimSpace(pj.GPUModel), NoteZH: strings.TrimSpace(pj.NoteZH),
 		NoteEN: strings.TrimSpace(pj.NoteEN), Source: strings.TrimSpace(pj.Source), Seen: strings.TrimSpace(pj.Seen)}
 	prov := strings.TrimSpace(pj.Provider)
@@ -138,14 +141,14 @@ func (pj priceJSON) price() (Price, error) {
 	if p.PricingModel == "" {
 		p.PricingModel = ledger.PricingOnDemand
 	}
-	if !containsString(ledger.PricingModels, p.PricingModel) {
+	if !slices.Contains(ledger.PricingModels, p.PricingModel) {
 		return p, fmt.Errorf("pricing_model: %q is not one of %s", pj.PricingModel, strings.Join(ledger.PricingModels, ", "))
 	}
 	var err error
 	if p.PerHour, err = parsePriceValue(pj.PricePerHour); err != nil {
 		return p, fmt.Errorf("price_per_hour: %w", err)
 	}
-	p.Currency = normalizeCurrency(pj.Currency)
+	p.Currency = NormalizeCurrency(pj.Currency)
 	if p.Seen != "" {
 		_, err1 := time.Parse("2006-01", p.Seen)
 		_, err2 := time.Parse("2006-01-02", p.Seen)
@@ -175,22 +178,15 @@ func parsePriceValue(raw json.RawMessage) (decimal.Decimal, error) {
 	return d, nil
 }
 
-func normalizeCurrency(s string) string {
+// NormalizeCurrency is the currency code of s: RMB, ¥, 元 and an empty text
+// are CNY, others upper-cased.
+func NormalizeCurrency(s string) string {
 	s = strings.ToUpper(strings.TrimSpace(s))
 	switch s {
 	case "", "RMB", "CNY", "¥", "元", "人民币":
 		return "CNY"
 	}
 	return s
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Entries returns the catalog's prices in file order.
@@ -217,14 +213,16 @@ func (c *PriceCatalog) Len() int {
 // that names one ("A100 80G"): that could be the other variant. A 48G 4090
 // is not the catalog's (24G) 4090.
 func (c *PriceCatalog) Lookup(provider, gpuModel, pricingModel, currency string) (Price, bool) {
-	return c.lookup(provider, parseGPUModel(gpuModel), pricingModel, currency)
+	return c.LookupModel(provider, ParseGPUModel(gpuModel), pricingModel, currency)
 }
 
-func (c *PriceCatalog) lookup(provider string, m gpuModel, pricingModel, currency string) (Price, bool) {
+// LookupModel is Lookup of a model read already (ParseGPUModel), for
+// callers that read each of many items' models once.
+func (c *PriceCatalog) LookupModel(provider string, m GPUModel, pricingModel, currency string) (Price, bool) {
 	if c == nil || m.base == "" {
 		return Price{}, false
 	}
-	k := PriceKey{provider, m.key(), pricingModel, currency}
+	k := PriceKey{provider, m.Key(), pricingModel, currency}
 	if i, ok := c.byKey[k]; ok {
 		return c.list[i], true
 	}
@@ -259,19 +257,23 @@ func (c *PriceCatalog) Overlay(over *PriceCatalog) *PriceCatalog {
 
 // GPU model normalisation.
 
-// gpuModel is a GPU model as read from a bill or the catalog.
-type gpuModel struct {
+// GPUModel is a GPU model as read from a bill or the catalog (ParseGPUModel).
+type GPUModel struct {
 	base  string // "RTX4090", "A100"; "" = no model
 	mem   int    // GPU memory in GB when it tells variants apart, else 0
 	count int    // GPUs named in the text ("RTX 4090 * 2"), 0 = none
 }
 
-func (m gpuModel) key() string {
+// Key is the normalised model key (NormalizeGPUModel).
+func (m GPUModel) Key() string {
 	if m.base == "" || m.mem == 0 {
 		return m.base
 	}
 	return m.base + "-" + strconv.Itoa(m.mem) + "G"
 }
+
+// Count is how many GPUs the text named ("RTX 4090 * 2": 2); 0 = none.
+func (m GPUModel) Count() int { return m.count }
 
 // NormalizeGPUModel maps the many spellings of a GPU model to one key, so
 // that bills and the price catalog meet: "RTX 4090", "4090", "GeForce RTX
@@ -283,7 +285,7 @@ func (m gpuModel) key() string {
 // (NVIDIA, GeForce, Tesla), form factors (SXM4, PCIe), memory types and a
 // GPU count ("× 2", "8卡") are ignored. Text that names no model gives "".
 // The result normalises to itself.
-func NormalizeGPUModel(s string) string { return parseGPUModel(s).key() }
+func NormalizeGPUModel(s string) string { return ParseGPUModel(s).Key() }
 
 var (
 	// a count before the model: "2*", "2 x ", "8卡 "
@@ -332,23 +334,23 @@ func systemMemoryAround(before, after string) bool {
 // maxGPUModelText is the longest text read as a GPU model. A model's name
 // with its vendor, memory and count is far shorter; longer text (a
 // description in the wrong column) names no model. It also bounds how
-// often parseGPUModel reads a key again.
+// often ParseGPUModel reads a key again.
 const maxGPUModelText = 256
 
-// parseGPUModel reads a GPU model. Its key is read again until it stands
+// ParseGPUModel reads a GPU model. Its key is read again until it stands
 // still (words glued together by the compaction can read differently, as in
 // "1070X 1"; each read takes one count off "1x1x1x1x1x1x0"), so that a key
 // always normalises to itself. Four reads were not enough for that one
 // (FuzzNormalizeGPUModel); a read that changes the key shortens it, so
 // the text's length bounds them.
-func parseGPUModel(s string) gpuModel {
+func ParseGPUModel(s string) GPUModel {
 	if len(s) > maxGPUModelText {
-		return gpuModel{}
+		return GPUModel{}
 	}
 	m := parseGPUModelOnce(s)
 	for i := 0; i < len(s) && m.base != ""; i++ {
-		again := parseGPUModelOnce(m.key())
-		if again.key() == m.key() {
+		again := parseGPUModelOnce(m.Key())
+		if again.Key() == m.Key() {
 			break
 		}
 		m.base, m.mem = again.base, again.mem
@@ -356,8 +358,8 @@ func parseGPUModel(s string) gpuModel {
 	return m
 }
 
-func parseGPUModelOnce(s string) gpuModel {
-	var m gpuModel
+func parseGPUModelOnce(s string) GPUModel {
+	var m GPUModel
 	t := strings.ToLower(width.Fold.String(s))
 	t = strings.NewReplacer("×", "*", "✕", "*", "╳", "*").Replace(t)
 	// a count is 1 to 99; "x" after a letter is part of a name (RTX)
@@ -406,7 +408,7 @@ func parseGPUModelOnce(s string) gpuModel {
 	compact := c.String()
 	switch {
 	case compact == "" || gpuNoModel[compact]:
-		return gpuModel{count: m.count}
+		return GPUModel{count: m.count}
 	case reGPUConsumer.MatchString(compact):
 		sm := reGPUConsumer.FindStringSubmatch(compact)
 		prefix := "RTX"

@@ -1,4 +1,4 @@
-package rules
+package billing
 
 import (
 	"time"
@@ -7,24 +7,6 @@ import (
 
 	"github.com/gpubill/gpubill/ledger"
 )
-
-// What other stages (the instances and refunds reports) need from the
-// rules: the platform policy in effect, and the rules' own notion of when a
-// compute charge ran, so that a report and the audit agree.
-
-// PolicyFor returns the policy of provider in effect under c: the user's
-// override from the config file, else the embedded entry. ok is false for a
-// provider with no policy (FOCUS providers such as aws).
-func (c Config) PolicyFor(provider string) (Policy, bool) { return c.policyFor(provider) }
-
-// ActiveSpan is when li actually ran, as the rules judge it: usage_start
-// and usage_end win over the charge period, and a charge period longer than
-// its billed time quantity is cut to it.
-func ActiveSpan(li *ledger.Item) (start, end time.Time) { return activeSpan(li) }
-
-// IsRunning reports whether li says its resource ran: a compute charge that
-// is not a credit, tax or adjustment and not negative (prepaid included).
-func IsRunning(li *ledger.Item) bool { return isRunning(li) }
 
 // RoundingBeyondPolicy is the part of li's billed time that its platform's
 // own stated rule does not allow, priced as min_duration_rounding prices it
@@ -38,18 +20,18 @@ func IsRunning(li *ledger.Item) bool { return isRunning(li) }
 // no billing step (then no rule of the platform can be said to be broken).
 // A zero amount with ok true means the rounding is what the policy allows.
 func RoundingBeyondPolicy(li *ledger.Item, p Policy) (amount decimal.Decimal, ok bool) {
-	if p.BillingStep <= 0 || !isUsage(li) || isPrepaid(li) || !quantityPositive(li) {
+	if p.BillingStep <= 0 || !isUsageCharge(li) || IsPrepaid(li) || !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
 		return decimal.Zero, false
 	}
-	u, ok := parseTimeUnit(li.PricingUnit)
+	u, ok := ParseTimeUnit(li.PricingUnit)
 	if !ok {
 		return decimal.Zero, false
 	}
-	actual, _, known := actualSeconds(li, u)
+	actual, _, known := UsageSeconds(li)
 	if !known {
 		return decimal.Zero, false
 	}
-	billed := u.seconds(li.PricingQuantity.Decimal)
+	billed := u.Seconds(li.PricingQuantity.Decimal)
 	step := decimal.NewFromInt(int64(p.BillingStep / time.Second))
 	if step.IsZero() { // a step below one second: every second is allowed
 		step = decimal.NewFromInt(1)
@@ -64,7 +46,7 @@ func RoundingBeyondPolicy(li *ledger.Item, p Policy) (amount decimal.Decimal, ok
 	}
 	var money decimal.Decimal
 	if li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive() {
-		money = excess.Mul(li.ListUnitPrice.Decimal).DivRound(decimal.NewFromInt(u.secs), 8)
+		money = excess.Mul(li.ListUnitPrice.Decimal).DivRound(decimal.NewFromInt(u.Secs), 8)
 	} else {
 		money = excess.Mul(li.BilledCost).DivRound(billed, 8)
 	}
@@ -75,4 +57,14 @@ func RoundingBeyondPolicy(li *ledger.Item, p Policy) (amount decimal.Decimal, ok
 		money = decimal.Zero
 	}
 	return money, true
+}
+
+// isUsageCharge reports whether li is an ordinary charge (not a credit,
+// tax or adjustment row) with a positive amount.
+func isUsageCharge(li *ledger.Item) bool {
+	switch li.ChargeCategory {
+	case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
+		return false
+	}
+	return li.BilledCost.Sign() > 0
 }

@@ -1,4 +1,4 @@
-package rules
+package billing
 
 import (
 	"cmp"
@@ -12,14 +12,14 @@ import (
 	"github.com/gpubill/gpubill/ledger"
 )
 
-// refSessions is buildSessions written plainly: each resource's session
+// refSessions is BuildSessions written plainly: each resource's session
 // items sorted by active span, cut where one starts more than the gap
 // after what came before ended, in provider, resource, currency, start
 // order.
 func refSessions(items []*ledger.Item) []Session {
 	groups := map[sessionKey][]*ledger.Item{}
 	for _, li := range items {
-		if isSessionItem(li) {
+		if IsSessionItem(li) {
 			k := sessionKey{li.Provider, li.ResourceID, li.Currency}
 			groups[k] = append(groups[k], li)
 		}
@@ -27,15 +27,15 @@ func refSessions(items []*ledger.Item) []Session {
 	var out []Session
 	for k, g := range groups {
 		slices.SortFunc(g, func(a, b *ledger.Item) int {
-			as, ae := activeSpan(a)
-			bs, be := activeSpan(b)
+			as, ae := ActiveSpan(a)
+			bs, be := ActiveSpan(b)
 			return cmp.Or(as.Compare(bs), ae.Compare(be), cmp.Compare(a.ID, b.ID))
 		})
 		// the billing steps of policies.json, at least a minute
 		gap := map[string]time.Duration{"autodl": time.Minute, "matpool": time.Minute, "lanrui": time.Hour}[k.provider]
 		first := len(out) // the group's first session
 		for _, li := range g {
-			s, e := activeSpan(li)
+			s, e := ActiveSpan(li)
 			if n := len(out); n > first && !s.After(out[n-1].End.Add(gap)) {
 				out[n-1].Items = append(out[n-1].Items, li)
 				if e.After(out[n-1].End) {
@@ -99,9 +99,6 @@ func sessionItems(rng *rand.Rand, n int, shuffled bool) []*ledger.Item {
 		case 3:
 			li.ResourceID = ""
 		}
-		if rng.IntN(2) == 0 {
-			derive(li)
-		}
 		items = append(items, li)
 	}
 	if shuffled {
@@ -110,20 +107,19 @@ func sessionItems(rng *rand.Rand, n int, shuffled bool) []*ledger.Item {
 	return items
 }
 
-// TestBuildSessions checks buildSessions against refSessions on items in
+// TestBuildSessions checks BuildSessions against refSessions on items in
 // time order and shuffled, split between the month and its context
 // anywhere, and on items in reverse order (more sessions than the room it
 // made: out grows); and that on items in time order with long sessions it
 // makes room for the sessions it builds, not one an item (the heap's
 // memory is zeroed whole when made).
 func TestBuildSessions(t *testing.T) {
-	cfg := DefaultConfig()
 	rng := rand.New(rand.NewPCG(7, 16))
 	for round := range 40 {
 		shuffled := round%2 == 1
 		items := sessionItems(rng, 1+rng.IntN(600), shuffled)
 		cut := rng.IntN(len(items) + 1)
-		got := buildSessions(cfg, items[:cut], items[cut:])
+		got := BuildSessions(nil, items[:cut], items[cut:])
 		want := refSessions(items)
 		if len(got) != len(want) {
 			t.Fatalf("round %d (shuffled %v): %d sessions, want %d", round, shuffled, len(got), len(want))
@@ -152,7 +148,7 @@ func TestBuildSessions(t *testing.T) {
 			Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, PricingModel: ledger.PricingOnDemand,
 			BilledCost: decimal.New(1, -2), ChargePeriodStart: at, ChargePeriodEnd: at.Add(time.Minute)})
 	}
-	got := buildSessions(cfg, reversed)
+	got := BuildSessions(nil, reversed)
 	want := refSessions(reversed)
 	if len(got) != 200 || len(want) != 200 {
 		t.Fatalf("%d sessions of items an hour apart (reference %d), want 200", len(got), len(want))
@@ -175,7 +171,7 @@ func TestBuildSessions(t *testing.T) {
 			BilledCost: decimal.New(1, -2), ChargePeriodStart: at, ChargePeriodEnd: at.Add(time.Minute)})
 		at = at.Add(time.Minute)
 	}
-	got = buildSessions(cfg, items)
+	got = BuildSessions(nil, items)
 	if len(got) != 100 {
 		t.Fatalf("%d sessions of an hour each, want 100", len(got))
 	}

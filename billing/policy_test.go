@@ -1,4 +1,4 @@
-package rules
+package billing
 
 import (
 	"strings"
@@ -71,7 +71,7 @@ func TestParsePoliciesErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, want string
 	}{
-		{"not_json", `{`, "rules: policies:"},
+		{"not_json", `{`, "billing: policies:"},
 		{"no_provider", `{"policies":[{"billing_step":"1s"}]}`, "entry 1 (): no provider"},
 		{"bad_step", `{"policies":[{"provider":"x","billing_step":"1 hour"}]}`, `billing_step: "1 hour" is not a duration`},
 		{"bad_minimum", `{"policies":[{"provider":"x","minimum_billed":"-1h"}]}`, "minimum_billed"},
