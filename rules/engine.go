@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
@@ -419,8 +420,7 @@ func (in *Input) Policy(provider string) (billing.Policy, bool) { return in.cfg.
 
 // itemsAndContext yields Items and then Context, each with its index in
 // the two as one list (i < len(Items): of the month): the walk of every
-// rule that reads both the same way, without joining them (on a
-// million-item month, a joined copy was 8 MB more to touch).
+// rule that reads both the same way, without a joined copy.
 func (in *Input) itemsAndContext() iter.Seq2[int, *ledger.Item] {
 	return func(yield func(int, *ledger.Item) bool) {
 		for i, li := range in.Items {
@@ -514,8 +514,6 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 		return nil, err
 	}
 	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, shared: &caches{}}
-	// Rules read only a line item's ledger.Item (measured: the load is most
-	// of an audit's time, and memory touched most of the load's).
 	in.latestEnd = new(atomic.Int64)
 	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month}); err != nil {
 		return nil, fmt.Errorf("rules: load %s: %w", month, err)
@@ -537,151 +535,78 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	return in, nil
 }
 
-// startsFirst are the rules started before the others, the longest
-// first. forgotten_instance's findings take longest to store: its
-// evidence is every item of a long session, 800k of an audit's 900k
-// evidence rows on a million-item month, 1.8 s to write. Started sixth,
-// as its place in the registry had it, it was done at 2.5 s and stored by
-// 4.3 s. price_deviation takes longest to run after it: started ninth, it
-// was the last rule done, 1.4 s after the load; started second, all were
-// done 1.0 s after it (3 runs).
-var startsFirst = []string{"forgotten_instance", "price_deviation"}
-
-// runOrder lists the registry indexes of the enabled built-in rules in the
-// order they start and their findings are stored: startsFirst, then the
-// registry's order. Stored in registry order, forgotten_instance's findings
-// (most of a big month's) waited for the two rules before it that were
-// still running: done 0.86 s after the load, they were stored from 1.0 s.
-func runOrder(cfg Config) []int {
-	var first, rest []int
-	for _, id := range startsFirst {
-		if i := slices.IndexFunc(registry, func(r Rule) bool { return r.ID() == id }); i >= 0 && cfg.enabled(id) {
-			first = append(first, i)
+// runBuiltins runs the enabled built-in rules under an errgroup, at most
+// GOMAXPROCS at once, started in registry order, and hands each rule's
+// completed findings to add in registry order too: a rule's as soon as it
+// and the rules before it are done, so that they are stored while later
+// rules still run, and the outcome does not depend on which finished first.
+// A rule's error, add's, or the cancellation of ctx stops the rules still
+// to run; the error returned names the rule. Rules only read their Input;
+// each gets a copy that knows its own id (for Param).
+func runBuiltins(ctx context.Context, in *Input, add func(ruleID string, fs []ledger.Finding) error) error {
+	var rules []Rule
+	for _, r := range registry {
+		if in.cfg.enabled(r.ID()) {
+			rules = append(rules, r)
 		}
 	}
-	for i, r := range registry {
-		if cfg.enabled(r.ID()) && !slices.Contains(startsFirst, r.ID()) {
-			rest = append(rest, i)
+	ctx, cancel := context.WithCancel(ctx) // add's error stops the rules too
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	found := make([][]ledger.Finding, len(rules))
+	errs := make([]error, len(rules))
+	done := make([]chan struct{}, len(rules))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	// g.Go waits for a free slot: the rules are started from a goroutine
+	// of their own, so that this one can store the findings meanwhile.
+	started := make(chan struct{})
+	go func() {
+		defer close(started)
+		for i, r := range rules {
+			g.Go(func() error {
+				defer close(done[i])
+				found[i], errs[i] = runRule(gctx, in, r)
+				return errs[i]
+			})
+		}
+	}()
+	var addErr error
+	for i, r := range rules {
+		if <-done[i]; errs[i] != nil {
+			break // g.Wait returns the first error, that of the rule that failed
+		}
+		if err := add(r.ID(), found[i]); err != nil {
+			addErr = fmt.Errorf("rules: %s: %w", r.ID(), err)
+			cancel()
+			break
 		}
 	}
-	return slices.Concat(first, rest)
+	<-started
+	if err := g.Wait(); err != nil && addErr == nil {
+		return err
+	}
+	return addErr
 }
 
-// ruleResult is what one built-in rule returned; done is closed when it
-// has.
-type ruleResult struct {
-	findings []ledger.Finding
-	err      error
-	done     chan struct{}
-	// A streamer's findings come in chunks, completed, while it runs:
-	// pending holds those not taken yet, and ready is signalled when it
-	// grows (runRules takes them; unbounded, so that a streamer never waits
-	// for runRules to reach it).
-	mu      sync.Mutex
-	pending [][]ledger.Finding
-	ready   chan struct{}
-}
-
-// streamer is a rule that hands its findings over as it finds them
-// (emit), in an order of its own that does not depend on timing, so that
-// they are stored while it and the other rules still run. emit owns what
-// it is given. Run returns the same findings.
-//
-// forgotten_instance is one: it finds most of a big month's findings (39k
-// of 41k on a million items), and storing them all once it was done was
-// the audit's last 0.45 s, with one core idle.
-type streamer interface {
-	Stream(ctx context.Context, in *Input, emit func([]ledger.Finding) error) error
-}
-
-// take returns the chunks a streamer emitted since the last call.
-func (res *ruleResult) take() [][]ledger.Finding {
-	res.mu.Lock()
-	defer res.mu.Unlock()
-	chunks := res.pending
-	res.pending = nil
-	return chunks
-}
-
-// each hands fn the rule's findings as they come: a streamer's chunks in
-// the order it emitted them, then (once the rule is done) its findings, and
-// returns the rule's error, or fn's.
-func (res *ruleResult) each(fn func([]ledger.Finding) error) error {
-	for done := false; !done; {
-		select {
-		case <-res.ready: // a streamer's chunks (nil for other rules)
-		case <-res.done:
-			done = true
-		}
-		for _, fs := range res.take() {
-			if err := fn(fs); err != nil {
-				return err
-			}
-		}
+// runRule runs one built-in rule on its own copy of in and completes its
+// findings; its error names it.
+func runRule(ctx context.Context, in *Input, r Rule) ([]ledger.Finding, error) {
+	if err := ctx.Err(); err != nil { // cancelled before its turn
+		return nil, fmt.Errorf("rules: %s: %w", r.ID(), err)
 	}
-	if res.err != nil {
-		return res.err
+	own := *in
+	own.ruleID = r.ID()
+	fs, err := r.Run(ctx, &own)
+	if err == nil {
+		err = complete(in, r.ID(), fs, nil)
 	}
-	return fn(res.findings)
-}
-
-// runBuiltins starts the enabled built-in rules side by side, as many at
-// once as Go has processors, in runOrder, and returns at once (the caches
-// they share are built by the first rule that needs each): each result is
-// complete (complete) when its done is closed, and the caller takes them
-// in runOrder too, so the outcome does not depend on which rule finished
-// first. Rules only read their Input; each gets a copy that knows its own
-// id (for Param). A disabled rule's result is nil.
-func runBuiltins(ctx context.Context, in *Input) []*ruleResult {
-	results := make([]*ruleResult, len(registry))
-	order := runOrder(in.cfg)
-	for _, i := range order {
-		results[i] = &ruleResult{done: make(chan struct{})}
-		if _, ok := registry[i].(streamer); ok {
-			results[i].ready = make(chan struct{}, 1)
-		}
+	if err != nil {
+		return nil, fmt.Errorf("rules: %s: %w", r.ID(), err)
 	}
-	todo := make(chan int, len(registry))
-	for _, i := range order {
-		todo <- i
-	}
-	close(todo)
-	// Workers take the rules in that order; runRules stores their findings
-	// in the same order, each as soon as it and the ones before it are done,
-	// while the later ones run.
-	for range runtime.GOMAXPROCS(0) {
-		go func() {
-			for i := range todo {
-				r, res := registry[i], results[i]
-				if res.err = ctx.Err(); res.err == nil {
-					own := *in
-					own.ruleID = r.ID()
-					if s, ok := r.(streamer); ok {
-						res.err = s.Stream(ctx, &own, func(fs []ledger.Finding) error {
-							if err := complete(in, r.ID(), fs, nil); err != nil {
-								return err
-							}
-							res.mu.Lock()
-							res.pending = append(res.pending, fs)
-							res.mu.Unlock()
-							select {
-							case res.ready <- struct{}{}:
-							default: // signalled already
-							}
-							return ctx.Err()
-						})
-					} else {
-						res.findings, res.err = r.Run(ctx, &own)
-						if res.err == nil {
-							res.err = complete(in, r.ID(), res.findings, nil)
-						}
-					}
-				}
-				close(res.done)
-			}
-		}()
-	}
-	return results
+	return fs, nil
 }
 
 // complete fills in what the engine owns in the findings of one rule: the
@@ -724,17 +649,14 @@ func (in *Input) rowKeys() map[int64]string {
 }
 
 // runRules runs the built-in rules, then the user rules, and returns their
-// findings sorted (SortFindings). With w, each rule's findings are stored as
-// soon as it and the rules before it (runOrder) are done, sorted within the
-// rule (a streamer's as each chunk comes, sorted within the chunk): their
-// ids follow that order, whichever rule finished first.
+// findings sorted (SortFindings). With w, each rule's findings are stored,
+// sorted within the rule, in registry order (runBuiltins): their ids follow
+// that order, whichever rule finished first.
 func runRules(ctx context.Context, db *ledger.DB, in *Input, w *ledger.AuditWriter) (*Result, error) {
-	ctx, cancel := context.WithCancel(ctx) // on an error, the rules still running stop
-	defer cancel()
 	var found [][]ledger.Finding // each rule's, joined once at the end
 	seen := map[string]string{}
-	// add adds completed findings of a rule (all of them, or a streamer's
-	// chunk), unless two share a fingerprint (an error ends the audit).
+	// add adds the completed findings of a rule, unless two share a
+	// fingerprint (an error ends the audit).
 	add := func(ruleID string, fs []ledger.Finding) error {
 		for i := range fs {
 			fp := fs[i].Fingerprint
@@ -752,12 +674,8 @@ func runRules(ctx context.Context, db *ledger.DB, in *Input, w *ledger.AuditWrit
 		found = append(found, fs)
 		return nil
 	}
-	results := runBuiltins(ctx, in)
-	for _, i := range runOrder(in.cfg) {
-		r := registry[i]
-		if err := results[i].each(func(fs []ledger.Finding) error { return add(r.ID(), fs) }); err != nil {
-			return nil, fmt.Errorf("rules: %s: %w", r.ID(), err)
-		}
+	if err := runBuiltins(ctx, in, add); err != nil {
+		return nil, err
 	}
 	res := &Result{}
 	if in.cfg.RulesDir != "" {
@@ -810,9 +728,7 @@ func Fingerprint(f *ledger.Finding, rowKeys map[int64]string) string {
 }
 
 // fingerprinter computes Fingerprint, reusing its buffers from one finding
-// to the next: a rule's findings cite most items of a big month, and a
-// list of keys and a text to hash for each finding were 48 MB to allocate
-// (and to touch for the first time) on a million-item month.
+// to the next: a rule's findings together cite most items of a big month.
 type fingerprinter struct {
 	keys []string
 	b    []byte // what is hashed, built whole: no conversion of each text

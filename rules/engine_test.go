@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
+	"runtime"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -289,78 +291,133 @@ func TestPolicyOverride(t *testing.T) {
 	}
 }
 
-// TestRuleResultEach: a streamer's chunks reach runRules in the order it
-// emitted them, every one, whether they wait for runRules (emitted before it
-// looks) or come while it waits, followed by the rule's own findings; an
-// error of the rule comes after the chunks taken before it, and one of fn
-// stops the hand-over.
-func TestRuleResultEach(t *testing.T) {
-	chunk := func(n int) []ledger.Finding { return []ledger.Finding{{Fingerprint: strconv.Itoa(n)}} }
-	emit := func(res *ruleResult, n int) {
-		res.mu.Lock()
-		res.pending = append(res.pending, chunk(n))
-		res.mu.Unlock()
+// stubRule is a rule of a test: run is its Run.
+type stubRule struct {
+	id  string
+	run func(ctx context.Context, in *Input) ([]ledger.Finding, error)
+}
+
+func (s stubRule) ID() string { return s.id }
+func (s stubRule) Info() Info { return Info{ID: s.id} }
+func (s stubRule) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
+	return s.run(ctx, in)
+}
+
+// withRules adds rules to the registry (after the built-in ones, by id)
+// for the rest of the test.
+func withRules(t *testing.T, rules ...Rule) {
+	saved := registry
+	t.Cleanup(func() { registry = saved })
+	registry = slices.Clone(registry)
+	for _, r := range rules {
+		register(r)
+	}
+}
+
+// waitRule runs until its context is done, and says whether it was.
+func waitRule(id string, cancelled *atomic.Bool) stubRule {
+	return stubRule{id: id, run: func(ctx context.Context, _ *Input) ([]ledger.Finding, error) {
 		select {
-		case res.ready <- struct{}{}:
-		default:
+		case <-ctx.Done():
+			cancelled.Store(true)
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Second):
+			return nil, errors.New("never cancelled")
 		}
-	}
-	collect := func(res *ruleResult) ([]string, error) {
-		var got []string
-		err := res.each(func(fs []ledger.Finding) error {
-			for _, f := range fs {
-				got = append(got, f.Fingerprint)
-			}
-			return nil
-		})
-		return got, err
-	}
-	want := func(n int, last string) string {
-		var w []string
-		for i := range n {
-			w = append(w, strconv.Itoa(i))
-		}
-		return strings.Join(append(w, last), ",")
-	}
-	// All emitted before anyone looks.
-	res := &ruleResult{done: make(chan struct{}), ready: make(chan struct{}, 1), findings: chunk(-1)}
-	for i := range 5 {
-		emit(res, i)
-	}
-	close(res.done)
-	if got, err := collect(res); err != nil || strings.Join(got, ",") != want(5, "-1") {
-		t.Errorf("emitted before: got %v (%v), want %s", got, err, want(5, "-1"))
-	}
-	// Emitted while runRules waits, some in bursts.
-	res = &ruleResult{done: make(chan struct{}), ready: make(chan struct{}, 1)}
-	go func() {
-		for i := range 300 {
-			emit(res, i)
-			if i%7 == 0 {
-				time.Sleep(50 * time.Microsecond)
-			}
-		}
-		res.findings = chunk(-1)
-		close(res.done)
-	}()
-	if got, err := collect(res); err != nil || strings.Join(got, ",") != want(300, "-1") {
-		t.Errorf("emitted while waiting: got %d findings (%v), want 301 in order", len(got), err)
-	}
-	// The rule fails: the chunks before, then its error.
+	}}
+}
+
+// TestRuleErrorStopsTheRun: a rule's error ends the audit with an error that
+// names the rule and wraps its error; the rule running beside it is
+// cancelled, a rule after it never runs, and AuditAndSave stores nothing.
+func TestRuleErrorStopsTheRun(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // two rules at once
 	boom := errors.New("boom")
-	res = &ruleResult{done: make(chan struct{}), ready: make(chan struct{}, 1), err: boom}
-	emit(res, 0)
-	close(res.done)
-	if got, err := collect(res); !errors.Is(err, boom) || len(got) != 1 {
-		t.Errorf("failing rule: got %v, %v; want one chunk, then %v", got, err, boom)
+	var cancelled, ran atomic.Bool
+	withRules(t,
+		waitRule("zz_1_wait", &cancelled),
+		stubRule{id: "zz_2_fail", run: func(context.Context, *Input) ([]ledger.Finding, error) { return nil, boom }},
+		stubRule{id: "zz_3_after", run: func(context.Context, *Input) ([]ledger.Finding, error) { ran.Store(true); return nil, nil }},
+	)
+	db := newLedger(t, scenario(t))
+	ctx := context.Background()
+	_, err := AuditAndSave(ctx, db, "2026-10", "Asia/Shanghai", DefaultConfig())
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "zz_2_fail") {
+		t.Fatalf("got error %v, want %v naming zz_2_fail", err, boom)
 	}
-	// fn fails: nothing more is handed over.
-	res = &ruleResult{done: make(chan struct{}), ready: make(chan struct{}, 1), findings: chunk(-1)}
-	emit(res, 0)
-	emit(res, 1)
-	close(res.done)
-	calls := 0
-	if err := res.each(func([]ledger.Finding) error { calls++; return boom }); !errors.Is(err, boom) || calls != 1 {
-		t.Errorf("fn failing: %d calls, %v", calls, err)
+	if !cancelled.Load() {
+		t.Error("the rule running beside the failing one was not cancelled")
+	}
+	if ran.Load() {
+		t.Error("a rule after the failing one ran")
+	}
+	if fs, err := db.Findings(ctx, "2026-10"); err != nil || len(fs) != 0 {
+		t.Errorf("stored %d findings (%v), want none", len(fs), err)
+	}
+}
+
+// TestCancelStopsTheRun: cancelling the audit's context stops the running
+// rules, and the audit returns the cancellation, naming the rule.
+func TestCancelStopsTheRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var cancelled atomic.Bool
+	wait := waitRule("zz_wait", &cancelled)
+	withRules(t, stubRule{id: wait.id, run: func(rctx context.Context, in *Input) ([]ledger.Finding, error) {
+		cancel() // the user interrupts while this rule runs
+		return wait.run(rctx, in)
+	}})
+	db := newLedger(t, scenario(t))
+	_, err := AuditAndSave(ctx, db, "2026-10", "Asia/Shanghai", only(t, "zz_wait"))
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "zz_wait") {
+		t.Fatalf("got error %v, want the cancellation naming zz_wait", err)
+	}
+	if !cancelled.Load() {
+		t.Error("the running rule was not cancelled")
+	}
+	if fs, err := db.Findings(context.Background(), "2026-10"); err != nil || len(fs) != 0 {
+		t.Errorf("stored %d findings (%v), want none", len(fs), err)
+	}
+}
+
+// TestFindingsInRegistryOrder: whichever rule finishes first, the findings
+// are handed over (and stored) rule by rule in registry order: a slow rule
+// holds back the fast ones after it.
+func TestFindingsInRegistryOrder(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	slowDone := make(chan struct{})
+	finding := func(res string) ledger.Finding {
+		return ledger.Finding{Severity: ledger.SeverityInfo, Provider: "autodl", ResourceID: res}
+	}
+	withRules(t,
+		stubRule{id: "zz_1_slow", run: func(context.Context, *Input) ([]ledger.Finding, error) {
+			time.Sleep(50 * time.Millisecond)
+			close(slowDone)
+			return []ledger.Finding{finding("slow")}, nil
+		}},
+		stubRule{id: "zz_2_fast", run: func(context.Context, *Input) ([]ledger.Finding, error) {
+			return []ledger.Finding{finding("fast")}, nil
+		}},
+	)
+	in := &Input{Month: "2026-10", TZ: bj, cfg: DefaultConfig()}
+	for _, r := range registry[:len(registry)-2] { // the built-in rules off
+		in.cfg.Params[r.ID()+".enabled"] = "false"
+	}
+	var order []string
+	err := runBuiltins(context.Background(), in, func(ruleID string, fs []ledger.Finding) error {
+		if ruleID == "zz_2_fast" {
+			select {
+			case <-slowDone:
+			default:
+				t.Error("zz_2_fast's findings handed over before zz_1_slow was done")
+			}
+		}
+		for _, f := range fs {
+			order = append(order, f.RuleID+"/"+f.ResourceID)
+		}
+		return nil
+	})
+	if err != nil || strings.Join(order, " ") != "zz_1_slow/slow zz_2_fast/fast" {
+		t.Errorf("got %v (%v), want zz_1_slow's finding, then zz_2_fast's", order, err)
 	}
 }

@@ -2,10 +2,9 @@ package rules
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"fmt"
-	"math"
-	"math/bits"
 	"slices"
 	"sort"
 	"strconv"
@@ -86,63 +85,25 @@ func (in *Input) referencePrices() *billing.PriceCatalog {
 	return billing.DefaultPrices().Overlay(in.cfg.Prices)
 }
 
-// priceQuote is one compute line item's unit price. A million-item month
-// holds a quote an item: fields that fit are 32 bits, and the price per
-// instance-hour is kept as perHourFix only; where its decimal is needed (a
-// price perHourFix cannot hold, the texts of a finding) it is worked out
-// again from the item (104 → 64 bytes a quote).
+// priceQuote is one compute line item's unit price, in exact decimals.
 type priceQuote struct {
 	li         *ledger.Item
-	start      int64 // charge period start, Unix ns (orders the history without chasing li)
-	count      int64 // GPUs, ≥ 1
-	perHourFix int64 // price per instance-hour × 10^8 (see price), -1 = not representable (then decimals decide)
-	perGPUFix  int64 // per GPU-hour × 10^8 (8 decimals), for the running median; -1 = not usable
-	med        int64 // median of earlier per-GPU prices × 10^9, -1 = none
-	key        int32 // index into the rule's history keys
-	unitSecs   int32 // seconds in one billed unit (a week at most)
-	medN       int32 // how many earlier prices
-	inMonth    bool  // of the audited month (else context)
+	start      int64           // charge period start, Unix ns (orders the history without chasing li)
+	unitSecs   int64           // seconds in one billed unit
+	count      int64           // GPUs, ≥ 1
+	perHour    decimal.Decimal // per instance-hour: the list price converted, or billed cost ÷ hours (8 decimals)
+	perGPU     decimal.Decimal // perHour ÷ GPUs (8 decimals)
+	med        decimal.Decimal // median of the earlier per-GPU prices of its key, when medN > 0
+	medN       int             // how many earlier prices the median is of
+	key        int32           // index into the rule's history keys
+	inMonth    bool            // of the audited month (else context)
 	countKnown bool
 	fromList   bool
-	fixOnly    bool // the price was worked out in integers: perHourFix alone holds it
 }
 
 // secs is the billed time in seconds (exact).
 func (q *priceQuote) secs() decimal.Decimal {
-	return q.li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(int64(q.unitSecs)))
-}
-
-// price is the price per instance-hour: the list price converted, or the
-// billed cost ÷ hours (8 decimals).
-func (q *priceQuote) price() decimal.Decimal {
-	if q.fixOnly {
-		return decimal.New(q.perHourFix, -8)
-	}
-	return q.perHourDecimal()
-}
-
-// perHourDecimal works out the price per instance-hour in decimals: from
-// the list price when the quote takes it (fromList), else from the billed
-// cost and time.
-func (q *priceQuote) perHourDecimal() decimal.Decimal {
-	li, secs := q.li, int64(q.unitSecs)
-	switch {
-	case !q.fromList:
-		return li.BilledCost.Mul(decimal.NewFromInt(3600)).DivRound(q.secs(), 8)
-	case secs == 3600:
-		return li.ListUnitPrice.Decimal
-	case 3600%secs == 0:
-		return li.ListUnitPrice.Decimal.Mul(decimal.NewFromInt(3600 / secs))
-	}
-	return li.ListUnitPrice.Decimal.Mul(decimal.NewFromInt(3600)).DivRound(decimal.NewFromInt(secs), 8)
-}
-
-// perGPU is the price per GPU-hour (8 decimals).
-func (q *priceQuote) perGPU() decimal.Decimal {
-	if q.count > 1 {
-		return q.price().DivRound(decimal.NewFromInt(q.count), 8)
-	}
-	return q.price()
+	return q.li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(q.unitSecs))
 }
 
 // priceHistKey is what a price is compared with: the same provider, GPU
@@ -156,9 +117,15 @@ type priceHistKey struct {
 type priceKeyInfo struct {
 	hist   priceHistKey
 	price  *billing.Price
-	quotes []int32 // month and context, for the median
-	// the last threshold computed: reference (× 10^9) and GPU count → floor(limit × 10^8)
-	limRef, limCount, limFix int64
+	quotes []int32      // month and context, for the median
+	last   priceVerdict // the last verdict of above
+}
+
+// priceVerdict is whether price is above ref × count GPUs × the factor.
+type priceVerdict struct {
+	price, ref decimal.Decimal
+	count      int64
+	above, set bool
 }
 
 // priceRef is the reference an item was judged against.
@@ -170,7 +137,7 @@ type priceRef struct {
 type priceGroupKey struct {
 	provider, resource, currency string
 	key                          int32
-	ref                          int64 // reference × 10^9 (median), or -1 (catalog)
+	ref                          string // the median (its canonical text), "" for the catalog price
 }
 
 type priceTerm struct {
@@ -239,7 +206,7 @@ func (r priceDeviation) Run(ctx context.Context, in *Input) ([]ledger.Finding, e
 			k, seen = keyIdx[hist]
 		}
 		if !seen {
-			ki := &priceKeyInfo{hist: hist, limRef: -1}
+			ki := &priceKeyInfo{hist: hist}
 			// keyed by pricing model: a package item only meets package prices
 			if p, ok := cat.LookupModel(hist.provider, models[li.GPUModel].m, hist.pricing, hist.currency); ok {
 				ki.price = &p
@@ -272,23 +239,26 @@ func (r priceDeviation) Run(ctx context.Context, in *Input) ([]ledger.Finding, e
 			continue // context: never reported
 		}
 		ki := infos[q.key]
-		if ki.price == nil && q.med < 0 {
+		ref := priceRef{catalog: ki.price}
+		switch {
+		case ki.price != nil:
+			ref.perGPU = ki.price.PerHour
+		case q.medN > 0:
+			ref.perGPU = q.med
+		default:
 			continue // no reference
 		}
-		if !ki.above(q, factor) {
+		if !ki.above(q, ref.perGPU, factor) {
 			continue
-		}
-		ref, refFix := priceRef{catalog: ki.price}, int64(-1)
-		if ki.price != nil {
-			ref.perGPU = ki.price.PerHour
-		} else {
-			ref.perGPU, refFix = decimal.New(q.med, -9), q.med
 		}
 		t, ok := priceExcess(q, ref.perGPU)
 		if !ok {
 			continue
 		}
-		gk := priceGroupKey{provider: q.li.Provider, resource: q.li.ResourceID, currency: q.li.Currency, key: q.key, ref: refFix}
+		gk := priceGroupKey{provider: q.li.Provider, resource: q.li.ResourceID, currency: q.li.Currency, key: q.key}
+		if ki.price == nil {
+			gk.ref = q.med.String()
+		}
 		g := groups[gk]
 		if g == nil {
 			g = &priceGroup{key: gk, hist: ki.hist, ref: ref}
@@ -307,40 +277,23 @@ func (r priceDeviation) Run(ctx context.Context, in *Input) ([]ledger.Finding, e
 	return out, nil
 }
 
-// above reports whether q's price per instance-hour is above its reference
-// (the catalog price, else its median) × GPUs × factor. The limit is
-// computed once per reference and count, and compared exactly in integers:
-// for an integer x (the price × 10^8), x > L exactly when x > floor(L).
-func (ki *priceKeyInfo) above(q *priceQuote, factor decimal.Decimal) bool {
-	refFix := q.med // the median, or -1 for the catalog price
-	if ki.price != nil {
-		refFix = -1
+// above reports whether q's price per instance-hour is above ref × GPUs ×
+// factor. Quotes of a key mostly share their price, reference and GPU
+// count: the last verdict is kept, and worked out again when one changes.
+func (ki *priceKeyInfo) above(q *priceQuote, ref, factor decimal.Decimal) bool {
+	v := &ki.last
+	if !v.set || v.count != q.count || !v.price.Equal(q.perHour) || !v.ref.Equal(ref) {
+		lim := ref.Mul(decimal.NewFromInt(q.count)).Mul(factor)
+		*v = priceVerdict{price: q.perHour, ref: ref, count: q.count, above: q.perHour.Cmp(lim) > 0, set: true}
 	}
-	limit := func() decimal.Decimal {
-		ref := decimal.New(q.med, -9)
-		if ki.price != nil {
-			ref = ki.price.PerHour
-		}
-		return ref.Mul(decimal.NewFromInt(q.count)).Mul(factor)
-	}
-	if q.perHourFix < 0 {
-		return q.price().Cmp(limit()) > 0
-	}
-	if ki.limRef != refFix || ki.limCount != q.count {
-		l := limit().Shift(8).Floor()
-		ki.limRef, ki.limCount, ki.limFix = refFix, q.count, math.MaxInt64
-		if l.LessThan(decimal.NewFromInt(math.MaxInt64)) {
-			ki.limFix = l.IntPart()
-		}
-	}
-	return q.perHourFix > ki.limFix
+	return v.above
 }
 
 // priceExcess is what q paid above ref per GPU-hour: (price − ref × GPUs) ×
 // billed hours, the price being what was billed when the list price is above
 // it. ok is false when nothing was paid above the reference.
 func priceExcess(q *priceQuote, ref decimal.Decimal) (priceTerm, bool) {
-	t := priceTerm{q: q, earlier: int(q.medN)}
+	t := priceTerm{q: q, earlier: q.medN}
 	secs := q.secs()
 	refHour := ref.Mul(decimal.NewFromInt(q.count))
 	var refCost decimal.Decimal
@@ -365,16 +318,15 @@ func priceExcess(q *priceQuote, ref decimal.Decimal) (priceTerm, bool) {
 // priceQuoteOf reads li's unit price; ok is false for an item the rule does
 // not judge (not compute, a credit, no GPU model, no billed time, spot …).
 func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot bool) (priceQuote, priceHistKey, bool) {
-	q := priceQuote{li: li, start: li.ChargePeriodStart.UnixNano(), med: -1, perHourFix: -1}
-	if li.Kind != ledger.KindCompute || !isUsage(li) || !quantityPositive(li) {
-		return q, priceHistKey{}, false
+	if li.Kind != ledger.KindCompute || !isUsage(li) || !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
+		return priceQuote{}, priceHistKey{}, false
 	}
 	if li.PricingModel == ledger.PricingSpot && !includeSpot {
-		return q, priceHistKey{}, false
+		return priceQuote{}, priceHistKey{}, false
 	}
 	u, ok := billing.ParseTimeUnit(li.PricingUnit)
 	if !ok {
-		return q, priceHistKey{}, false
+		return priceQuote{}, priceHistKey{}, false
 	}
 	mi, seen := models[li.GPUModel]
 	if !seen {
@@ -383,9 +335,9 @@ func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot
 		models[li.GPUModel] = mi
 	}
 	if mi.key == "" {
-		return q, priceHistKey{}, false
+		return priceQuote{}, priceHistKey{}, false
 	}
-	q.unitSecs, q.count = int32(u.Secs), 1
+	q := priceQuote{li: li, start: li.ChargePeriodStart.UnixNano(), unitSecs: u.Secs, count: 1}
 	switch {
 	case li.GPUCount > 0:
 		q.count, q.countKnown = int64(li.GPUCount), true
@@ -396,219 +348,111 @@ func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot
 	if billing.IsPrepaid(li) {
 		hist.term = u.Name
 	}
-	var perHour decimal.Decimal // when perHourFix cannot hold it
-	if li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive() {
-		q.fromList = true
-	} else if p, ok := hourPrice8(li.BilledCost, li.PricingQuantity.Decimal, u.Secs); ok {
-		q.perHourFix, q.fixOnly = p, true
-	}
-	if !q.fixOnly {
-		perHour = q.perHourDecimal()
-		q.perHourFix = fixed8(perHour)
-	}
-	q.perGPUFix = q.perHourFix
+	list := li.ListUnitPrice.Decimal
+	q.fromList = li.ListUnitPrice.Valid && list.IsPositive()
 	switch {
-	case q.count > 1 && q.perHourFix >= 0:
-		// perHour.DivRound(count, 8) in integers: perHour has 8 decimals.
-		perGPU, _ := mulDivRound(uint64(q.perHourFix), 1, uint64(q.count)) // below perHourFix: it fits
-		q.perGPUFix = int64(perGPU)
-	case q.count > 1:
-		q.perGPUFix = fixed8(perHour.DivRound(decimal.NewFromInt(q.count), 8))
+	case !q.fromList:
+		q.perHour = li.BilledCost.Mul(decimal.NewFromInt(3600)).DivRound(q.secs(), 8)
+	case u.Secs == 3600:
+		q.perHour = list
+	case 3600%u.Secs == 0:
+		q.perHour = list.Mul(decimal.NewFromInt(3600 / u.Secs))
+	default:
+		q.perHour = list.Mul(decimal.NewFromInt(3600)).DivRound(decimal.NewFromInt(u.Secs), 8)
+	}
+	q.perGPU = q.perHour
+	if q.count > 1 {
+		q.perGPU = q.perHour.DivRound(decimal.NewFromInt(q.count), 8)
 	}
 	return q, hist, true
 }
 
-// hourPrice8 is billed × 3600 ÷ (qty × unitSecs) × 10^8, rounded half
-// away from zero as decimal.DivRound(…, 8) rounds, computed in integers:
-// the decimal division took a fifth of the rule's time on a million-item
-// month. ok is false where the integers do not suffice (a negative cost,
-// a long coefficient, a result of 10^17 or more, which fixed8 refuses):
-// the caller divides in decimals then.
-func hourPrice8(billed, qty decimal.Decimal, unitSecs int64) (int64, bool) {
-	cb, eb := billed.CoefficientInt64(), billed.Exponent()
-	cq, eq := qty.CoefficientInt64(), qty.Exponent()
-	if cb < 0 || cq <= 0 || unitSecs <= 0 || billed.NumDigits() > 18 || qty.NumDigits() > 18 {
-		return 0, false
-	}
-	// billed × 3600 × 10^8 / (qty × unitSecs) = cb × 3600 × 10^(8+eb−eq) / (cq × unitSecs)
-	num, den := uint64(3600), uint64(cq)
-	hi, lo := bits.Mul64(den, uint64(unitSecs))
-	if hi != 0 {
-		return 0, false
-	}
-	den = lo
-	shift := int64(8) + int64(eb) - int64(eq)
-	for ; shift > 0; shift-- {
-		if num > math.MaxUint64/10 {
-			return 0, false
-		}
-		num *= 10
-	}
-	for ; shift < 0; shift++ {
-		if den > math.MaxUint64/10 {
-			return 0, false
-		}
-		den *= 10
-	}
-	quo, ok := mulDivRound(uint64(cb), num, den)
-	if !ok || quo >= 1e17 {
-		return 0, false
-	}
-	return int64(quo), true
-}
-
-// fixed8 returns d × 10^8 as an int64 when d has at most 8 decimals and is
-// below 10^9, else -1.
-func fixed8(d decimal.Decimal) int64 {
-	e := d.Exponent()
-	if d.IsNegative() || e < -8 || d.NumDigits() > 18 {
-		return -1
-	}
-	c := d.CoefficientInt64()
-	for ; e > -8; e-- {
-		if c > math.MaxInt64/10 {
-			return -1
-		}
-		c *= 10
-	}
-	if c >= 1e17 {
-		return -1
-	}
-	return c
-}
-
-// priceMedians sets, for each quote of month among quotes[idx] (all of one
-// history key), the median of the per-GPU prices of the quotes that start
-// strictly earlier, when there are at least minHistory of them.
+// priceMedians sets, for each quote of the month among quotes[idx] (all of
+// one history key), the median of the per-GPU prices of the quotes that
+// start strictly earlier, when there are at least minHistory of them.
 func priceMedians(quotes []priceQuote, idx []int32, minHistory int) {
-	sortQuotesByStart(quotes, idx)
-	var rm runningMedian
+	// By start, then load order. A key gathers many resources, each in time
+	// order: idx is mostly not sorted.
+	byStart := func(a, b int32) int { return cmp.Or(cmp.Compare(quotes[a].start, quotes[b].start), cmp.Compare(a, b)) }
+	if !slices.IsSortedFunc(idx, byStart) {
+		slices.SortFunc(idx, byStart)
+	}
+	rm := newRunningMedian()
 	for i := 0; i < len(idx); {
 		start := quotes[idx[i]].start
-		j := i
+		j := i + 1
 		for j < len(idx) && quotes[idx[j]].start == start {
 			j++
 		}
 		if rm.n() >= minHistory {
-			med := rm.median9()
+			med := rm.median()
 			for _, k := range idx[i:j] {
 				if q := &quotes[k]; q.inMonth {
-					q.med, q.medN = med, int32(rm.n())
+					q.med, q.medN = med, rm.n()
 				}
 			}
 		}
 		for _, k := range idx[i:j] {
-			if x := quotes[k].perGPUFix; x >= 0 {
-				rm.add(x)
-			}
+			rm.add(&quotes[k].perGPU)
 		}
 		i = j
 	}
 }
 
-// sortQuotesByStart orders idx by the start of quotes[idx[i]], then by
-// index. The ledger hands a resource's items over in time order, but a
-// history key gathers many resources: the keys are sorted as (start,
-// index) pairs side by side, not through idx into quotes (a cache miss a
-// comparison: 150 ms of a million-item month's audit).
-func sortQuotesByStart(quotes []priceQuote, idx []int32) {
-	type keyed struct {
-		start int64
-		i     int32
-	}
-	keys := make([]keyed, len(idx))
-	sorted := true
-	for n, i := range idx {
-		keys[n] = keyed{quotes[i].start, i}
-		if n > 0 && (keys[n].start < keys[n-1].start || keys[n].start == keys[n-1].start && i < keys[n-1].i) {
-			sorted = false
-		}
-	}
-	if sorted {
-		return
-	}
-	slices.SortFunc(keys, func(a, b keyed) int {
-		if c := cmp.Compare(a.start, b.start); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
-	})
-	for n, k := range keys {
-		idx[n] = k.i
-	}
-}
+// runningMedian keeps the median of a growing set of prices in two heaps:
+// lo holds the smaller half (its largest on top), hi the larger half (its
+// smallest on top), and lo has as many prices as hi or one more.
+type runningMedian struct{ lo, hi decimalHeap }
 
-// runningMedian keeps the median of a growing set of prices (× 10^8) in two
-// heaps: lo holds the smaller half (largest on top), hi the larger half
-// (smallest on top, stored negated so that both are max-heaps).
-type runningMedian struct{ lo, hi maxHeap }
+func newRunningMedian() *runningMedian { return &runningMedian{lo: decimalHeap{max: true}} }
 
-func (m *runningMedian) n() int { return len(m.lo) + len(m.hi) }
+func (m *runningMedian) n() int { return m.lo.Len() + m.hi.Len() }
 
-func (m *runningMedian) add(x int64) {
-	if len(m.lo) == 0 || x <= m.lo[0] {
-		m.lo.push(x)
+// add adds *x, which must not change while m is in use.
+func (m *runningMedian) add(x *decimal.Decimal) {
+	if m.lo.Len() == 0 || x.Cmp(*m.lo.d[0]) <= 0 {
+		heap.Push(&m.lo, x)
 	} else {
-		m.hi.push(-x)
+		heap.Push(&m.hi, x)
 	}
-	if len(m.lo) > len(m.hi)+1 {
-		m.hi.push(-m.lo.pop())
-	} else if len(m.hi) > len(m.lo) {
-		m.lo.push(-m.hi.pop())
-	}
-}
-
-// median9 is the exact median × 10^9: the middle price, or the mean of the
-// two middle ones (which needs at most one more decimal). m must not be empty.
-func (m *runningMedian) median9() int64 {
-	if len(m.lo) > len(m.hi) {
-		return m.lo[0] * 10
-	}
-	return (m.lo[0] - m.hi[0]) * 5
-}
-
-// median is median9 as a decimal.
-func (m *runningMedian) median() decimal.Decimal { return decimal.New(m.median9(), -9) }
-
-// maxHeap is a binary max-heap of int64 (no interface boxing: it runs once
-// per compute line item).
-type maxHeap []int64
-
-func (h *maxHeap) push(x int64) {
-	*h = append(*h, x)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if s[p] >= s[i] {
-			break
-		}
-		s[p], s[i] = s[i], s[p]
-		i = p
+	if m.lo.Len() > m.hi.Len()+1 {
+		heap.Push(&m.hi, heap.Pop(&m.lo))
+	} else if m.hi.Len() > m.lo.Len() {
+		heap.Push(&m.lo, heap.Pop(&m.hi))
 	}
 }
 
-func (h *maxHeap) pop() int64 {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	for i := 0; ; {
-		l, r, big := 2*i+1, 2*i+2, i
-		if l < len(s) && s[l] > s[big] {
-			big = l
-		}
-		if r < len(s) && s[r] > s[big] {
-			big = r
-		}
-		if big == i {
-			break
-		}
-		s[i], s[big] = s[big], s[i]
-		i = big
+// median is the middle price, or the mean of the two middle ones (exact:
+// half of a decimal needs one more digit). m must not be empty.
+func (m *runningMedian) median() decimal.Decimal {
+	if m.lo.Len() > m.hi.Len() {
+		return *m.lo.d[0]
 	}
-	*h = s
-	return top
+	return m.lo.d[0].Add(*m.hi.d[0]).Mul(decimal.New(5, -1))
+}
+
+// decimalHeap is a heap.Interface of decimals: smallest on top, or with
+// max the largest. It holds pointers to the quotes' prices: a pointer
+// goes in and out of the interface heap.Push and heap.Pop take without
+// an allocation.
+type decimalHeap struct {
+	d   []*decimal.Decimal
+	max bool
+}
+
+func (h *decimalHeap) Len() int { return len(h.d) }
+func (h *decimalHeap) Less(i, j int) bool {
+	if h.max {
+		return h.d[i].Cmp(*h.d[j]) > 0
+	}
+	return h.d[i].Cmp(*h.d[j]) < 0
+}
+func (h *decimalHeap) Swap(i, j int) { h.d[i], h.d[j] = h.d[j], h.d[i] }
+func (h *decimalHeap) Push(x any)    { h.d = append(h.d, x.(*decimal.Decimal)) }
+func (h *decimalHeap) Pop() any {
+	x := h.d[len(h.d)-1]
+	h.d = h.d[:len(h.d)-1]
+	return x
 }
 
 // priceModelText is how a finding names the GPU: the bill's own text.
@@ -673,7 +517,7 @@ func (priceDeviation) finding(in *Input, g *priceGroup, th thresholds) ledger.Fi
 	items := make([]*ledger.Item, 0, len(g.terms))
 	var start, end time.Time
 	var secs decimal.Decimal
-	minP, maxP := g.terms[0].q.perGPU(), g.terms[0].q.perGPU()
+	minP, maxP := g.terms[0].q.perGPU, g.terms[0].q.perGPU
 	minN, maxN := g.terms[0].earlier, g.terms[0].earlier
 	days := map[string]bool{}
 	var derived, capped, countGuess bool
@@ -689,11 +533,11 @@ func (priceDeviation) finding(in *Input, g *priceGroup, th thresholds) ledger.Fi
 		}
 		days[formatDay(li.ChargePeriodStart, in.TZ)] = true
 		secs = secs.Add(t.q.secs())
-		if t.q.perGPU().Cmp(minP) < 0 {
-			minP = t.q.perGPU()
+		if t.q.perGPU.Cmp(minP) < 0 {
+			minP = t.q.perGPU
 		}
-		if t.q.perGPU().Cmp(maxP) > 0 {
-			maxP = t.q.perGPU()
+		if t.q.perGPU.Cmp(maxP) > 0 {
+			maxP = t.q.perGPU
 		}
 		minN, maxN = min(minN, t.earlier), max(maxN, t.earlier)
 		derived = derived || !t.q.fromList
@@ -704,7 +548,7 @@ func (priceDeviation) finding(in *Input, g *priceGroup, th thresholds) ledger.Fi
 			if t.q.count > 1 {
 				ref = fmt.Sprintf("%d × %s", t.q.count, ref)
 			}
-			parts = append(parts, fmt.Sprintf("(%s − %s) × %s", FormatPrice(t.q.price(), cur, "h"), ref,
+			parts = append(parts, fmt.Sprintf("(%s − %s) × %s", FormatPrice(t.q.perHour, cur, "h"), ref,
 				formatQty(billing.UnitHour.Per(t.q.secs()), billing.UnitHour)))
 		}
 	}

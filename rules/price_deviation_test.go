@@ -3,6 +3,7 @@ package rules
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -301,21 +302,28 @@ func TestPriceDeviationBadParams(t *testing.T) {
 	}
 }
 
+// TestRunningMedian: after each price added, the median is the middle
+// price, or the exact mean of the two middle ones (one more decimal than
+// they have), whatever their scale.
 func TestRunningMedian(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		in   []int64
+		in   []string
 		want []string // median after each add
 	}{
-		{"one", []int64{300000000}, []string{"3"}},
-		{"rising", []int64{100000000, 200000000, 300000000, 400000000}, []string{"1", "1.5", "2", "2.5"}},
-		{"falling_and_repeats", []int64{5, 3, 3, 1, 9}, []string{"0.00000005", "0.00000004", "0.00000003", "0.00000003", "0.00000003"}},
-		{"half_of_the_last_digit", []int64{1, 2}, []string{"0.00000001", "0.000000015"}},
+		{"one", []string{"3"}, []string{"3"}},
+		{"rising", []string{"1", "2", "3", "4"}, []string{"1", "1.5", "2", "2.5"}},
+		{"falling_and_repeats", []string{"0.00000005", "0.00000003", "0.00000003", "0.00000001", "0.00000009"},
+			[]string{"0.00000005", "0.00000004", "0.00000003", "0.00000003", "0.00000003"}},
+		{"half_of_the_last_digit", []string{"0.00000001", "0.00000002"}, []string{"0.00000001", "0.000000015"}},
+		{"mixed_scales", []string{"1.9", "1.90000000000000000001", "1.899999999999999999999", "2"},
+			[]string{"1.9", "1.900000000000000000005", "1.9", "1.900000000000000000005"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var m runningMedian
+			m := newRunningMedian()
 			for i, x := range tc.in {
-				m.add(x)
+				d := dec(t, x)
+				m.add(&d)
 				if got := m.median().String(); got != tc.want[i] {
 					t.Errorf("after %d values: got median %s, want %s", i+1, got, tc.want[i])
 				}
@@ -324,88 +332,35 @@ func TestRunningMedian(t *testing.T) {
 	}
 }
 
-func TestFixed8(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-	}{
-		{"1.9", 190000000},
-		{"0.00000001", 1},
-		{"2.50000000", 250000000},
-		{"0.000000001", -1}, // 9 decimals
-		{"-1", -1},
-		{"1000000000", -1}, // too large for the median's sums
-	} {
-		if got := fixed8(dec(t, tc.in)); got != tc.want {
-			t.Errorf("fixed8(%s): got %d, want %d", tc.in, got, tc.want)
-		}
-	}
-}
-
-// TestHourPrice8IsDivRound: the price per hour priceQuoteOf computes in
-// integers is fixed8 of the decimal division it replaced, whenever the
-// integers suffice, and they suffice for ordinary bills; and its price per
-// GPU is fixed8 of the decimal per-GPU price.
-func TestHourPrice8IsDivRound(t *testing.T) {
+// TestRunningMedianIsSortedMiddle compares the running median with the
+// middle of the sorted prices, on random prices of up to 12 decimals.
+func TestRunningMedianIsSortedMiddle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	amount := func() decimal.Decimal {
-		switch rng.IntN(8) {
-		case 0:
-			return decimal.New(rng.Int64N(1_000_000_000_000_000_000), int32(rng.IntN(40)-30)) // long, any scale
-		case 1:
-			return decimal.New(rng.Int64N(10), int32(rng.IntN(6)-3))
-		case 2:
-			return decimal.New(-rng.Int64N(1000), -2)
-		}
-		return decimal.New(rng.Int64N(10_000_000), -int32(rng.IntN(9))) // a bill's amounts
-	}
-	fast, checked := 0, 0
-	for range 200_000 {
-		billed, qty := amount(), amount()
-		unit := []int64{1, 60, 3600, 86400, 7, 2_592_000}[rng.IntN(6)]
-		if !qty.IsPositive() {
-			continue
-		}
-		want := fixed8(billed.Mul(decimal.NewFromInt(3600)).DivRound(qty.Mul(decimal.NewFromInt(unit)), 8))
-		checked++
-		got, ok := hourPrice8(billed, qty, unit)
-		if !ok {
-			continue
-		}
-		fast++
-		if got != want {
-			t.Fatalf("hourPrice8(%s, %s, %d) = %d, want %d", billed, qty, unit, got, want)
-		}
-	}
-	if fast < checked/2 {
-		t.Fatalf("the integers sufficed for %d of %d quotes", fast, checked)
-	}
-	for _, tc := range []struct{ billed, qty string }{{"3.45", "1"}, {"1.88", "0.333333"}, {"0.01", "7"}, {"99999.99", "0.5"}, {"123.456789", "3.5"}} {
-		for _, count := range []int{2, 3, 7, 8} {
-			li := &ledger.Item{Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, GPUModel: "A100", GPUCount: count,
-				BilledCost: dec(t, tc.billed), PricingQuantity: ndec(t, tc.qty), PricingUnit: "小时", Currency: "CNY"}
-			q, _, ok := priceQuoteOf(li, map[string]priceModelInfo{}, false)
-			if !ok || !q.fixOnly {
-				t.Fatalf("%+v: no quote (%v) or not in integers", tc, ok)
+	half := decimal.New(5, -1)
+	for run := range 200 {
+		m := newRunningMedian()
+		var all []decimal.Decimal
+		for n := range 1 + rng.IntN(60) {
+			x := decimal.New(rng.Int64N(1_000_000_000), -int32(rng.IntN(13)))
+			m.add(&x)
+			all = append(all, x)
+			sorted := slices.Clone(all)
+			slices.SortFunc(sorted, decimal.Decimal.Cmp)
+			want := sorted[len(sorted)/2]
+			if len(sorted)%2 == 0 {
+				want = sorted[len(sorted)/2-1].Add(want).Mul(half)
 			}
-			perHour := li.BilledCost.Mul(decimal.NewFromInt(3600)).DivRound(li.PricingQuantity.Decimal.Mul(decimal.NewFromInt(3600)), 8)
-			if !q.price().Equal(perHour) || q.price().Exponent() != perHour.Exponent() {
-				t.Errorf("%+v: price %s, want %s", tc, q.price(), perHour)
-			}
-			if want := fixed8(perHour.DivRound(decimal.NewFromInt(int64(count)), 8)); q.perGPUFix != want {
-				t.Errorf("%+v, %d GPUs: per GPU %d, want %d", tc, count, q.perGPUFix, want)
+			if got := m.median(); !got.Equal(want) || m.n() != n+1 {
+				t.Fatalf("run %d, %d prices %v: median %s (of %d), want %s", run, n+1, all, got, m.n(), want)
 			}
 		}
 	}
 }
 
-// TestPriceQuoteInDecimals: a quote whose price the integers do not hold
-// (from a list price, or a billed cost the integers cannot divide) keeps
-// only perHourFix, and works its decimal price out again from the item:
-// the same decimal, digit for digit, as the list price converted to an
-// hour or the billed cost ÷ hours, and the same fixed prices per hour and
-// per GPU.
-func TestPriceQuoteInDecimals(t *testing.T) {
+// TestPriceQuote: a quote's price per hour is, digit for digit, the list
+// price converted to an hour, else the billed cost ÷ billed hours to 8
+// decimals; its price per GPU is that ÷ GPUs to 8 decimals.
+func TestPriceQuote(t *testing.T) {
 	for _, tc := range []struct {
 		list, billed, qty, unit string
 		secs                    int64
@@ -413,10 +368,12 @@ func TestPriceQuoteInDecimals(t *testing.T) {
 		{list: "1.32", billed: "0.99", qty: "0.75", unit: "小时", secs: 3600},
 		{list: "0.0223", billed: "1.338", qty: "60", unit: "分钟", secs: 60},
 		{list: "31.7", billed: "31.7", qty: "1", unit: "天", secs: 86400},
-		{list: "0.123456789", billed: "0.5", qty: "2", unit: "小时", secs: 3600}, // 9 decimals: not fixed
+		{list: "0.123456789", billed: "0.5", qty: "2", unit: "小时", secs: 3600}, // 9 decimals
 		{list: "100.5", billed: "100.5", qty: "1", unit: "周", secs: 604800},
-		{billed: "123456789012345678.9", qty: "3", unit: "小时", secs: 3600},       // too long for the integers
-		{billed: "1.000000000000000001", qty: "0.000000007", unit: "秒", secs: 1}, // ditto
+		{billed: "3.45", qty: "1", unit: "小时", secs: 3600},
+		{billed: "1.88", qty: "0.333333", unit: "小时", secs: 3600},
+		{billed: "123456789012345678.9", qty: "3", unit: "小时", secs: 3600},
+		{billed: "1.000000000000000001", qty: "0.000000007", unit: "秒", secs: 1},
 	} {
 		for _, count := range []int{1, 3} {
 			li := &ledger.Item{Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, GPUModel: "A100", GPUCount: count,
@@ -428,8 +385,8 @@ func TestPriceQuoteInDecimals(t *testing.T) {
 				t.Fatalf("unit %q: %v %d, want %d seconds", tc.unit, ok, u.Secs, tc.secs)
 			}
 			q, _, ok := priceQuoteOf(li, map[string]priceModelInfo{}, false)
-			if !ok || q.fixOnly {
-				t.Fatalf("%+v: no quote (%v) or in integers", tc, ok)
+			if !ok {
+				t.Fatalf("%+v: no quote", tc)
 			}
 			var want decimal.Decimal
 			secs := decimal.NewFromInt(tc.secs)
@@ -443,20 +400,43 @@ func TestPriceQuoteInDecimals(t *testing.T) {
 			default:
 				want = li.ListUnitPrice.Decimal.Mul(decimal.NewFromInt(3600)).DivRound(secs, 8)
 			}
-			if got := q.price(); got.String() != want.String() || got.Exponent() != want.Exponent() {
+			if got := q.perHour; got.String() != want.String() || got.Exponent() != want.Exponent() {
 				t.Errorf("%+v, %d GPUs: price %s (exponent %d), want %s (%d)", tc, count, got, got.Exponent(), want, want.Exponent())
 			}
-			if q.perHourFix != fixed8(want) {
-				t.Errorf("%+v: perHourFix %d, want %d", tc, q.perHourFix, fixed8(want))
-			}
-			wantGPU := fixed8(want) // one GPU: the price per hour
+			wantGPU := want // one GPU: the price per hour
 			if count > 1 {
-				wantGPU = fixed8(want.DivRound(decimal.NewFromInt(int64(count)), 8))
+				wantGPU = want.DivRound(decimal.NewFromInt(int64(count)), 8)
 			}
-			if q.perGPUFix != wantGPU {
-				t.Errorf("%+v, %d GPUs: per GPU %d, want %d", tc, count, q.perGPUFix, wantGPU)
+			if q.perGPU.String() != wantGPU.String() {
+				t.Errorf("%+v, %d GPUs: per GPU %s, want %s", tc, count, q.perGPU, wantGPU)
 			}
 		}
+	}
+}
+
+// TestPriceDeviationExactDecimals: prices with more decimals than a bill
+// usually has, through the ledger and back, are compared and subtracted
+// exactly. The median of 3.000000001, 3.000000003 and 3.000000002 is
+// 3.000000002; 15% above it is exactly 3.4500000023, which is not more
+// than 15%, while 3.4500000024 is, by 0.4500000004 for its hour. A float,
+// or a fixed point of 8 decimals, would get the median, the limit or the
+// amount wrong.
+func TestPriceDeviationExactDecimals(t *testing.T) {
+	a6000 := pdGPU("RTX A6000", 1)
+	db := newLedger(t, concat(
+		pdHours(t, "lanrui", "lr-h1", "2026-10-01 10:00", 1, "3.000000001", a6000),
+		pdHours(t, "lanrui", "lr-h2", "2026-10-01 11:00", 1, "3.000000003", a6000),
+		pdHours(t, "lanrui", "lr-h3", "2026-10-01 12:00", 1, "3.000000002", a6000),
+		pdHours(t, "lanrui", "lr-at", "2026-10-02 10:00", 1, "3.4500000023", a6000),
+		pdHours(t, "lanrui", "lr-over", "2026-10-02 10:00", 1, "3.4500000024", a6000),
+	))
+	got, err := Run(context.Background(), db, "2026-10", only(t, "price_deviation"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFindings(t, got, []want{{rule: "price_deviation", resource: "lr-over", amount: "0.4500000004", severity: "info", evidence: 1}})
+	if want := "reference = median of 3 earlier per-GPU prices"; !strings.Contains(got[0].Basis, want) {
+		t.Errorf("basis %q, want %q", got[0].Basis, want)
 	}
 }
 
