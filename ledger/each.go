@@ -76,7 +76,7 @@ func (b *rawItems) item(r Row) (*LineItem, error) {
 	b.buf = buf
 	s := string(buf)
 	col := func(i int) string { return s[end[i-1]:end[i]] }
-	li := &LineItem{Item: Item{ID: r.Int64(0)}}
+	li := &LineItem{ID: r.Int64(0)}
 	li.Provider, li.BillingAccountID, li.SubAccount, li.BillingPeriod = col(1), col(2), col(3), col(4)
 	var err error
 	if li.ChargePeriodStart, err = ParseTime(col(5)); err != nil {

@@ -20,7 +20,7 @@ func TestEachLineItemEqualsPlainScan(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
-	full := LineItem{Item: Item{Provider: "aliyun", BillingAccountID: "acct-1",
+	full := LineItem{Provider: "aliyun", BillingAccountID: "acct-1",
 		BillingPeriod: "2026-10", ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour),
 		ChargeCategory: CategoryUsage, Kind: KindCompute, PricingModel: "on_demand",
 		ServiceName: "ECS", ResourceID: "i-1", ResourceType: "gpu",
@@ -29,15 +29,15 @@ func TestEachLineItemEqualsPlainScan(t *testing.T) {
 		PricingQuantity: nd("1"), PricingUnit: "hour", ListUnitPrice: nd("12.34567891"),
 		BilledCost: decimal.RequireFromString("10.00000001"), Currency: "CNY",
 		UsageStart: start.Add(time.Minute), UsageEnd: start.Add(31 * time.Minute),
-		Description: "说明, \"quoted\"", RowKey: "k-full", SourceRow: 7},
+		Description: "说明, \"quoted\"", RowKey: "k-full", SourceRow: 7,
 		SubAccount: "proj", ResourceName: "训练机", Region: "cn-hangzhou", Zone: "h",
 		ListCost: nd("12.34567891"), VoucherPaid: nd("1"), CashPaid: nd("9.00000001"),
 		OtherPaid: nd("0"), Unpaid: nd("-0.5"), Tags: `{"team":"a"}`,
 		Raw: []string{"a", "b,c", "\"d\"", "\x1f"}}
-	empty := LineItem{Item: Item{Provider: "autodl", BillingPeriod: "2026-10",
+	empty := LineItem{Provider: "autodl", BillingPeriod: "2026-10",
 		ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour), ChargeCategory: CategoryUsage,
 		Kind: KindStorage, BilledCost: decimal.RequireFromString("0"),
-		Currency: "CNY", RowKey: "k-empty", SourceRow: 8}, Raw: []string{}}
+		Currency: "CNY", RowKey: "k-empty", SourceRow: 8, Raw: []string{}}
 	sep := full
 	sep.RowKey, sep.SourceRow, sep.Description, sep.ResourceName = "k-sep", 9, "a\x1fb", "x\x1f"
 	nulText := full

@@ -83,7 +83,7 @@ const loadSlab = 1024
 // EachLineItem's order (CompareItems) unless f.Unordered. Items may share
 // strings and amounts; callers must treat them as read-only. f.NoRaw is
 // implied; f.IDMin and f.IDMax narrow the selection.
-func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*Item, error) {
+func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) {
 	f.NoRaw = true
 	sel, err := db.selection(ctx, f)
 	if err != nil || sel.n == 0 {
@@ -94,7 +94,7 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*Item, error) {
 		return nil, err
 	}
 	parts := sel.parts()
-	out := make([][]*Item, len(parts))
+	out := make([][]*LineItem, len(parts))
 	err = readParts(parts, func(p int, pf Filter) error {
 		var err error
 		out[p], err = db.loadPart(ctx, pf, paths, int(sel.n)/len(parts))
@@ -114,10 +114,10 @@ func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*Item, error) {
 
 // CompareItems orders line items as EachLineItem does: by provider,
 // resource, charge period start and id.
-func CompareItems(a, b *Item) int { return keyOf(a).compare(keyOf(b)) }
+func CompareItems(a, b *LineItem) int { return keyOf(a).compare(keyOf(b)) }
 
 // CompareLineItems is CompareItems of two LineItems.
-func CompareLineItems(a, b *LineItem) int { return CompareItems(&a.Item, &b.Item) }
+func CompareLineItems(a, b *LineItem) int { return CompareItems(a, b) }
 
 // lineItemKey is what CompareItems orders line items by.
 type lineItemKey struct {
@@ -133,7 +133,7 @@ type startAndID struct {
 	id   int64
 }
 
-func startAndIDOf(li *Item) startAndID {
+func startAndIDOf(li *LineItem) startAndID {
 	return startAndID{li.ChargePeriodStart.Unix(), int32(li.ChargePeriodStart.Nanosecond()), li.ID}
 }
 
@@ -147,7 +147,7 @@ func (a startAndID) compare(b startAndID) int {
 	return cmp.Compare(a.id, b.id)
 }
 
-func keyOf(li *Item) lineItemKey {
+func keyOf(li *LineItem) lineItemKey {
 	return lineItemKey{li.Provider, li.ResourceID, startAndIDOf(li)}
 }
 
@@ -171,11 +171,11 @@ func (a lineItemKey) compare(b lineItemKey) int {
 // sorts in 51–69 ms; a comparison sort of (rank, start, id) keys took
 // 195–377 ms (alternating runs), and comparing the items through their
 // pointers three times that.
-func sortLineItems(items []*Item) {
+func sortLineItems(items []*LineItem) {
 	type resource struct{ provider, id string }
 	type keyed struct {
 		at startAndID
-		li *Item
+		li *LineItem
 	}
 	seenAt := make([]int32, len(items)) // the first-seen index of each item's resource
 	seen := map[resource]int32{}
@@ -245,19 +245,19 @@ func sortLineItems(items []*Item) {
 // every item that orders before the next list's head at once, found by
 // galloping (BenchmarkMergeItems: 297,600 items in runs, 42-57 ms → 4-5
 // ms; alternating items, which never gallop, as before).
-func MergeItems(lists ...[]*Item) []*Item {
+func MergeItems(lists ...[]*LineItem) []*LineItem {
 	total := 0
-	var heads [][]*Item
+	var heads [][]*LineItem
 	for _, l := range lists {
 		total += len(l)
 		if len(l) > 0 {
 			heads = append(heads, l)
 		}
 	}
-	out := make([]*Item, 0, total)
+	out := make([]*LineItem, 0, total)
 	// first reports whether a, of heads i, comes before b, of heads j (i <
 	// j wins a tie, as the earlier list).
-	first := func(a *Item, i int, b *Item, j int) bool {
+	first := func(a *LineItem, i int, b *LineItem, j int) bool {
 		c := CompareItems(a, b)
 		return c < 0 || c == 0 && i < j
 	}
@@ -434,11 +434,11 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols string, part fun
 }
 
 // loadPart reads one id range of f.
-func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*Item, error) {
-	items := make([]*Item, 0, hint)
+func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hint int) ([]*LineItem, error) {
+	items := make([]*LineItem, 0, hint)
 	l := newLoader(paths)
 	where, args := f.where()
-	err := db.eachLoaded(ctx, l, where, args, func(li *Item) error {
+	err := db.eachLoaded(ctx, l, where, args, func(li *LineItem) error {
 		items = append(items, li)
 		return nil
 	})
@@ -447,14 +447,14 @@ func (db *DB) loadPart(ctx context.Context, f Filter, paths map[int64]string, hi
 
 // eachLoaded reads the line items of "WHERE … ORDER BY …" (rest) with l,
 // through a memory map of the ledger (scan), and calls fn for each.
-func (db *DB) eachLoaded(ctx context.Context, l *loader, rest string, args []any, fn func(*Item) error) error {
+func (db *DB) eachLoaded(ctx context.Context, l *loader, rest string, args []any, fn func(*LineItem) error) error {
 	return db.scan(ctx, "SELECT "+loadColumns+" FROM line_items li"+rest, args, func(r Row) error {
 		return l.add(r, fn)
 	}, true)
 }
 
 // add builds the item of r and hands it to fn.
-func (l *loader) add(r Row, fn func(*Item) error) error {
+func (l *loader) add(r Row, fn func(*LineItem) error) error {
 	li, err := l.item(r)
 	if err != nil {
 		return err
@@ -472,13 +472,13 @@ type loader struct {
 	paths      map[int64]string
 	lastImport int64 // the import of the row before, and its path
 	lastFile   string
-	slab       []Item
+	slab       []LineItem
 	*RowShare
 }
 
-func (l *loader) item(r Row) (*Item, error) {
+func (l *loader) item(r Row) (*LineItem, error) {
 	if len(l.slab) == 0 {
-		l.slab = make([]Item, loadSlab)
+		l.slab = make([]LineItem, loadSlab)
 	}
 	li := &l.slab[0]
 	l.slab = l.slab[1:]
@@ -521,7 +521,7 @@ func (l *loader) item(r Row) (*Item, error) {
 }
 
 // details fills what only the audit's rules and their evidence read.
-func (l *loader) details(li *Item, r Row) {
+func (l *loader) details(li *LineItem, r Row) {
 	li.ServiceName, li.ResourceType, li.SKU = l.Text(r, lcService), l.Text(r, lcResourceType), l.Text(r, lcSKU)
 	li.GPUModel = l.Text(r, lcGPUModel)
 	li.GPUCount = int(r.Int64(lcGPUCount)) // NULL reads as 0 = unknown

@@ -48,7 +48,7 @@ func (s *DecimalSum) AddSmall(c int64, e int32) {
 
 // AddBilled adds li's billed cost: from li.Derived when it holds it
 // (BilledSmall), without reading the cost's *big.Int.
-func (s *DecimalSum) AddBilled(li *Item) {
+func (s *DecimalSum) AddBilled(li *LineItem) {
 	if d := &li.Derived; d.Set && d.BilledSmall {
 		s.AddSmall(d.Billed, d.BilledExp)
 		return

@@ -79,7 +79,7 @@ func scanGPUHours(ctx context.Context, db *ledger.DB, month string) (*ghTally, e
 type ghScan struct {
 	t      *ghTally
 	share  *ledger.RowShare
-	li     ledger.Item            // the compute row at hand (compute)
+	li     ledger.LineItem        // the compute row at hand (compute)
 	spells map[string]*ghSpelling // by provider, GPU model as written, currency, pricing model (+ spec texts without a model)
 	insts  map[string]*ghInstRef  // by provider, resource, currency
 	served map[string]*ghServed   // gpuHourHidden kinds: by provider, served instance, currency, kind
@@ -229,10 +229,10 @@ func (s *ghScan) newSpelling(r ledger.Row) *ghSpelling {
 // item fills s.li with the compute row r, whose billed cost is parsed:
 // every field that rules.IsRunning, computeSeconds, gpuCount and
 // perGPUHourQuote read, and the pricing model.
-func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.Item, error) {
+func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.LineItem, error) {
 	sh := s.share
 	li := &s.li
-	*li = ledger.Item{Kind: ledger.KindCompute, ChargeCategory: sh.Text(r, gcCategory),
+	*li = ledger.LineItem{Kind: ledger.KindCompute, ChargeCategory: sh.Text(r, gcCategory),
 		PricingModel: sh.Text(r, gcPricingModel), GPUCount: int(r.Int64(gcGPUCount)), // NULL reads as 0 = unknown
 		PricingUnit: sh.Text(r, gcPricingUnit), ConsumedUnit: sh.Text(r, gcConsumedUnit),
 		BilledCost: billed.Decimal()}
@@ -284,7 +284,7 @@ type ghSpan struct{ s, e int64 }
 
 // place enters the time of the running compute row li, secs long by
 // computeSeconds' basis.
-func (u *ghUse) place(li *ledger.Item, loose bool, secs decimal.Decimal, basis string) {
+func (u *ghUse) place(li *ledger.LineItem, loose bool, secs decimal.Decimal, basis string) {
 	cs, ce := li.ChargePeriodStart, li.ChargePeriodEnd
 	period := !cs.IsZero() && ce.After(cs)
 	if li.PricingModel == ledger.PricingPackage || li.PricingModel == ledger.PricingReserved {
@@ -441,7 +441,7 @@ func (u *ghUse) seconds() (union, billed decimal.Decimal) {
 
 // quote counts the running compute row li (r) among the per-GPU-hour
 // quotes of g. perGPUHourQuote runs once per distinct set of its inputs.
-func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.Item) {
+func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.LineItem) {
 	s.key = quoteInputs(s.key[:0], r, li)
 	if q := g.quotes[string(s.key)]; q != nil {
 		if !q.none {
@@ -459,7 +459,7 @@ func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.Item) {
 // price is), the pricing unit, the GPU count, the list unit price, and the
 // billed cost when the list unit price is not positive. Amounts are named
 // by their stored text, which decides their value and precision.
-func quoteInputs(b []byte, r ledger.Row, li *ledger.Item) []byte {
+func quoteInputs(b []byte, r ledger.Row, li *ledger.LineItem) []byte {
 	list := li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive()
 	pqPositive := li.PricingQuantity.Valid && li.PricingQuantity.Decimal.IsPositive()
 	b = append(b, byte(boolInt(list)), byte(boolInt(pqPositive)))

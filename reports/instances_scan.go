@@ -89,7 +89,7 @@ func scanInstances(ctx context.Context, db *ledger.DB, month string, what instGa
 	if err != nil {
 		return nil, err
 	}
-	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.Item{},
+	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
 		comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}, costs: map[int64]decimal.NullDecimal{}}
 	compAt := map[instKey]rank{}
 	owners := 0
@@ -210,8 +210,8 @@ func (in *instance) merge(o *instance) {
 type instScan struct {
 	what    instGather
 	share   *ledger.RowShare
-	row     instRow     // the row at hand
-	li      ledger.Item // the row at hand (item)
+	row     instRow         // the row at hand
+	li      ledger.LineItem // the row at hand (item)
 	byKey   map[string]*instance
 	order   []*instance
 	owner   [][]instOwner        // in chunks of ownerChunk: see addOwner
@@ -317,7 +317,7 @@ func (p *instScan) add(r ledger.Row) error {
 
 // gather adds line item li, row x, which belongs to in by its column idCol,
 // to all the pass gathers of in but its owner and data end (gatherAll).
-func (p *instScan) gather(x *instRow, in *instance, li *ledger.Item, idCol int, billed *ledger.DecimalSum) error {
+func (p *instScan) gather(x *instRow, in *instance, li *ledger.LineItem, idCol int, billed *ledger.DecimalSum) error {
 	cur := ""
 	if len(in.sums) > 0 {
 		cur = in.sums[0].currency
@@ -416,10 +416,10 @@ var signOf = [3]decimal.Decimal{decimal.NewFromInt(-1), decimal.Zero, decimal.Ne
 // 297k rows was a twentieth of the report's CPU. The test that compares the
 // pass with whole line items (TestInstancesScanMatchesItems) fails if they
 // come to read more.
-func (p *instScan) item(x *instRow, billed *ledger.DecimalSum, end time.Time) (*ledger.Item, error) {
+func (p *instScan) item(x *instRow, billed *ledger.DecimalSum, end time.Time) (*ledger.LineItem, error) {
 	sh := p.share
 	li := &p.li
-	*li = ledger.Item{ID: x.r.Int64(icID), Kind: sh.TextOf(icKind, x.col(icKind)),
+	*li = ledger.LineItem{ID: x.r.Int64(icID), Kind: sh.TextOf(icKind, x.col(icKind)),
 		ChargeCategory: sh.TextOf(icCategory, x.col(icCategory)), BilledCost: signOf[billed.Sign()+1],
 		ChargePeriodEnd: end}
 	var err error

@@ -128,7 +128,7 @@ type wiRows struct {
 func newWiRows(scenario string) *wiRows { return &wiRows{scenario: scenario, m: map[wiKey]*wiRow{}} }
 
 // row is the row for li's provider and currency.
-func (rows *wiRows) row(li *ledger.Item) *wiRow {
+func (rows *wiRows) row(li *ledger.LineItem) *wiRow {
 	if r := rows.last; r != nil && r.Provider == li.Provider && r.Currency == li.Currency {
 		return r
 	}
@@ -143,7 +143,7 @@ func (rows *wiRows) row(li *ledger.Item) *wiRow {
 }
 
 // same adds li, its cost the same under the scenario.
-func (r *wiRow) same(li *ledger.Item) {
+func (r *wiRow) same(li *ledger.LineItem) {
 	r.Items++
 	r.actual.AddBilled(li)
 	r.scenario.AddBilled(li)
@@ -151,7 +151,7 @@ func (r *wiRow) same(li *ledger.Item) {
 
 // costs adds li with its cost under the scenario, computed anew (the
 // sum keeps its precision, as it keeps every term's).
-func (r *wiRow) costs(li *ledger.Item, scenarioCost decimal.Decimal) {
+func (r *wiRow) costs(li *ledger.LineItem, scenarioCost decimal.Decimal) {
 	r.Items++
 	r.actual.AddBilled(li)
 	r.scenario.Add(scenarioCost)
@@ -303,7 +303,7 @@ func whatIfOf(in *rules.Input, opts WhatIfOptions) *WhatIfReport {
 // (repriced: the cost is computed anew, never above what was billed). ok
 // is false when the bill states no actual use (or bills no time): li then
 // stays as billed.
-func perSecondCost(li *ledger.Item) (cost decimal.Decimal, repriced, ok bool) {
+func perSecondCost(li *ledger.LineItem) (cost decimal.Decimal, repriced, ok bool) {
 	// The quantity's sign is asked last: it reads its *big.Int, a cache
 	// miss an item. per_second of a 297,600-item month whose items state
 	// no actual use (which the fields in the item tell): 81 → 52 ms
@@ -342,7 +342,7 @@ type idleIndex struct {
 	first map[[2]string]time.Time // provider, instance → first charge start of the month's items serving it
 	// charges are the month's items that are not compute, in order: the
 	// scenario's own pass reads them, not the whole month again.
-	charges []*ledger.Item
+	charges []*ledger.LineItem
 }
 
 func newIdleIndex(in *rules.Input) *idleIndex {
@@ -368,7 +368,7 @@ func newIdleIndex(in *rules.Input) *idleIndex {
 // after: the whole cost when its charge period starts at or after that
 // moment, pro rata by time when the period crosses it, 0 when the instance
 // ran compute during the period or not long enough before it.
-func (x *idleIndex) releasable(li *ledger.Item, instance string, after time.Duration) decimal.Decimal {
+func (x *idleIndex) releasable(li *ledger.LineItem, instance string, after time.Duration) decimal.Decimal {
 	k := [2]string{li.Provider, instance}
 	s, e := li.ChargePeriodStart, li.ChargePeriodEnd
 	if !e.After(s) {

@@ -54,7 +54,7 @@ func nextMonthEdge(in *Input) time.Time {
 
 // noteEnds is derive, also raising latest (Unix seconds) to li's charge
 // period and usage ends. Stored times are whole seconds.
-func noteEnds(latest *atomic.Int64) func(*ledger.Item) {
+func noteEnds(latest *atomic.Int64) func(*ledger.LineItem) {
 	raise := func(t time.Time) {
 		if t.IsZero() {
 			return
@@ -66,7 +66,7 @@ func noteEnds(latest *atomic.Int64) func(*ledger.Item) {
 			}
 		}
 	}
-	return func(li *ledger.Item) {
+	return func(li *ledger.LineItem) {
 		derive(li)
 		raise(li.ChargePeriodEnd)
 		raise(li.UsageEnd)

@@ -151,7 +151,7 @@ func TestDerivedIsComputed(t *testing.T) {
 	}
 	signs, quantities := map[int]int{}, map[int]int{}
 	cut := 0
-	for _, lis := range [][]*ledger.Item{in.Items, in.Context} {
+	for _, lis := range [][]*ledger.LineItem{in.Items, in.Context} {
 		for _, li := range lis {
 			d := li.Derived
 			s, e := computeActiveSpan(li)
@@ -179,8 +179,8 @@ func TestDerivedIsComputed(t *testing.T) {
 			len(in.Context), signs, quantities, cut)
 	}
 	byHand := item(t, "aliyun", ledger.KindCompute, "by-hand", "2026-10-05 00:00", "2026-10-06 00:00", "-3.00", qty("2", "小时"))
-	if s, e := activeSpan(&byHand.Item); e.Sub(s) != 2*time.Hour || billedSign(&byHand.Item) != -1 || isRunning(&byHand.Item) {
-		t.Errorf("an item without Derived: span %v–%v, sign %d", s, e, billedSign(&byHand.Item))
+	if s, e := activeSpan(&byHand); e.Sub(s) != 2*time.Hour || billedSign(&byHand) != -1 || isRunning(&byHand) {
+		t.Errorf("an item without Derived: span %v–%v, sign %d", s, e, billedSign(&byHand))
 	}
 }
 
@@ -219,19 +219,19 @@ func TestSecSpans(t *testing.T) {
 // TestItemsAndContext: the month's items and then its context, each with
 // its index in the two as one list, and nothing after a break.
 func TestItemsAndContext(t *testing.T) {
-	mk := func(ids ...int64) []*ledger.Item {
-		var out []*ledger.Item
+	mk := func(ids ...int64) []*ledger.LineItem {
+		var out []*ledger.LineItem
 		for _, id := range ids {
-			out = append(out, &ledger.Item{ID: id})
+			out = append(out, &ledger.LineItem{ID: id})
 		}
 		return out
 	}
-	for _, tc := range []struct{ items, context []*ledger.Item }{
+	for _, tc := range []struct{ items, context []*ledger.LineItem }{
 		{mk(1, 2, 3), mk(10, 11)}, {nil, mk(10)}, {mk(1), nil}, {nil, nil},
 	} {
 		in := &Input{Items: tc.items, Context: tc.context}
-		want := append(append([]*ledger.Item{}, tc.items...), tc.context...)
-		var got []*ledger.Item
+		want := append(append([]*ledger.LineItem{}, tc.items...), tc.context...)
+		var got []*ledger.LineItem
 		for i, li := range in.itemsAndContext() {
 			if i != len(got) {
 				t.Fatalf("index %d at position %d", i, len(got))

@@ -134,7 +134,7 @@ func (c Config) exemptions(ruleID string, loc *time.Location) []Exemption {
 
 // exempts reports whether e covers a session of provider over items that
 // started at start: the session must start before the exemption expires.
-func (e Exemption) exempts(provider string, start time.Time, items []*ledger.Item) bool {
+func (e Exemption) exempts(provider string, start time.Time, items []*ledger.LineItem) bool {
 	if e.Provider != "" && e.Provider != provider || !start.Before(e.until) {
 		return false
 	}

@@ -24,18 +24,18 @@ func LoadInput(ctx context.Context, db *ledger.DB, month string, cfg Config) (*I
 
 // QuantityPositive reports whether li states a pricing quantity above
 // zero, from li.Derived when the rules' load set it.
-func QuantityPositive(li *ledger.Item) bool { return quantityPositive(li) }
+func QuantityPositive(li *ledger.LineItem) bool { return quantityPositive(li) }
 
 // ActiveSpan and IsRunning are in export_policy.go (the instances report
 // needs them too).
 
 // IsPrepaid reports whether li is prepaid (package or reserved).
-func IsPrepaid(li *ledger.Item) bool { return isPrepaid(li) }
+func IsPrepaid(li *ledger.LineItem) bool { return isPrepaid(li) }
 
 // AddCostBeyond adds to sum li's billed cost after cutoff, pro rata by the
 // part of its active span after cutoff (8 decimals), as forgotten_instance
 // computes its money at risk; false when li ends by cutoff.
-func AddCostBeyond(sum *ledger.DecimalSum, li *ledger.Item, cutoff time.Time) bool {
+func AddCostBeyond(sum *ledger.DecimalSum, li *ledger.LineItem, cutoff time.Time) bool {
 	return addCostBeyond(sum, li, cutoff)
 }
 
@@ -65,7 +65,7 @@ const (
 // ServedBy says which instance the charge li serves: how (ServedParent,
 // ServedSame or ServedAccount) and the instance id (the billing account id
 // for ServedAccount), as stopped_storage and snapshot_image decide it.
-func (in *Input) ServedBy(li *ledger.Item) (how, id string) {
+func (in *Input) ServedBy(li *ledger.LineItem) (how, id string) {
 	sv := in.servedBy(li)
 	return sv.how, sv.id
 }
@@ -80,7 +80,7 @@ const (
 // it: usage_end − usage_start where both are given, else the consumed
 // quantity in its time unit (the pricing unit when the consumed unit is
 // empty). known is false when the bill gives neither in time.
-func UsageSeconds(li *ledger.Item) (secs decimal.Decimal, basis string, known bool) {
+func UsageSeconds(li *ledger.LineItem) (secs decimal.Decimal, basis string, known bool) {
 	u, ok := parseTimeUnit(li.PricingUnit)
 	if !ok && li.UsageStart.IsZero() {
 		if _, cok := parseTimeUnit(li.ConsumedUnit); !cok {

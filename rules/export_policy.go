@@ -20,11 +20,11 @@ func (c Config) PolicyFor(provider string) (Policy, bool) { return c.policyFor(p
 // ActiveSpan is when li actually ran, as the rules judge it: usage_start
 // and usage_end win over the charge period, and a charge period longer than
 // its billed time quantity is cut to it.
-func ActiveSpan(li *ledger.Item) (start, end time.Time) { return activeSpan(li) }
+func ActiveSpan(li *ledger.LineItem) (start, end time.Time) { return activeSpan(li) }
 
 // IsRunning reports whether li says its resource ran: a compute charge that
 // is not a credit, tax or adjustment and not negative (prepaid included).
-func IsRunning(li *ledger.Item) bool { return isRunning(li) }
+func IsRunning(li *ledger.LineItem) bool { return isRunning(li) }
 
 // RoundingBeyondPolicy is the part of li's billed time that its platform's
 // own stated rule does not allow, priced as min_duration_rounding prices it
@@ -37,7 +37,7 @@ func IsRunning(li *ledger.Item) bool { return isRunning(li) }
 // on-demand usage charge, its actual use is unknown, or the policy states
 // no billing step (then no rule of the platform can be said to be broken).
 // A zero amount with ok true means the rounding is what the policy allows.
-func RoundingBeyondPolicy(li *ledger.Item, p Policy) (amount decimal.Decimal, ok bool) {
+func RoundingBeyondPolicy(li *ledger.LineItem, p Policy) (amount decimal.Decimal, ok bool) {
 	if p.BillingStep <= 0 || !isUsage(li) || isPrepaid(li) || !quantityPositive(li) {
 		return decimal.Zero, false
 	}

@@ -193,7 +193,7 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 
 // costBeyond sums the items' billed cost after cutoff, each pro rata by the
 // part of its active span after cutoff; n counts the items that contribute.
-func costBeyond(items []*ledger.Item, cutoff time.Time) (sum decimal.Decimal, n int) {
+func costBeyond(items []*ledger.LineItem, cutoff time.Time) (sum decimal.Decimal, n int) {
 	var total ledger.DecimalSum // exactly decimal.Decimal.Add, without math/big while it fits an int64
 	for _, li := range items {
 		if addCostBeyond(&total, li, cutoff) {
@@ -206,7 +206,7 @@ func costBeyond(items []*ledger.Item, cutoff time.Time) (sum decimal.Decimal, n 
 // addCostBeyond adds to sum li's billed cost after cutoff, pro rata by the
 // part of its active span after cutoff (8 decimals); false when li ends by
 // cutoff (nothing added).
-func addCostBeyond(sum *ledger.DecimalSum, li *ledger.Item, cutoff time.Time) bool {
+func addCostBeyond(sum *ledger.DecimalSum, li *ledger.LineItem, cutoff time.Time) bool {
 	s, e := activeSpan(li)
 	switch {
 	case !s.Before(cutoff):

@@ -53,7 +53,7 @@ func (minDurationRounding) Info() Info {
 
 // roundingTerm is one line item billed above its actual use.
 type roundingTerm struct {
-	li           *ledger.Item
+	li           *ledger.LineItem
 	unit         timeUnit
 	billedSecs   decimal.Decimal
 	actualSecs   decimal.Decimal
@@ -150,7 +150,7 @@ func (r minDurationRounding) Run(ctx context.Context, in *Input) ([]ledger.Findi
 
 // actualSeconds is li's actual use in seconds: from usage times, else from
 // the consumed quantity. known is false when the bill gives neither.
-func actualSeconds(li *ledger.Item, pricing timeUnit) (secs decimal.Decimal, fromConsumed, known bool) {
+func actualSeconds(li *ledger.LineItem, pricing timeUnit) (secs decimal.Decimal, fromConsumed, known bool) {
 	if !li.UsageStart.IsZero() && !li.UsageEnd.IsZero() && !li.UsageEnd.Before(li.UsageStart) {
 		return decimal.NewFromInt(int64(li.UsageEnd.Sub(li.UsageStart) / time.Second)), false, true
 	}
@@ -188,7 +188,7 @@ func (m *minimumOf) of(in *Input, provider string) time.Duration {
 // atPolicyMinimum reports whether li, billed in unit u with no actual times,
 // is a lone on-demand compute charge billed exactly its platform's minimum
 // duration (minimum, 0 when the policy has none).
-func (in *Input) atPolicyMinimum(li *ledger.Item, u timeUnit, minimum time.Duration) bool {
+func (in *Input) atPolicyMinimum(li *ledger.LineItem, u timeUnit, minimum time.Duration) bool {
 	if minimum < time.Minute || !isSessionItem(li) {
 		return false
 	}
@@ -218,7 +218,7 @@ func (minDurationRounding) finding(k roundingKey, terms []roundingTerm, total de
 	var billed, actual decimal.Decimal
 	var parts []string
 	var derived, capped, consumed bool
-	items := make([]*ledger.Item, 0, len(terms))
+	items := make([]*ledger.LineItem, 0, len(terms))
 	for i, t := range terms {
 		billed = billed.Add(t.billedSecs)
 		actual = actual.Add(t.actualSecs)
@@ -293,7 +293,7 @@ func roundingAdvice(p Policy, ok bool) (zh, en string) {
 
 func (minDurationRounding) policyFinding(in *Input, k roundingKey, terms []roundingTerm) ledger.Finding {
 	p, _ := in.Policy(k.provider)
-	items := make([]*ledger.Item, 0, len(terms))
+	items := make([]*ledger.LineItem, 0, len(terms))
 	for _, t := range terms {
 		items = append(items, t.li)
 	}

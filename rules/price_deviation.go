@@ -91,7 +91,7 @@ func (in *Input) referencePrices() *PriceCatalog {
 // price perHourFix cannot hold, the texts of a finding) it is worked out
 // again from the item (104 → 64 bytes a quote).
 type priceQuote struct {
-	li         *ledger.Item
+	li         *ledger.LineItem
 	start      int64 // charge period start, Unix ns (orders the history without chasing li)
 	count      int64 // GPUs, ≥ 1
 	perHourFix int64 // price per instance-hour × 10^8 (see price), -1 = not representable (then decimals decide)
@@ -363,7 +363,7 @@ func priceExcess(q *priceQuote, ref decimal.Decimal) (priceTerm, bool) {
 
 // priceQuoteOf reads li's unit price; ok is false for an item the rule does
 // not judge (not compute, a credit, no GPU model, no billed time, spot …).
-func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot bool) (priceQuote, priceHistKey, bool) {
+func priceQuoteOf(li *ledger.LineItem, models map[string]priceModelInfo, includeSpot bool) (priceQuote, priceHistKey, bool) {
 	q := priceQuote{li: li, start: li.ChargePeriodStart.UnixNano(), med: -1, perHourFix: -1}
 	if li.Kind != ledger.KindCompute || !isUsage(li) || !quantityPositive(li) {
 		return q, priceHistKey{}, false
@@ -669,7 +669,7 @@ func (priceDeviation) finding(in *Input, g *priceGroup, th thresholds) ledger.Fi
 	})
 	k := g.key
 	cur := k.currency
-	items := make([]*ledger.Item, 0, len(g.terms))
+	items := make([]*ledger.LineItem, 0, len(g.terms))
 	var start, end time.Time
 	var secs decimal.Decimal
 	minP, maxP := g.terms[0].q.perGPU(), g.terms[0].q.perGPU()

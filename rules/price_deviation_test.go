@@ -381,7 +381,7 @@ func TestHourPrice8IsDivRound(t *testing.T) {
 	}
 	for _, tc := range []struct{ billed, qty string }{{"3.45", "1"}, {"1.88", "0.333333"}, {"0.01", "7"}, {"99999.99", "0.5"}, {"123.456789", "3.5"}} {
 		for _, count := range []int{2, 3, 7, 8} {
-			li := &ledger.Item{Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, GPUModel: "A100", GPUCount: count,
+			li := &ledger.LineItem{Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, GPUModel: "A100", GPUCount: count,
 				BilledCost: dec(t, tc.billed), PricingQuantity: ndec(t, tc.qty), PricingUnit: "小时", Currency: "CNY"}
 			q, _, ok := priceQuoteOf(li, map[string]priceModelInfo{}, false)
 			if !ok || !q.fixOnly {
@@ -418,7 +418,7 @@ func TestPriceQuoteInDecimals(t *testing.T) {
 		{billed: "1.000000000000000001", qty: "0.000000007", unit: "秒", secs: 1}, // ditto
 	} {
 		for _, count := range []int{1, 3} {
-			li := &ledger.Item{Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, GPUModel: "A100", GPUCount: count,
+			li := &ledger.LineItem{Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, GPUModel: "A100", GPUCount: count,
 				BilledCost: dec(t, tc.billed), PricingQuantity: ndec(t, tc.qty), PricingUnit: tc.unit, Currency: "CNY"}
 			if tc.list != "" {
 				li.ListUnitPrice = ndec(t, tc.list)
@@ -469,12 +469,12 @@ func BenchmarkPriceDeviation(b *testing.B) {
 	providers := []string{"autodl", "gpushare", "matpool", "gpugeek", "lanrui", "luchen"}
 	prices := []string{"1.88", "1.32", "7.98", "6.5", "2.58", "4.28"}
 	base := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	items := make([]*ledger.Item, n)
+	items := make([]*ledger.LineItem, n)
 	for i := range items {
 		k := i % 6
 		q := decimal.New(int64(600+i%3001), 0).Div(decimal.New(3600, 0)).Round(6)
 		p := decimal.RequireFromString(prices[k])
-		items[i] = &ledger.Item{
+		items[i] = &ledger.LineItem{
 			ID:                int64(i + 1),
 			Provider:          providers[k],
 			Kind:              ledger.KindCompute,

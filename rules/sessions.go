@@ -18,8 +18,8 @@ import (
 // 72, and a 297,600-item month has 254,630 sessions, each written once and
 // read by the what-if and forgotten_instance (0.1 s of CPU between them).
 type Session struct {
-	Start, End time.Time      // union of the items' active spans
-	Items      []*ledger.Item // ordered by active start; never empty
+	Start, End time.Time          // union of the items' active spans
+	Items      []*ledger.LineItem // ordered by active start; never empty
 }
 
 // Provider is the provider of s's items.
@@ -41,7 +41,7 @@ const sessionGapMin = time.Minute
 // daily row of 阿里云 or 火山引擎 that bills "2 小时" is a 2-hour run, not a
 // day-long one; when in the day is unknown, so it is taken from the start).
 // A span never ends before it starts.
-func activeSpan(li *ledger.Item) (start, end time.Time) {
+func activeSpan(li *ledger.LineItem) (start, end time.Time) {
 	if li.Derived.Set {
 		return li.Derived.SpanStart, li.Derived.SpanEnd
 	}
@@ -49,7 +49,7 @@ func activeSpan(li *ledger.Item) (start, end time.Time) {
 }
 
 // computeActiveSpan is activeSpan without li.Derived.
-func computeActiveSpan(li *ledger.Item) (start, end time.Time) {
+func computeActiveSpan(li *ledger.LineItem) (start, end time.Time) {
 	start, end = li.ChargePeriodStart, li.ChargePeriodEnd
 	if li.UsageStart.IsZero() && li.UsageEnd.IsZero() && li.PricingQuantity.Valid {
 		if u, ok := parseTimeUnit(li.PricingUnit); ok && li.PricingQuantity.Decimal.Sign() > 0 {
@@ -79,7 +79,7 @@ func computeActiveSpan(li *ledger.Item) (start, end time.Time) {
 // isRunning reports whether li says its resource ran: a compute charge that
 // is not a credit, tax or adjustment and not negative. Prepaid items count
 // (a package runs whether on or off).
-func isRunning(li *ledger.Item) bool {
+func isRunning(li *ledger.LineItem) bool {
 	if li.Kind != ledger.KindCompute {
 		return false
 	}
@@ -91,7 +91,7 @@ func isRunning(li *ledger.Item) bool {
 }
 
 // billedSign is the sign of li's billed cost (li.Derived when set).
-func billedSign(li *ledger.Item) int {
+func billedSign(li *ledger.LineItem) int {
 	if li.Derived.Set {
 		return int(li.Derived.BilledSign)
 	}
@@ -100,7 +100,7 @@ func billedSign(li *ledger.Item) int {
 
 // derive fills the Derived of li, freshly loaded and not yet shared with
 // the rules.
-func derive(li *ledger.Item) {
+func derive(li *ledger.LineItem) {
 	s, e := computeActiveSpan(li)
 	c, exp, small := ledger.SmallOf(li.BilledCost)
 	li.Derived = ledger.Derived{SpanStart: s, SpanEnd: e, Billed: c, BilledExp: exp, BilledSign: int8(li.BilledCost.Sign()),
@@ -111,7 +111,7 @@ func derive(li *ledger.Item) {
 // (li.Derived when set). price_deviation and min_duration_rounding asked
 // the quantity's *big.Int of every compute item, a cache miss each: 0.15 s
 // of CPU of an audit of 2026-11 of the 1M-row ledger (pprof).
-func quantityPositive(li *ledger.Item) bool {
+func quantityPositive(li *ledger.LineItem) bool {
 	if !li.PricingQuantity.Valid {
 		return false
 	}
@@ -123,7 +123,7 @@ func quantityPositive(li *ledger.Item) bool {
 
 // isSessionItem reports whether li takes part in on-demand sessions:
 // running compute of a named resource that is not prepaid.
-func isSessionItem(li *ledger.Item) bool {
+func isSessionItem(li *ledger.LineItem) bool {
 	return isRunning(li) && !isPrepaid(li) && li.ResourceID != ""
 }
 
@@ -140,7 +140,7 @@ func (in *Input) Sessions() []Session {
 
 // isLoneSession reports whether li is a session on its own (the one item of
 // its session).
-func (in *Input) isLoneSession(li *ledger.Item) bool {
+func (in *Input) isLoneSession(li *ledger.LineItem) bool {
 	c := in.cache()
 	c.lone.once.Do(func() {
 		c.lone.ids = map[int64]bool{}
@@ -158,11 +158,11 @@ type sessionKey struct{ provider, resource, currency string }
 
 // buildSessions builds the sessions of the items of parts (each item in
 // one of them once: the month and its context are disjoint).
-func buildSessions(cfg Config, parts ...[]*ledger.Item) []Session {
+func buildSessions(cfg Config, parts ...[]*ledger.LineItem) []Session {
 	// Items come mostly in runs of one resource (the input's order): each
 	// run is appended to its group at once rather than item by item.
-	groups := map[sessionKey][]*ledger.Item{}
-	var run []*ledger.Item
+	groups := map[sessionKey][]*ledger.LineItem{}
+	var run []*ledger.LineItem
 	var runKey sessionKey
 	// starts counts the items that start a session in the input's order
 	// (a run's first, or one that starts past the gap after what the run
@@ -222,7 +222,7 @@ func buildSessions(cfg Config, parts ...[]*ledger.Item) []Session {
 	}
 	out := make([]Session, 0, min(n, starts+starts/4+16))
 	type spanned struct {
-		li         *ledger.Item
+		li         *ledger.LineItem
 		start, end time.Time
 	}
 	bySpan := func(a, b spanned) int {
@@ -251,7 +251,7 @@ func buildSessions(cfg Config, parts ...[]*ledger.Item) []Session {
 		gap := sessionGap(cfg, k.provider)
 		// The sessions of a group are runs of its sorted items: their Items
 		// share one array (capped, so that an append copies).
-		ptrs := make([]*ledger.Item, len(lis))
+		ptrs := make([]*ledger.LineItem, len(lis))
 		for i, sp := range lis {
 			ptrs[i] = sp.li
 		}
@@ -288,8 +288,8 @@ func sessionGap(cfg Config, provider string) time.Duration {
 }
 
 // lastItem is the item of s whose charge period ends last (ties: higher id).
-func (s *Session) lastItem() *ledger.Item {
-	var last *ledger.Item
+func (s *Session) lastItem() *ledger.LineItem {
+	var last *ledger.LineItem
 	for _, li := range s.Items {
 		if last == nil || li.ChargePeriodEnd.After(last.ChargePeriodEnd) ||
 			(li.ChargePeriodEnd.Equal(last.ChargePeriodEnd) && li.ID > last.ID) {
@@ -352,7 +352,7 @@ func (in *Input) coverage() *coverage {
 	shared := in.cache()
 	shared.cover.once.Do(func() {
 		m := map[instKey][]secSpan{}
-		addCoverage(in, m, func(li *ledger.Item) (instKey, bool) {
+		addCoverage(in, m, func(li *ledger.LineItem) (instKey, bool) {
 			return instKey{li.Provider, li.ResourceID}, li.ResourceID != ""
 		})
 		shared.cover.c = &coverage{byInstance: m}
@@ -369,7 +369,7 @@ func (in *Input) accountCoverage() map[acctKey][]secSpan {
 	shared := in.cache()
 	shared.acctCover.once.Do(func() {
 		m := map[acctKey][]secSpan{}
-		addCoverage(in, m, func(li *ledger.Item) (acctKey, bool) { return acctKey{li.Provider, li.BillingAccountID}, true })
+		addCoverage(in, m, func(li *ledger.LineItem) (acctKey, bool) { return acctKey{li.Provider, li.BillingAccountID}, true })
 		shared.acctCover.m = m
 	})
 	return shared.acctCover.m
@@ -378,7 +378,7 @@ func (in *Input) accountCoverage() map[acctKey][]secSpan {
 // addCoverage puts into m the active span of each running compute item of
 // the month and its context under its key (when key says it has one), as
 // sorted, merged half-open spans.
-func addCoverage[K comparable](in *Input, m map[K][]secSpan, key func(li *ledger.Item) (K, bool)) {
+func addCoverage[K comparable](in *Input, m map[K][]secSpan, key func(li *ledger.LineItem) (K, bool)) {
 	// The items of one resource come together, in order of start: each
 	// list is kept at hand while its key lasts (keyedIntervals).
 	lists := keyedIntervals[K]{m: m}
@@ -463,7 +463,7 @@ func overlaps(ivs []secSpan, s, e time.Time) bool {
 // if the bill names one; else its own resource id when that resource has
 // compute in the data (an instance's own component row); else, as a
 // fallback, the provider account as a whole.
-func (in *Input) servedBy(li *ledger.Item) served {
+func (in *Input) servedBy(li *ledger.LineItem) served {
 	if li.ParentResourceID != "" {
 		return served{servedParent, li.Provider, li.ParentResourceID}
 	}
