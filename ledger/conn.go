@@ -120,22 +120,18 @@ func (c *liteConn) insertRows(ctx context.Context, q string, rows []lineItemRow,
 	n := 0
 	for i := range rows {
 		row := &rows[i]
-		for col, text := range row.text {
+		for col := range inserted {
 			if omit&(1<<col) != 0 {
 				continue
 			}
 			n++
 			switch {
-			case col == colImportID:
-				st.BindInt64(n, row.importID)
-			case col == colSourceRow:
-				st.BindInt64(n, row.sourceRow)
 			case row.null&(1<<col) != 0:
 				st.BindNull(n)
-			case col == colGPUCount:
-				st.BindInt64(n, row.gpuCount)
+			case intColumns&(1<<col) != 0:
+				st.BindInt64(n, row.ints[col])
 			default:
-				st.BindText(n, text)
+				st.BindText(n, row.col(col))
 			}
 		}
 	}

@@ -108,38 +108,27 @@ func EvidenceCount(fs []Finding) int {
 }
 
 // BilledCosts returns the billed cost of each line item of ids (sorted,
-// distinct), not Valid for an id the ledger no longer holds (LineItemsByID
-// reads them so).
+// distinct), not Valid for an id the ledger no longer holds.
 func (db *DB) BilledCosts(ctx context.Context, ids []int64) ([]decimal.NullDecimal, error) {
 	costs := make([]decimal.NullDecimal, len(ids))
-	err := inHalves(ids, func(_, off int, half []int64) error {
-		return db.lookUpCosts(ctx, half, costs[off:off+len(half)])
-	})
-	if err != nil {
-		return nil, err
-	}
-	return costs, nil
-}
-
-// lookUpCosts fills costs[i] with the billed cost of line item ids[i].
-func (db *DB) lookUpCosts(ctx context.Context, ids []int64, costs []decimal.NullDecimal) error {
-	l := NewRowShare(2) // amounts repeat: shared
-	fn := func(r Row) error {
+	ir := newItemReader(nil, nil) // amounts repeat: shared
+	err := db.eachChunk(ctx, ids, `SELECT id, billed_cost FROM line_items WHERE id IN (%s)`, nil, func(r Row) error {
 		id := r.Int64(0)
 		k, ok := slices.BinarySearch(ids, id)
 		if !ok {
 			return fmt.Errorf("line item %d read but not asked for", id)
 		}
-		var err error
-		if costs[k], err = l.Amount(r, 1); err != nil {
+		d, err := ir.amount(r.Bytes(1))
+		if err != nil {
 			return fmt.Errorf("line item %d: %w", id, err)
 		}
+		costs[k] = decimal.NullDecimal{Decimal: d, Valid: true}
 		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("billed cost: %w", err)
 	}
-	if err := db.eachChunk(ctx, ids, `SELECT id, billed_cost FROM line_items WHERE id IN (%s)`, nil, fn); err != nil {
-		return fmt.Errorf("billed cost: %w", err)
-	}
-	return nil
+	return costs, nil
 }
 
 // parseEvidenceList appends to ev the pairs of list, a JSON array of

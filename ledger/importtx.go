@@ -260,15 +260,6 @@ type insertShape struct {
 // INSERT of every column past the bound.
 const maxInsertShapes = 32
 
-// lineItemColumns are the columns of line_items an INSERT writes, in the
-// order of lineItemRow.text.
-var lineItemColumns = [LineItemArgs]string{"provider", "billing_account_id", "sub_account", "billing_period",
-	"charge_period_start", "charge_period_end", "charge_category", "kind", "pricing_model", "service_name",
-	"resource_id", "resource_name", "resource_type", "sku", "parent_resource_id", "gpu_model", "gpu_count", "region", "zone",
-	"consumed_quantity", "consumed_unit", "pricing_quantity", "pricing_unit", "list_unit_price", "list_cost", "billed_cost",
-	"voucher_paid", "cash_paid", "other_paid", "unpaid", "currency", "usage_start", "usage_end", "tags", "description", "raw",
-	"import_id", "source_row", "row_key"}
-
 // lineItemInsert returns the INSERT of n line items that leaves the columns
 // of omit to their defaults.
 func (t *ImportTx) lineItemInsert(n int, omit uint64) string {
@@ -279,10 +270,11 @@ func (t *ImportTx) lineItemInsert(n int, omit uint64) string {
 	var b strings.Builder
 	b.WriteString("INSERT OR IGNORE INTO line_items(")
 	row := []byte{'('}
-	for col, name := range lineItemColumns {
+	for col, c := range inserted {
 		if omit&(1<<col) != 0 {
 			continue
 		}
+		name := c.name
 		if len(row) > 1 {
 			b.WriteByte(',')
 			row = append(row, ',')

@@ -174,7 +174,9 @@ func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
 // are read in place (a fifth of time.Parse's cost: reading line items back is
 // most of an audit); anything else, or an impossible date, goes through
 // time.Parse for its error.
-func ParseTime(s string) (time.Time, error) {
+func ParseTime(s string) (time.Time, error) { return parseTime(s) }
+
+func parseTime[T string | []byte](s T) (time.Time, error) {
 	if len(s) == len(TimeLayout) && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' && s[16] == ':' && s[19] == 'Z' {
 		y, ok1 := digits(s[0:4])
 		mo, ok2 := digits(s[5:7])
@@ -189,7 +191,7 @@ func ParseTime(s string) (time.Time, error) {
 			return time.Unix(daysSinceEpoch(y, mo, d)*86400+int64(h*3600+mi*60+se), 0).UTC(), nil
 		}
 	}
-	return time.Parse(TimeLayout, s)
+	return time.Parse(TimeLayout, string(s))
 }
 
 // daysIn is the number of days of month mo (1–12) of year y.
@@ -224,7 +226,7 @@ func daysSinceEpoch(y, mo, d int) int64 {
 }
 
 // digits reads a run of ASCII digits.
-func digits(s string) (int, bool) {
+func digits[T string | []byte](s T) (int, bool) {
 	n := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -25,10 +25,7 @@ import (
 // pass holds a few spans per instance, not its rows.
 
 // ghCols are the columns the pass reads, in the order of the gc constants.
-const ghCols = `li.kind, li.provider, li.currency, li.resource_id, li.parent_resource_id, li.gpu_model, li.pricing_model,
-	li.billed_cost, li.charge_category, li.gpu_count, li.pricing_quantity, li.pricing_unit, li.list_unit_price,
-	li.consumed_quantity, li.consumed_unit, li.usage_start, li.usage_end, li.charge_period_start, li.charge_period_end,
-	li.id, li.sku, li.resource_type`
+var ghCols = []string{"kind", "provider", "currency", "resource_id", "parent_resource_id", "gpu_model", "pricing_model", "billed_cost", "charge_category", "gpu_count", "pricing_quantity", "pricing_unit", "list_unit_price", "consumed_quantity", "consumed_unit", "usage_start", "usage_end", "charge_period_start", "charge_period_end", "id", "sku", "resource_type"}
 
 const (
 	gcKind = iota
@@ -78,7 +75,6 @@ func scanGPUHours(ctx context.Context, db *ledger.DB, month string) (*ghTally, e
 // instance with one map look-up each, by the row's texts as they are.
 type ghScan struct {
 	t      *ghTally
-	share  *ledger.RowShare
 	li     ledger.LineItem        // the compute row at hand (compute)
 	spells map[string]*ghSpelling // by provider, GPU model as written, currency, pricing model (+ spec texts without a model)
 	insts  map[string]*ghInstRef  // by provider, resource, currency
@@ -104,7 +100,7 @@ type ghInstRef struct {
 }
 
 func newGHScan() *ghScan {
-	return &ghScan{t: newGHTally(), share: ledger.NewRowShare(gcCount), spells: map[string]*ghSpelling{},
+	return &ghScan{t: newGHTally(), spells: map[string]*ghSpelling{},
 		insts: map[string]*ghInstRef{}, served: map[string]*ghServed{}, others: map[string]*ghServed{}}
 }
 
@@ -230,18 +226,17 @@ func (s *ghScan) newSpelling(r ledger.Row) *ghSpelling {
 // every field that rules.IsRunning, computeSeconds, gpuCount and
 // perGPUHourQuote read, and the pricing model.
 func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.LineItem, error) {
-	sh := s.share
 	li := &s.li
-	*li = ledger.LineItem{Kind: ledger.KindCompute, ChargeCategory: sh.Text(r, gcCategory),
-		PricingModel: sh.Text(r, gcPricingModel), GPUCount: int(r.Int64(gcGPUCount)), // NULL reads as 0 = unknown
-		PricingUnit: sh.Text(r, gcPricingUnit), ConsumedUnit: sh.Text(r, gcConsumedUnit),
+	*li = ledger.LineItem{Kind: ledger.KindCompute, ChargeCategory: r.Text(gcCategory),
+		PricingModel: r.Text(gcPricingModel), GPUCount: int(r.Int64(gcGPUCount)), // NULL reads as 0 = unknown
+		PricingUnit: r.Text(gcPricingUnit), ConsumedUnit: r.Text(gcConsumedUnit),
 		BilledCost: billed.Decimal()}
 	var err error
 	for _, d := range [...]struct {
 		i   int
 		dst *decimal.NullDecimal
 	}{{gcPricingQty, &li.PricingQuantity}, {gcListUnitPrice, &li.ListUnitPrice}, {gcConsumedQty, &li.ConsumedQuantity}} {
-		if *d.dst, err = sh.Amount(r, d.i); err != nil {
+		if *d.dst, err = r.Decimal(d.i); err != nil {
 			return nil, err
 		}
 	}

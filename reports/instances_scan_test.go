@@ -315,7 +315,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	}
 	scan := func(where string, args ...any) *instScan {
 		p := newInstScan(gatherAll, &wanted)
-		err := db.Scan(ctx, "SELECT "+instCols+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, p.add)
+		err := db.Scan(ctx, "SELECT "+selectList(instCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, p.add)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,7 +351,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	var lateWant wantedCosts
 	p := newInstScan(gatherAll, &lateWant)
 	rows := 0
-	err = db.Scan(ctx, "SELECT "+instCols+" FROM line_items li WHERE li.billing_period = '2026-10'", nil, func(r ledger.Row) error {
+	err = db.Scan(ctx, "SELECT "+selectList(instCols)+" FROM line_items li WHERE li.billing_period = '2026-10'", nil, func(r ledger.Row) error {
 		if rows++; rows == 1000 {
 			lateWant.Store(newIDSet(costsOf))
 		}
@@ -433,7 +433,7 @@ func TestInstancesScanDescending(t *testing.T) {
 		rows, skipped := 0, 0
 		for k := range split {
 			p := newInstScan(gatherAll, nil)
-			q := "SELECT " + instCols + " FROM line_items li WHERE li.billing_period = '2026-10' AND li.id % ? = ? ORDER BY li.id DESC"
+			q := "SELECT " + selectList(instCols) + " FROM line_items li WHERE li.billing_period = '2026-10' AND li.id % ? = ? ORDER BY li.id DESC"
 			err := db.Scan(ctx, q, []any{split, k}, func(r ledger.Row) error {
 				rows++
 				return p.add(r)
@@ -475,7 +475,7 @@ func TestInstancesScanOutrankedTies(t *testing.T) {
 		item("b", start.Add(2*time.Hour), "tie"), early, used})
 	for _, order := range []string{"", " DESC"} {
 		p := newInstScan(gatherAll, nil)
-		err := db.Scan(context.Background(), "SELECT "+instCols+" FROM line_items li ORDER BY li.charge_period_end"+order+", li.id",
+		err := db.Scan(context.Background(), "SELECT "+selectList(instCols)+" FROM line_items li ORDER BY li.charge_period_end"+order+", li.id",
 			nil, p.add)
 		if err != nil {
 			t.Fatal(err)
@@ -491,7 +491,7 @@ func TestInstancesScanOutrankedTies(t *testing.T) {
 		item("b", start.Add(2*time.Hour), "tie"), early})
 	for _, order := range []string{"", " DESC"} {
 		p := newInstScan(gatherAll, nil)
-		err := db2.Scan(context.Background(), "SELECT "+instCols+" FROM line_items li ORDER BY li.id"+order, nil, p.add)
+		err := db2.Scan(context.Background(), "SELECT "+selectList(instCols)+" FROM line_items li ORDER BY li.id"+order, nil, p.add)
 		if err != nil {
 			t.Fatal(err)
 		}
