@@ -32,25 +32,33 @@ func (db *DB) attachEvidence(ctx context.Context, where string, args []any, fs [
 	if where != "" {
 		q += ` WHERE finding_id IN (SELECT id FROM findings WHERE ` + where + `)`
 	}
-	files := map[string]string{} // one string per file
-	err := db.Scan(ctx, q, args, func(r Row) error {
-		i, ok := idx[r.Int64(0)]
-		if !ok {
-			return nil
+	files := map[string]string{}
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("ledger: evidence: %w", err)
+	}
+	defer rows.Close()
+	var id int64
+	var file string
+	var list []byte
+	for rows.Next() {
+		if err := rows.Scan(&id, &file, &list); err != nil {
+			return fmt.Errorf("ledger: evidence: %w", err)
 		}
-		file, ok := files[string(r.Bytes(1))]
+		i, ok := idx[id]
 		if !ok {
-			file = r.Text(1)
+			continue
+		}
+		if f, ok := files[file]; ok {
+			file = f // one string per file
+		} else {
 			files[file] = file
 		}
-		var err error
-		fs[i].Evidence, err = parseEvidenceList(r.Bytes(2), file, fs[i].Evidence)
-		if err != nil {
-			return fmt.Errorf("finding %d, file %q: %w", fs[i].ID, file, err)
+		if fs[i].Evidence, err = parseEvidenceList(list, file, fs[i].Evidence); err != nil {
+			return fmt.Errorf("ledger: evidence: finding %d, file %q: %w", fs[i].ID, file, err)
 		}
-		return nil
-	})
-	if err != nil {
+	}
+	if err := rows.Err(); err != nil {
 		return fmt.Errorf("ledger: evidence: %w", err)
 	}
 	for i := range fs {
