@@ -376,9 +376,7 @@ func canonicalNullDec(d decimal.NullDecimal) any {
 }
 
 // Findings returns the stored findings of month (all months when ""), with
-// their evidence (and its line items' billed cost), most severe first. It
-// reads on connections of its own (Scan): an audit of a big month may cite
-// hundreds of thousands of evidence rows.
+// their evidence (and its line items' billed cost), most severe first.
 func (db *DB) Findings(ctx context.Context, month string) ([]Finding, error) {
 	fs, err := db.FindingsWithoutCosts(ctx, month)
 	if err != nil {
@@ -391,10 +389,8 @@ func (db *DB) Findings(ctx context.Context, month string) ([]Finding, error) {
 }
 
 // FindingsWithoutCosts is Findings without the billed costs of the evidence
-// (Evidence.BilledCost is not Valid): for a report that needs only some of
-// them, or reads them on its way through the month (looking up the 57k
-// evidence line items of a 297k-item month took 0.3 s of CPU), and then
-// calls AddEvidenceCosts.
+// (Evidence.BilledCost is not Valid): for a report that reads them on its
+// way through the month, then calls AddEvidenceCosts.
 func (db *DB) FindingsWithoutCosts(ctx context.Context, month string) ([]Finding, error) {
 	if month == "" {
 		return db.findingsWhere(ctx, "", nil)
@@ -413,8 +409,7 @@ func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Fi
 		amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, state FROM ` + from + `
 		ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 WHEN 'low' THEN 2 ELSE 3 END,
 		rule_id, provider, resource_id, period_start, id`
-	// Counted first, and made at once: grown by append, the 15 MB of the
-	// findings of a million-item month were 69 MB allocated.
+	// Counted first, to make the slice at once.
 	var n int
 	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM `+from, args...).Scan(&n); err != nil {
 		return nil, fmt.Errorf("ledger: findings: %w", err)

@@ -84,9 +84,6 @@ func CompareItems(a, b *LineItem) int {
 	return cmp.Compare(a.ID, b.ID)
 }
 
-// CompareLineItems is CompareItems.
-func CompareLineItems(a, b *LineItem) int { return CompareItems(a, b) }
-
 // MergeItems merges lists sorted by CompareItems into one (on equal items,
 // the earlier list's first).
 func MergeItems(lists ...[]*LineItem) []*LineItem {
@@ -288,7 +285,7 @@ func (db *DB) eachChunk(ctx context.Context, ids []int64, q string, args []any, 
 			bound = append(bound, id)
 		}
 		bound = append(bound, args...)
-		err := c.query(ctx, fmt.Sprintf(q, placeholders(len(chunk))), bound, func(r liteRow) error { return fn(Row{r: r}) })
+		err := c.query(ctx, fmt.Sprintf(q, placeholders(len(chunk))), bound, fn)
 		if err != nil {
 			return err
 		}
@@ -314,4 +311,27 @@ func (db *DB) ImportPaths(ctx context.Context) (map[int64]string, error) {
 		paths[id] = p
 	}
 	return paths, rows.Err()
+}
+
+// RawCells returns the source cells (line_items.raw) of the line items
+// whose id is in ids, by id; items without cells, or gone, are absent. For
+// the few rows a report cites (a ticket's evidence), not for a month.
+func (db *DB) RawCells(ctx context.Context, ids []int64) (map[int64][]string, error) {
+	cols, list, _ := selectColumns([]string{"id", "raw"}, false)
+	ir := newItemReader(cols, nil)
+	out := make(map[int64][]string, len(ids))
+	err := db.eachChunk(ctx, ids, "SELECT "+list+" FROM line_items li WHERE li.id IN (%s)", nil, func(r Row) error {
+		var li LineItem
+		if err := ir.read(r, &li); err != nil {
+			return err
+		}
+		if len(li.Raw) > 0 {
+			out[li.ID] = li.Raw
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ledger: raw cells: %w", err)
+	}
+	return out, nil
 }

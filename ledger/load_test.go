@@ -151,7 +151,7 @@ func TestEachLineItemInParallel(t *testing.T) {
 	if overlapped.Load() != 0 {
 		t.Errorf("fn ran concurrently %d times", overlapped.Load())
 	}
-	slices.SortFunc(got, CompareLineItems)
+	slices.SortFunc(got, CompareItems)
 	if len(got) != len(want) || len(got) != 2000 {
 		t.Fatalf("got %d items, want %d (2000)", len(got), len(want))
 	}

@@ -31,29 +31,11 @@ func (db *DB) scan(ctx context.Context, q string, args []any, fn func(Row) error
 			return fmt.Errorf("ledger: scan: %w", err)
 		}
 	}
-	if err := c.query(ctx, q, args, func(r liteRow) error { return fn(Row{r: r}) }); err != nil {
+	if err := c.query(ctx, q, args, fn); err != nil {
 		return fmt.Errorf("ledger: scan: %w", err)
 	}
 	return nil
 }
-
-// Row is the current row of a Scan, valid only inside its callback.
-type Row struct {
-	r liteRow
-}
-
-// Null reports whether column i (from 0) is NULL.
-func (r Row) Null(i int) bool { return r.r.Null(i) }
-
-// Int64 is column i as an integer.
-func (r Row) Int64(i int) int64 { return r.r.Int64(i) }
-
-// Text is column i as a string of its own ("" for NULL).
-func (r Row) Text(i int) string { return string(r.Bytes(i)) }
-
-// Bytes is column i as text, valid until the callback returns (copy what
-// must outlive it).
-func (r Row) Bytes(i int) []byte { return r.r.bytes(i) }
 
 // Decimal parses column i as a stored amount (not Valid for NULL).
 func (r Row) Decimal(i int) (decimal.NullDecimal, error) { return r.DecimalOf(i, r.Bytes(i)) }
