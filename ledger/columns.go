@@ -32,6 +32,8 @@ type column struct {
 	zero string
 	// readOnly columns are read, never inserted (the id).
 	readOnly bool
+	// unique texts are never shared (each row's own).
+	unique bool
 }
 
 var lineItemColumns = []column{
@@ -74,7 +76,7 @@ var lineItemColumns = []column{
 	{name: "raw", field: func(li *LineItem) any { return &li.Raw }},
 	{name: "import_id", field: func(li *LineItem) any { return &li.ImportID }},
 	{name: "source_row", field: func(li *LineItem) any { return &li.SourceRow }},
-	{name: "row_key", field: func(li *LineItem) any { return &li.RowKey }},
+	{name: "row_key", field: func(li *LineItem) any { return &li.RowKey }, unique: true},
 }
 
 // insertColumns is the number of columns an INSERT writes: every column of
@@ -264,8 +266,9 @@ func selectColumns(names []string, noRaw bool) ([]*column, string, error) {
 
 // itemReader builds line items of the rows of a SELECT of cols. Repeated
 // texts and amounts (providers, units, prices) are one string or decimal
-// shared by the items, up to shareMax of each: a month holds a million
-// items, and a decimal is a *big.Int to build and to hold.
+// shared by the items (the last shareMax of each seen): a month holds a
+// million items, and a decimal is a *big.Int to build and to hold. A
+// unique column (the row key) is not looked up.
 type itemReader struct {
 	cols  []*column
 	paths map[int64]string
@@ -293,9 +296,10 @@ func (ir *itemReader) text(i int, b []byte) string {
 	s, ok := ir.strs[string(b)]
 	if !ok {
 		s = string(b)
-		if len(ir.strs) < shareMax {
-			ir.strs[s] = s
+		if len(ir.strs) == shareMax {
+			clear(ir.strs) // start again: the texts of the rows to come
 		}
+		ir.strs[s] = s
 	}
 	ir.last[i] = s
 	return s
@@ -307,7 +311,10 @@ func (ir *itemReader) amount(b []byte) (decimal.Decimal, error) {
 		return d, nil
 	}
 	d, err := ParseStoredAmount(b)
-	if err == nil && len(ir.decs) < shareMax {
+	if err == nil {
+		if len(ir.decs) == shareMax {
+			clear(ir.decs)
+		}
 		ir.decs[string(b)] = d
 	}
 	return d, err
@@ -333,7 +340,11 @@ func (ir *itemReader) readColumn(r Row, i int, c *column, li *LineItem) error {
 	case *int:
 		*v = int(r.Int64(i)) // NULL reads as 0
 	case *string:
-		*v = ir.text(i, r.Bytes(i))
+		if c.unique {
+			*v = r.Text(i)
+		} else {
+			*v = ir.text(i, r.Bytes(i))
+		}
 	case *decimal.Decimal, *decimal.NullDecimal:
 		b := r.Bytes(i)
 		if len(b) == 0 {
