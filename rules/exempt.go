@@ -148,8 +148,8 @@ func (e Exemption) exempts(provider string, start time.Time, items []*ledger.Lin
 }
 
 // matchExemptions finds, for the exemptions by project or tag, the ids of
-// the compute items of month and its neighbours that they cover: the
-// loaded items carry neither the project nor the tags (ledger.Item).
+// the compute items of month and its neighbours that they cover, in SQL
+// (a tag is matched by SQLite's JSON paths).
 func matchExemptions(ctx context.Context, db *ledger.DB, month string, es []Exemption) error {
 	start, err := time.Parse("2006-01", month)
 	if err != nil {
