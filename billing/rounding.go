@@ -19,7 +19,7 @@ import (
 // on-demand usage charge, its actual use is unknown, or the policy states
 // no billing step (then no rule of the platform can be said to be broken).
 // A zero amount with ok true means the rounding is what the policy allows.
-func RoundingBeyondPolicy(li *ledger.Item, p Policy) (amount decimal.Decimal, ok bool) {
+func RoundingBeyondPolicy(li *ledger.LineItem, p Policy) (amount decimal.Decimal, ok bool) {
 	if p.BillingStep <= 0 || !isUsageCharge(li) || IsPrepaid(li) || !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
 		return decimal.Zero, false
 	}
@@ -61,7 +61,7 @@ func RoundingBeyondPolicy(li *ledger.Item, p Policy) (amount decimal.Decimal, ok
 
 // isUsageCharge reports whether li is an ordinary charge (not a credit,
 // tax or adjustment row) with a positive amount.
-func isUsageCharge(li *ledger.Item) bool {
+func isUsageCharge(li *ledger.LineItem) bool {
 	switch li.ChargeCategory {
 	case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
 		return false

@@ -16,8 +16,8 @@ import (
 // 72, and a 297,600-item month has 254,630 sessions, each written once and
 // read by the what-if and forgotten_instance (0.1 s of CPU between them).
 type Session struct {
-	Start, End time.Time      // union of the items' active spans
-	Items      []*ledger.Item // ordered by active start; never empty
+	Start, End time.Time          // union of the items' active spans
+	Items      []*ledger.LineItem // ordered by active start; never empty
 }
 
 // Provider is the provider of s's items.
@@ -35,7 +35,7 @@ const SessionGapMin = time.Minute
 
 // IsSessionItem reports whether li takes part in on-demand sessions:
 // running compute of a named resource that is not prepaid.
-func IsSessionItem(li *ledger.Item) bool {
+func IsSessionItem(li *ledger.LineItem) bool {
 	return IsRunning(li) && !IsPrepaid(li) && li.ResourceID != ""
 }
 
@@ -43,7 +43,7 @@ type sessionKey struct{ provider, resource, currency string }
 
 // spanned is a session item with its active span.
 type spanned struct {
-	li         *ledger.Item
+	li         *ledger.LineItem
 	start, end time.Time
 }
 
@@ -51,7 +51,7 @@ type spanned struct {
 // of them once, as the month and its context are), ordered by provider,
 // resource, currency, start. The gap that still joins two items of a
 // provider follows its policy (SessionGap).
-func BuildSessions(policies PolicyLookup, parts ...[]*ledger.Item) []Session {
+func BuildSessions(policies PolicyLookup, parts ...[]*ledger.LineItem) []Session {
 	// Items come mostly in runs of one resource (the input's order): each
 	// run is appended to its group at once rather than item by item. Each
 	// item's span is computed once, here, and kept with it: ActiveSpan does
@@ -135,7 +135,7 @@ func BuildSessions(policies PolicyLookup, parts ...[]*ledger.Item) []Session {
 		gap := SessionGap(policies, k.provider)
 		// The sessions of a group are runs of its sorted items: their Items
 		// share one array (capped, so that an append copies).
-		ptrs := make([]*ledger.Item, len(lis))
+		ptrs := make([]*ledger.LineItem, len(lis))
 		for i, sp := range lis {
 			ptrs[i] = sp.li
 		}
@@ -172,8 +172,8 @@ func SessionGap(policies PolicyLookup, provider string) time.Duration {
 }
 
 // LastItem is the item of s whose charge period ends last (ties: higher id).
-func (s *Session) LastItem() *ledger.Item {
-	var last *ledger.Item
+func (s *Session) LastItem() *ledger.LineItem {
+	var last *ledger.LineItem
 	for _, li := range s.Items {
 		if last == nil || li.ChargePeriodEnd.After(last.ChargePeriodEnd) ||
 			(li.ChargePeriodEnd.Equal(last.ChargePeriodEnd) && li.ID > last.ID) {

@@ -16,8 +16,8 @@ import (
 // items sorted by active span, cut where one starts more than the gap
 // after what came before ended, in provider, resource, currency, start
 // order.
-func refSessions(items []*ledger.Item) []Session {
-	groups := map[sessionKey][]*ledger.Item{}
+func refSessions(items []*ledger.LineItem) []Session {
+	groups := map[sessionKey][]*ledger.LineItem{}
 	for _, li := range items {
 		if IsSessionItem(li) {
 			k := sessionKey{li.Provider, li.ResourceID, li.Currency}
@@ -26,7 +26,7 @@ func refSessions(items []*ledger.Item) []Session {
 	}
 	var out []Session
 	for k, g := range groups {
-		slices.SortFunc(g, func(a, b *ledger.Item) int {
+		slices.SortFunc(g, func(a, b *ledger.LineItem) int {
 			as, ae := ActiveSpan(a)
 			bs, be := ActiveSpan(b)
 			return cmp.Or(as.Compare(bs), ae.Compare(be), cmp.Compare(a.ID, b.ID))
@@ -43,7 +43,7 @@ func refSessions(items []*ledger.Item) []Session {
 				}
 				continue
 			}
-			out = append(out, Session{Start: s, End: e, Items: []*ledger.Item{li}})
+			out = append(out, Session{Start: s, End: e, Items: []*ledger.LineItem{li}})
 		}
 	}
 	slices.SortFunc(out, func(a, b Session) int {
@@ -58,7 +58,7 @@ func refSessions(items []*ledger.Item) []Session {
 // some items no session takes (storage, a credit, a package, no
 // resource). Each resource runs in stretches with gaps of either side of
 // the billing step; shuffled, its items come out of time order.
-func sessionItems(rng *rand.Rand, n int, shuffled bool) []*ledger.Item {
+func sessionItems(rng *rand.Rand, n int, shuffled bool) []*ledger.LineItem {
 	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	providers := []string{"autodl", "matpool", "lanrui"}
 	type res struct {
@@ -69,7 +69,7 @@ func sessionItems(rng *rand.Rand, n int, shuffled bool) []*ledger.Item {
 	for i := range 12 {
 		rs = append(rs, &res{providers[i%3], "i-" + string(rune('a'+i)), []string{"CNY", "USD"}[i/6], start})
 	}
-	var items []*ledger.Item
+	var items []*ledger.LineItem
 	for i := range n {
 		r := rs[rng.IntN(len(rs))]
 		if !shuffled {
@@ -82,7 +82,7 @@ func sessionItems(rng *rand.Rand, n int, shuffled bool) []*ledger.Item {
 		case 1:
 			r.at = r.at.Add(time.Duration(rng.IntN(120)) * time.Second)
 		}
-		li := &ledger.Item{ID: int64(i + 1), Provider: r.provider, ResourceID: r.id, Currency: r.currency,
+		li := &ledger.LineItem{ID: int64(i + 1), Provider: r.provider, ResourceID: r.id, Currency: r.currency,
 			Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, PricingModel: ledger.PricingOnDemand,
 			BilledCost: decimal.New(int64(1+rng.IntN(500)), -2), ChargePeriodStart: r.at, ChargePeriodEnd: r.at.Add(dur)}
 		if rng.IntN(8) == 0 { // overlaps the item before
@@ -141,10 +141,10 @@ func TestBuildSessions(t *testing.T) {
 	}
 	// Items in reverse time order, an hour apart: the grouping pass counts
 	// one session where there are 200, and out grows past the room made.
-	var reversed []*ledger.Item
+	var reversed []*ledger.LineItem
 	for i := range 200 {
 		at := time.Date(2026, 10, 9, 0, 0, 0, 0, time.UTC).Add(-time.Duration(i) * time.Hour)
-		reversed = append(reversed, &ledger.Item{ID: int64(i + 1), Provider: "autodl", ResourceID: "i-back", Currency: "CNY",
+		reversed = append(reversed, &ledger.LineItem{ID: int64(i + 1), Provider: "autodl", ResourceID: "i-back", Currency: "CNY",
 			Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, PricingModel: ledger.PricingOnDemand,
 			BilledCost: decimal.New(1, -2), ChargePeriodStart: at, ChargePeriodEnd: at.Add(time.Minute)})
 	}
@@ -160,13 +160,13 @@ func TestBuildSessions(t *testing.T) {
 	}
 
 	// Long sessions in time order: an hour of per-minute items each.
-	var items []*ledger.Item
+	var items []*ledger.LineItem
 	at := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 6000 {
 		if i%60 == 0 {
 			at = at.Add(time.Hour)
 		}
-		items = append(items, &ledger.Item{ID: int64(i + 1), Provider: "autodl", ResourceID: "i-long", Currency: "CNY",
+		items = append(items, &ledger.LineItem{ID: int64(i + 1), Provider: "autodl", ResourceID: "i-long", Currency: "CNY",
 			Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, PricingModel: ledger.PricingOnDemand,
 			BilledCost: decimal.New(1, -2), ChargePeriodStart: at, ChargePeriodEnd: at.Add(time.Minute)})
 		at = at.Add(time.Minute)

@@ -15,7 +15,7 @@ import (
 // daily row of 阿里云 or 火山引擎 that bills "2 小时" is a 2-hour run, not a
 // day-long one; when in the day is unknown, so it is taken from the start).
 // A span never ends before it starts.
-func ActiveSpan(li *ledger.Item) (start, end time.Time) {
+func ActiveSpan(li *ledger.LineItem) (start, end time.Time) {
 	start, end = li.ChargePeriodStart, li.ChargePeriodEnd
 	if li.UsageStart.IsZero() && li.UsageEnd.IsZero() && li.PricingQuantity.Valid {
 		if u, ok := ParseTimeUnit(li.PricingUnit); ok && li.PricingQuantity.Decimal.Sign() > 0 {
@@ -45,7 +45,7 @@ func ActiveSpan(li *ledger.Item) (start, end time.Time) {
 // IsRunning reports whether li says its resource ran: a compute charge that
 // is not a credit, tax or adjustment and not negative. Prepaid items count
 // (a package runs whether on or off).
-func IsRunning(li *ledger.Item) bool {
+func IsRunning(li *ledger.LineItem) bool {
 	if li.Kind != ledger.KindCompute {
 		return false
 	}
@@ -57,7 +57,7 @@ func IsRunning(li *ledger.Item) bool {
 }
 
 // IsPrepaid reports whether li is a package (包日/周/月/年) or reserved charge.
-func IsPrepaid(li *ledger.Item) bool {
+func IsPrepaid(li *ledger.LineItem) bool {
 	return li.PricingModel == ledger.PricingPackage || li.PricingModel == ledger.PricingReserved
 }
 
@@ -70,7 +70,7 @@ const (
 // UsageSeconds is li's actual use in seconds: usage_end − usage_start
 // where both are given (and in order), else its consumed quantity in
 // seconds (ConsumedSeconds). known is false when the bill gives neither.
-func UsageSeconds(li *ledger.Item) (secs decimal.Decimal, basis string, known bool) {
+func UsageSeconds(li *ledger.LineItem) (secs decimal.Decimal, basis string, known bool) {
 	if !li.UsageStart.IsZero() && !li.UsageEnd.IsZero() && !li.UsageEnd.Before(li.UsageStart) {
 		return decimal.NewFromInt(int64(li.UsageEnd.Sub(li.UsageStart) / time.Second)), UsageFromTimes, true
 	}
@@ -83,7 +83,7 @@ func UsageSeconds(li *ledger.Item) (secs decimal.Decimal, basis string, known bo
 // ConsumedSeconds is li's consumed quantity in seconds: in its consumed
 // unit, else (none given) in its pricing unit. ok is false when the
 // quantity is missing or negative, or that unit is no time unit.
-func ConsumedSeconds(li *ledger.Item) (secs decimal.Decimal, ok bool) {
+func ConsumedSeconds(li *ledger.LineItem) (secs decimal.Decimal, ok bool) {
 	if !li.ConsumedQuantity.Valid || li.ConsumedQuantity.Decimal.IsNegative() {
 		return decimal.Zero, false
 	}
@@ -102,7 +102,7 @@ func ConsumedSeconds(li *ledger.Item) (secs decimal.Decimal, ok bool) {
 // part of its active span after cutoff (ProRata); false when li ends by
 // cutoff (nothing added). It is what a session costs past a point: the
 // forgotten_instance rule's money at risk and the what-if's auto-shutdown.
-func AddCostBeyond(sum *ledger.DecimalSum, li *ledger.Item, cutoff time.Time) bool {
+func AddCostBeyond(sum *ledger.DecimalSum, li *ledger.LineItem, cutoff time.Time) bool {
 	s, e := ActiveSpan(li)
 	switch {
 	case !s.Before(cutoff):

@@ -16,28 +16,28 @@ func TestActiveSpan(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name       string
-		li         ledger.Item
+		li         ledger.LineItem
 		start, end time.Time
 	}{
-		{"charge_period", ledger.Item{ChargePeriodStart: day, ChargePeriodEnd: day.Add(time.Hour)}, day, day.Add(time.Hour)},
-		{"daily_row_billing_2h_is_cut", func() ledger.Item {
-			li := ledger.Item{ChargePeriodStart: day, ChargePeriodEnd: day.AddDate(0, 0, 1)}
+		{"charge_period", ledger.LineItem{ChargePeriodStart: day, ChargePeriodEnd: day.Add(time.Hour)}, day, day.Add(time.Hour)},
+		{"daily_row_billing_2h_is_cut", func() ledger.LineItem {
+			li := ledger.LineItem{ChargePeriodStart: day, ChargePeriodEnd: day.AddDate(0, 0, 1)}
 			li.PricingQuantity, li.PricingUnit = qty("2", "小时")
 			return li
 		}(), day, day.Add(2 * time.Hour)},
-		{"fraction_of_a_second_dropped", func() ledger.Item {
-			li := ledger.Item{ChargePeriodStart: day, ChargePeriodEnd: day.Add(time.Hour)}
+		{"fraction_of_a_second_dropped", func() ledger.LineItem {
+			li := ledger.LineItem{ChargePeriodStart: day, ChargePeriodEnd: day.Add(time.Hour)}
 			li.PricingQuantity, li.PricingUnit = qty("0.0001", "hour")
 			return li
 		}(), day, day},
-		{"more_billed_than_the_period_is_not_cut", func() ledger.Item {
-			li := ledger.Item{ChargePeriodStart: day, ChargePeriodEnd: day.Add(time.Hour)}
+		{"more_billed_than_the_period_is_not_cut", func() ledger.LineItem {
+			li := ledger.LineItem{ChargePeriodStart: day, ChargePeriodEnd: day.Add(time.Hour)}
 			li.PricingQuantity, li.PricingUnit = qty("3", "hour")
 			return li
 		}(), day, day.Add(time.Hour)},
-		{"usage_times_win", ledger.Item{ChargePeriodStart: day, ChargePeriodEnd: day.Add(time.Hour),
+		{"usage_times_win", ledger.LineItem{ChargePeriodStart: day, ChargePeriodEnd: day.Add(time.Hour),
 			UsageStart: day.Add(10 * time.Minute), UsageEnd: day.Add(20 * time.Minute)}, day.Add(10 * time.Minute), day.Add(20 * time.Minute)},
-		{"never_ends_before_it_starts", ledger.Item{ChargePeriodStart: day, ChargePeriodEnd: day.Add(time.Hour),
+		{"never_ends_before_it_starts", ledger.LineItem{ChargePeriodStart: day, ChargePeriodEnd: day.Add(time.Hour),
 			UsageStart: day.Add(2 * time.Hour)}, day.Add(2 * time.Hour), day.Add(2 * time.Hour)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,18 +51,18 @@ func TestActiveSpan(t *testing.T) {
 
 func TestUsageSeconds(t *testing.T) {
 	at := time.Date(2026, 10, 5, 8, 0, 0, 0, time.UTC)
-	consumed := func(q, unit, pricing string) ledger.Item {
-		return ledger.Item{ConsumedQuantity: decimal.NullDecimal{Decimal: decimal.RequireFromString(q), Valid: true},
+	consumed := func(q, unit, pricing string) ledger.LineItem {
+		return ledger.LineItem{ConsumedQuantity: decimal.NullDecimal{Decimal: decimal.RequireFromString(q), Valid: true},
 			ConsumedUnit: unit, PricingUnit: pricing}
 	}
 	for _, tc := range []struct {
 		name  string
-		li    ledger.Item
+		li    ledger.LineItem
 		secs  string
 		basis string // "" = unknown
 	}{
-		{"usage_times", ledger.Item{UsageStart: at, UsageEnd: at.Add(90 * time.Second)}, "90", UsageFromTimes},
-		{"usage_times_reversed_fall_back", func() ledger.Item {
+		{"usage_times", ledger.LineItem{UsageStart: at, UsageEnd: at.Add(90 * time.Second)}, "90", UsageFromTimes},
+		{"usage_times_reversed_fall_back", func() ledger.LineItem {
 			li := consumed("2", "minute", "")
 			li.UsageStart, li.UsageEnd = at, at.Add(-time.Second)
 			return li
@@ -71,7 +71,7 @@ func TestUsageSeconds(t *testing.T) {
 		{"consumed_in_the_pricing_unit", consumed("3", " ", "minute"), "180", UsageFromConsumed},
 		{"consumed_unit_not_time", consumed("3", "GB", "hour"), "0", ""},
 		{"negative_consumed", consumed("-1", "hour", ""), "0", ""},
-		{"nothing", ledger.Item{PricingUnit: "hour"}, "0", ""},
+		{"nothing", ledger.LineItem{PricingUnit: "hour"}, "0", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			secs, basis, known := UsageSeconds(&tc.li)
@@ -84,7 +84,7 @@ func TestUsageSeconds(t *testing.T) {
 
 func TestAddCostBeyond(t *testing.T) {
 	start := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
-	li := &ledger.Item{BilledCost: decimal.RequireFromString("3.00"), ChargePeriodStart: start, ChargePeriodEnd: start.Add(3 * time.Hour)}
+	li := &ledger.LineItem{BilledCost: decimal.RequireFromString("3.00"), ChargePeriodStart: start, ChargePeriodEnd: start.Add(3 * time.Hour)}
 	for _, tc := range []struct {
 		name   string
 		cutoff time.Time

@@ -61,7 +61,7 @@ func BenchmarkLineKeys(b *testing.B) {
 	const rows = 1_000_000
 	items := make([]ledger.LineItem, batchSize)
 	for i := range items {
-		items[i].Item = ledger.Item{Provider: "autodl", BillingAccountID: "lab-0", ResourceID: "i-0001", Kind: ledger.KindCompute,
+		items[i] = ledger.LineItem{Provider: "autodl", BillingAccountID: "lab-0", ResourceID: "i-0001", Kind: ledger.KindCompute,
 			ChargeCategory: ledger.CategoryUsage, BilledCost: decimal.New(132, -2), Currency: "CNY", PricingUnit: "hour"}
 	}
 	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)

@@ -26,7 +26,7 @@ import (
 //
 // Memory: the occurrence table (occurrences) holds the first 64 bits of the
 // hash of each distinct row of the file: 11–21 bytes a row. It holds at most
-// seenCap rows (16 MB); the counts of rows past that go to a ledger.Counter
+// seenCap rows (16 MB); the counts of rows past that go to a Counter
 // (sorted runs in a temporary file, with a Bloom filter each in memory: about
 // 1.3 bytes and 1.5 µs a row), so that memory stays flat however big the
 // file.
@@ -35,10 +35,10 @@ type rowKeyer struct {
 	buf   []byte
 	sum   []byte
 	seen  occurrences
-	sums  [][16]byte      // lineKeys' digests of a batch
-	ns    []uint32        // and their occurrence numbers
-	spill *ledger.Counter // opened when seen is full
-	err   error           // of the spill, sticky: see failed
+	sums  [][16]byte // lineKeys' digests of a batch
+	ns    []uint32   // and their occurrence numbers
+	spill *Counter   // opened when seen is full
+	err   error      // of the spill, sticky: see failed
 }
 
 // seenCap is the number of distinct rows the occurrence table holds: as many
@@ -130,7 +130,7 @@ func (k *rowKeyer) spilled(prefix uint64) uint32 {
 		return 1
 	}
 	if k.spill == nil {
-		if k.spill, k.err = ledger.OpenCounter(); k.err != nil {
+		if k.spill, k.err = OpenCounter(); k.err != nil {
 			return 1
 		}
 	}

@@ -116,7 +116,7 @@ func TestLineKeysInBatches(t *testing.T) {
 	of := func(i int) fields { return fields{fmt.Sprintf("i-%d", i%7), i % 3, int64(i % 5)} } // repeats every 105 rows
 	for i := range items {
 		f := of(i)
-		items[i].Item = ledger.Item{Provider: "autodl", ResourceID: f.resource, Kind: ledger.KindCompute, Currency: "CNY",
+		items[i] = ledger.LineItem{Provider: "autodl", ResourceID: f.resource, Kind: ledger.KindCompute, Currency: "CNY",
 			ChargePeriodStart: start.Add(time.Duration(f.hour) * time.Hour), BilledCost: decimal.New(f.cents, -2)}
 	}
 	plain := newRowKeyer(0)

@@ -4,22 +4,16 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"zombiezen.com/go/sqlite"
 )
 
 // liteConn is one SQLite connection on zombiezen.com/go/sqlite (the public
-// C API of modernc.org/sqlite), without database/sql and its driver, for
-// the paths that bind or read many values: an import's write transaction
-// (ImportTx), an audit's findings (AuditWriter) and the scans of many line
-// items (Scan, LoadLineItems). Through database/sql each value costs the
-// driver's connection lock and argument conversion: about 2.5 times the
-// CPU of a bulk insert or a month's load. The connection is opened
-// NOMUTEX: it is used by one goroutine at a time. Prepared statements are
-// cached by their SQL text and finalized by close.
-//
-// It is not safe for concurrent use.
+// C API of modernc.org/sqlite) for the two paths that bind or read many
+// values: an import's transaction (ImportTx) and the reads of many line
+// items (Scan). Through database/sql each value costs the driver's lock and
+// conversion. It is opened NOMUTEX and is not safe for concurrent use;
+// prepared statements are cached by their SQL text.
 type liteConn struct {
 	c *sqlite.Conn
 }
@@ -120,22 +114,18 @@ func (c *liteConn) insertRows(ctx context.Context, q string, rows []lineItemRow,
 	n := 0
 	for i := range rows {
 		row := &rows[i]
-		for col, text := range row.text {
+		for col := range inserted {
 			if omit&(1<<col) != 0 {
 				continue
 			}
 			n++
 			switch {
-			case col == colImportID:
-				st.BindInt64(n, row.importID)
-			case col == colSourceRow:
-				st.BindInt64(n, row.sourceRow)
 			case row.null&(1<<col) != 0:
 				st.BindNull(n)
-			case col == colGPUCount:
-				st.BindInt64(n, row.gpuCount)
+			case intColumns&(1<<col) != 0:
+				st.BindInt64(n, row.ints[col])
 			default:
-				st.BindText(n, text)
+				st.BindText(n, row.col(col))
 			}
 		}
 	}
@@ -149,7 +139,7 @@ func (c *liteConn) insertRows(ctx context.Context, q string, rows []lineItemRow,
 func (c *liteConn) lastInsertID() int64 { return c.c.LastInsertRowID() }
 
 // query runs q with args and calls row, unless nil, for each result row.
-func (c *liteConn) query(ctx context.Context, q string, args []any, row func(liteRow) error) error {
+func (c *liteConn) query(ctx context.Context, q string, args []any, row func(Row) error) error {
 	st, err := c.statement(ctx, q)
 	if err != nil {
 		return err
@@ -159,7 +149,7 @@ func (c *liteConn) query(ctx context.Context, q string, args []any, row func(lit
 	if err := bind(st, args); err != nil {
 		return err
 	}
-	r := liteRow{st: st, buf: new([]byte)}
+	r := Row{st: st, buf: new([]byte)}
 	for {
 		more, err := st.Step()
 		if err != nil || !more {
@@ -185,42 +175,31 @@ func (c *liteConn) inTx() bool {
 // up to busyTimeout inside SQLite, w hears of the wait once, and the wait
 // ends with ctx.
 func (c *liteConn) begin(ctx context.Context, w *waitState) error {
-	timer := time.AfterFunc(waitNoticeAfter, w.notify)
-	defer timer.Stop()
-	for {
+	return waitForLock(ctx, w, func() error {
 		_, err := c.exec(ctx, "BEGIN IMMEDIATE")
-		if err == nil || !IsBusy(err) {
-			return err
-		}
-		w.notify()
-		pause := time.NewTimer(busyRetryPause)
-		select {
-		case <-ctx.Done():
-			pause.Stop()
-			return ctx.Err()
-		case <-pause.C:
-		}
-	}
+		return err
+	})
 }
 
-// liteRow is the current row of a query; valid only inside the callback.
-type liteRow struct {
+// Row is the current row of a query (liteConn.query, DB.Scan), valid only
+// inside its callback.
+type Row struct {
 	st  *sqlite.Stmt
-	buf *[]byte // the row's texts, copied out of SQLite (bytes)
+	buf *[]byte // the row's texts, copied out of SQLite
 }
 
-// Null reports whether column i is NULL.
-func (r liteRow) Null(i int) bool { return r.st.ColumnType(i) == sqlite.TypeNull }
+// Null reports whether column i (from 0) is NULL.
+func (r Row) Null(i int) bool { return r.st.ColumnType(i) == sqlite.TypeNull }
 
 // Int64 is column i as an integer.
-func (r liteRow) Int64(i int) int64 { return r.st.ColumnInt64(i) }
+func (r Row) Int64(i int) int64 { return r.st.ColumnInt64(i) }
 
-// Text is column i as a string of its own.
-func (r liteRow) Text(i int) string { return r.st.ColumnText(i) }
+// Text is column i as a string of its own ("" for NULL).
+func (r Row) Text(i int) string { return r.st.ColumnText(i) }
 
-// bytes is column i as text, valid until the callback returns: copied
-// into the row's buffer, which the next row reuses.
-func (r liteRow) bytes(i int) []byte {
+// Bytes is column i as text, valid until the callback returns (copied into
+// the row's buffer, which the next row reuses).
+func (r Row) Bytes(i int) []byte {
 	n := r.st.ColumnLen(i)
 	if n == 0 {
 		return nil

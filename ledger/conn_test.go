@@ -44,8 +44,8 @@ func TestLiteRow(t *testing.T) {
 		nullA   bool
 	}
 	var got []row
-	err := c.query(ctx, `SELECT a, b, c, d FROM t ORDER BY rowid`, nil, func(r liteRow) error {
-		a, cc, d := r.bytes(0), r.bytes(2), r.bytes(3) // all three held at once
+	err := c.query(ctx, `SELECT a, b, c, d FROM t ORDER BY rowid`, nil, func(r Row) error {
+		a, cc, d := r.Bytes(0), r.Bytes(2), r.Bytes(3) // all three held at once
 		got = append(got, row{a: string(a), c: string(cc), d: string(d), b: r.Int64(1), nullA: r.Null(0)})
 		return nil
 	})

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -20,7 +21,7 @@ func TestEachLineItemEqualsPlainScan(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
-	full := LineItem{Item: Item{Provider: "aliyun", BillingAccountID: "acct-1",
+	full := LineItem{Provider: "aliyun", BillingAccountID: "acct-1",
 		BillingPeriod: "2026-10", ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour),
 		ChargeCategory: CategoryUsage, Kind: KindCompute, PricingModel: "on_demand",
 		ServiceName: "ECS", ResourceID: "i-1", ResourceType: "gpu",
@@ -29,24 +30,24 @@ func TestEachLineItemEqualsPlainScan(t *testing.T) {
 		PricingQuantity: nd("1"), PricingUnit: "hour", ListUnitPrice: nd("12.34567891"),
 		BilledCost: decimal.RequireFromString("10.00000001"), Currency: "CNY",
 		UsageStart: start.Add(time.Minute), UsageEnd: start.Add(31 * time.Minute),
-		Description: "说明, \"quoted\"", RowKey: "k-full", SourceRow: 7},
+		Description: "说明, \"quoted\"", RowKey: "k-full", SourceRow: 7,
 		SubAccount: "proj", ResourceName: "训练机", Region: "cn-hangzhou", Zone: "h",
 		ListCost: nd("12.34567891"), VoucherPaid: nd("1"), CashPaid: nd("9.00000001"),
 		OtherPaid: nd("0"), Unpaid: nd("-0.5"), Tags: `{"team":"a"}`,
 		Raw: []string{"a", "b,c", "\"d\"", "\x1f"}}
-	empty := LineItem{Item: Item{Provider: "autodl", BillingPeriod: "2026-10",
+	empty := LineItem{Provider: "autodl", BillingPeriod: "2026-10",
 		ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour), ChargeCategory: CategoryUsage,
 		Kind: KindStorage, BilledCost: decimal.RequireFromString("0"),
-		Currency: "CNY", RowKey: "k-empty", SourceRow: 8}, Raw: []string{}}
+		Currency: "CNY", RowKey: "k-empty", SourceRow: 8, Raw: []string{}}
 	sep := full
 	sep.RowKey, sep.SourceRow, sep.Description, sep.ResourceName = "k-sep", 9, "a\x1fb", "x\x1f"
 	nulText := full
 	nulText.RowKey, nulText.SourceRow, nulText.Zone, nulText.ConsumedUnit = "k-nul", 10, "\x00", "\x00x"
 	importItems(t, db, []LineItem{full, empty, sep, nulText})
 
-	sel, err := db.selection(ctx, Filter{Month: "2026-10"})
-	if err != nil || sel.lo != 1 || sel.hi != 4 || sel.n != 4 {
-		t.Fatalf("selection: got ids %d to %d, %d items, %v; want 1 to 4, 4", sel.lo, sel.hi, sel.n, err)
+	parts, err := db.parts(ctx, Filter{Month: "2026-10"})
+	if err != nil || len(parts) != 1 || parts[0].IDMin != 1 || parts[0].IDMax != 4 {
+		t.Fatalf("parts: got %+v, %v; want ids 1 to 4", parts, err)
 	}
 	mid, err := db.LineItems(ctx, Filter{IDMin: 2, IDMax: 3})
 	if err != nil || len(mid) != 2 || mid[0].ID+mid[1].ID != 5 {
@@ -149,4 +150,69 @@ func TestParseTimeFastPath(t *testing.T) {
 			i++
 		}
 	}
+}
+
+// lineItemSelect and scanLineItem read a line item through database/sql,
+// column by column: the independent reading the column table is checked against.
+const lineItemSelect = `SELECT li.id, li.provider, li.billing_account_id, li.sub_account, li.billing_period,
+	li.charge_period_start, li.charge_period_end, li.charge_category, li.kind, li.pricing_model, li.service_name,
+	li.resource_id, li.resource_name, li.resource_type, li.sku, li.parent_resource_id, li.gpu_model, li.gpu_count,
+	li.region, li.zone, li.consumed_quantity, li.consumed_unit, li.pricing_quantity, li.pricing_unit,
+	li.list_unit_price, li.list_cost, li.billed_cost, li.voucher_paid, li.cash_paid, li.other_paid, li.unpaid,
+	li.currency, li.usage_start, li.usage_end, li.tags, li.description, li.raw, li.import_id, li.source_row,
+	li.row_key, im.path
+	FROM line_items li JOIN imports im ON im.id = li.import_id`
+
+func scanLineItem(rows *sql.Rows) (*LineItem, error) {
+	var li LineItem
+	var start, end, raw string
+	var gpuCount sql.NullInt64
+	var usageStart, usageEnd sql.NullString
+	var consumed, pricing, listUnit, listCost, voucher, cash, other, unpaid *string
+	var billed string
+	if err := rows.Scan(&li.ID, &li.Provider, &li.BillingAccountID, &li.SubAccount, &li.BillingPeriod,
+		&start, &end, &li.ChargeCategory, &li.Kind, &li.PricingModel, &li.ServiceName,
+		&li.ResourceID, &li.ResourceName, &li.ResourceType, &li.SKU, &li.ParentResourceID, &li.GPUModel, &gpuCount,
+		&li.Region, &li.Zone, &consumed, &li.ConsumedUnit, &pricing, &li.PricingUnit,
+		&listUnit, &listCost, &billed, &voucher, &cash, &other, &unpaid,
+		&li.Currency, &usageStart, &usageEnd, &li.Tags, &li.Description, &raw, &li.ImportID, &li.SourceRow,
+		&li.RowKey, &li.File); err != nil {
+		return nil, fmt.Errorf("ledger: scan line item: %w", err)
+	}
+	var err error
+	if li.ChargePeriodStart, err = ParseTime(start); err != nil {
+		return nil, fmt.Errorf("ledger: line item %d: %w", li.ID, err)
+	}
+	if li.ChargePeriodEnd, err = ParseTime(end); err != nil {
+		return nil, fmt.Errorf("ledger: line item %d: %w", li.ID, err)
+	}
+	for _, t := range []struct {
+		s   sql.NullString
+		dst *time.Time
+	}{{usageStart, &li.UsageStart}, {usageEnd, &li.UsageEnd}} {
+		if t.s.Valid {
+			if *t.dst, err = ParseTime(t.s.String); err != nil {
+				return nil, fmt.Errorf("ledger: line item %d: %w", li.ID, err)
+			}
+		}
+	}
+	li.GPUCount = int(gpuCount.Int64)
+	b, err := ScanDec(&billed)
+	if err != nil {
+		return nil, err
+	}
+	li.BilledCost = b.Decimal
+	for _, d := range []struct {
+		s   *string
+		dst *decimal.NullDecimal
+	}{{consumed, &li.ConsumedQuantity}, {pricing, &li.PricingQuantity}, {listUnit, &li.ListUnitPrice},
+		{listCost, &li.ListCost}, {voucher, &li.VoucherPaid}, {cash, &li.CashPaid}, {other, &li.OtherPaid}, {unpaid, &li.Unpaid}} {
+		if *d.dst, err = ScanDec(d.s); err != nil {
+			return nil, err
+		}
+	}
+	if err := json.Unmarshal([]byte(raw), &li.Raw); err != nil {
+		return nil, fmt.Errorf("ledger: line item %d raw: %w", li.ID, err)
+	}
+	return &li, nil
 }

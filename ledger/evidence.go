@@ -20,9 +20,7 @@ import (
 // the findings table with args, as findingsWhere; "" = all) and hands each
 // finding of fs its rows, ordered by file, row and line item, without their
 // billed costs (AddEvidenceCosts).
-//
-// The lists are parsed here rather than expanded by SQLite's json_each,
-// which took 0.74 s for 890k evidence rows in the sqlite3 tool alone.
+// The lists are parsed here (parseEvidenceList), not by json_each.
 func (db *DB) attachEvidence(ctx context.Context, where string, args []any, fs []Finding) error {
 	idx := make(map[int64]int, len(fs))
 	for i := range fs {
@@ -32,25 +30,33 @@ func (db *DB) attachEvidence(ctx context.Context, where string, args []any, fs [
 	if where != "" {
 		q += ` WHERE finding_id IN (SELECT id FROM findings WHERE ` + where + `)`
 	}
-	files := map[string]string{} // one string per file
-	err := db.Scan(ctx, q, args, func(r Row) error {
-		i, ok := idx[r.Int64(0)]
-		if !ok {
-			return nil
+	files := map[string]string{}
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("ledger: evidence: %w", err)
+	}
+	defer rows.Close()
+	var id int64
+	var file string
+	var list []byte
+	for rows.Next() {
+		if err := rows.Scan(&id, &file, &list); err != nil {
+			return fmt.Errorf("ledger: evidence: %w", err)
 		}
-		file, ok := files[string(r.Bytes(1))]
+		i, ok := idx[id]
 		if !ok {
-			file = r.Text(1)
+			continue
+		}
+		if f, ok := files[file]; ok {
+			file = f // one string per file
+		} else {
 			files[file] = file
 		}
-		var err error
-		fs[i].Evidence, err = parseEvidenceList(r.Bytes(2), file, fs[i].Evidence)
-		if err != nil {
-			return fmt.Errorf("finding %d, file %q: %w", fs[i].ID, file, err)
+		if fs[i].Evidence, err = parseEvidenceList(list, file, fs[i].Evidence); err != nil {
+			return fmt.Errorf("ledger: evidence: finding %d, file %q: %w", fs[i].ID, file, err)
 		}
-		return nil
-	})
-	if err != nil {
+	}
+	if err := rows.Err(); err != nil {
 		return fmt.Errorf("ledger: evidence: %w", err)
 	}
 	for i := range fs {
@@ -96,9 +102,7 @@ func (db *DB) AddEvidenceCosts(ctx context.Context, fs []Finding, known map[int6
 	return nil
 }
 
-// EvidenceCount is how many evidence rows fs have in all: the size to make
-// a slice of their line items at once. Grown by append instead, a slice of
-// a million ids was 40 MB allocated for its 8 MB.
+// EvidenceCount is how many evidence rows fs have in all.
 func EvidenceCount(fs []Finding) int {
 	n := 0
 	for i := range fs {
@@ -108,48 +112,33 @@ func EvidenceCount(fs []Finding) int {
 }
 
 // BilledCosts returns the billed cost of each line item of ids (sorted,
-// distinct), not Valid for an id the ledger no longer holds (LineItemsByID
-// reads them so).
+// distinct), not Valid for an id the ledger no longer holds.
 func (db *DB) BilledCosts(ctx context.Context, ids []int64) ([]decimal.NullDecimal, error) {
 	costs := make([]decimal.NullDecimal, len(ids))
-	err := inHalves(ids, func(_, off int, half []int64) error {
-		return db.lookUpCosts(ctx, half, costs[off:off+len(half)])
-	})
-	if err != nil {
-		return nil, err
-	}
-	return costs, nil
-}
-
-// lookUpCosts fills costs[i] with the billed cost of line item ids[i].
-func (db *DB) lookUpCosts(ctx context.Context, ids []int64, costs []decimal.NullDecimal) error {
-	l := NewRowShare(2) // amounts repeat: shared
-	fn := func(r Row) error {
+	ir := newItemReader(nil, nil) // amounts repeat: shared
+	err := db.eachChunk(ctx, ids, `SELECT id, billed_cost FROM line_items WHERE id IN (%s)`, nil, func(r Row) error {
 		id := r.Int64(0)
 		k, ok := slices.BinarySearch(ids, id)
 		if !ok {
 			return fmt.Errorf("line item %d read but not asked for", id)
 		}
-		var err error
-		if costs[k], err = l.Amount(r, 1); err != nil {
+		d, err := ir.amount(r.Bytes(1))
+		if err != nil {
 			return fmt.Errorf("line item %d: %w", id, err)
 		}
+		costs[k] = decimal.NullDecimal{Decimal: d, Valid: true}
 		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("billed cost: %w", err)
 	}
-	if err := db.eachChunk(ctx, ids, `SELECT id, billed_cost FROM line_items WHERE id IN (%s)`, nil, fn); err != nil {
-		return fmt.Errorf("billed cost: %w", err)
-	}
-	return nil
+	return costs, nil
 }
 
 // parseEvidenceList appends to ev the pairs of list, a JSON array of
 // [line_item_id, row] pairs, each as evidence of file.
 func parseEvidenceList(list []byte, file string, ev []Evidence) ([]Evidence, error) {
-	// Room for the pairs first, one '[' each (a pair takes 6 bytes at
-	// least): appended one by one, a long list was copied at each growth,
-	// and reading the findings of a million-item month allocated 122 MB
-	// for 72 MB of evidence. Report findings of that month, 3 alternating
-	// runs: 3.37 → 3.01 s (medians), 555 → 460 MB at peak.
+	// Room for the pairs first, one '[' each (a pair takes 6 bytes at least).
 	ev = slices.Grow(ev, max(0, min(bytes.Count(list, []byte{'['})-1, len(list)/6)))
 	p := evidenceParser{b: list}
 	if !p.eat('[') {

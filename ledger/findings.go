@@ -36,14 +36,10 @@ func (db *DB) SaveAudit(ctx context.Context, month, tz, params string, findings 
 // transaction, Add stores findings as they come, Commit removes the open
 // findings of the month that the run did not produce and commits. Rollback
 // (after Commit: nothing) discards the run. The findings of one run must
-// have distinct fingerprints; their ids follow the order of Add.
-//
-// It writes on a connection of its own (liteConn): an audit of a big
-// month stores tens of thousands of findings and hundreds of thousands of
-// evidence rows, and database/sql's cost per bound value was most of the
-// time (41k findings and 800k evidence rows: 3.7 s → 1.9–2.4 s).
+// have distinct fingerprints; their ids follow the order of Add. Foreign
+// keys are checked as on every connection.
 type AuditWriter struct {
-	c     *liteConn
+	tx    *sql.Tx
 	month string
 	runID int64
 	args  []any
@@ -52,29 +48,19 @@ type AuditWriter struct {
 // BeginAudit starts the transaction of an audit run of month, waiting for
 // another writer as the ledger's other write transactions do.
 func (db *DB) BeginAudit(ctx context.Context, month, tz string) (*AuditWriter, error) {
-	c, err := openLite(db.path)
+	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: save audit: %w", err)
 	}
-	// The evidence rows name findings of this transaction, by the ids it
-	// got back: checking each against findings (foreign_keys) cost a
-	// look-up per row. Without it, the evidence of replaced and pruned
-	// findings is deleted here rather than by the cascade.
-	if _, err := c.exec(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
-		c.close()
-		return nil, fmt.Errorf("ledger: save audit: %w", err)
+	w := &AuditWriter{tx: tx, month: month}
+	res, err := tx.ExecContext(ctx, `INSERT INTO audit_runs(started_at, month, tz) VALUES (?, ?, ?)`, FormatTime(time.Now()), month, tz)
+	if err == nil {
+		w.runID, err = res.LastInsertId()
 	}
-	if err := c.begin(ctx, &db.wait); err != nil {
-		c.close()
-		return nil, fmt.Errorf("ledger: save audit: %w", err)
-	}
-	w := &AuditWriter{c: c, month: month}
-	if _, err := c.exec(ctx, `INSERT INTO audit_runs(started_at, month, tz) VALUES (?, ?, ?)`,
-		FormatTime(time.Now()), month, tz); err != nil {
+	if err != nil {
 		w.Rollback()
 		return nil, fmt.Errorf("ledger: save audit: %w", err)
 	}
-	w.runID = c.lastInsertID()
 	return w, nil
 }
 
@@ -90,7 +76,7 @@ func (w *AuditWriter) Add(ctx context.Context, findings []Finding) error {
 		}
 		findings = findings[n:]
 	}
-	return insertEvidence(ctx, w.c, all)
+	return insertEvidence(ctx, w.tx, all)
 }
 
 // stored is a finding an earlier run stored: its id and state.
@@ -102,16 +88,29 @@ type stored struct {
 // findingBatch is how many findings one INSERT writes (17 values each).
 const findingBatch = 64
 
+// each runs q with args in the run's transaction and calls row for each
+// result row, with the row's scan.
+func (w *AuditWriter) each(ctx context.Context, q string, args []any, row func(scan func(...any) error) error) error {
+	rows, err := w.tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows.Scan); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // upsert stores one batch of findings: those whose fingerprint no run has
-// stored in one multi-row INSERT (one statement a finding cost 0.8 s for
-// 41k findings), in the batch's order; each of the others is updated in
-// place (its state and first run are kept) and its evidence deleted, to be
-// written anew by Add. Not one INSERT … ON CONFLICT DO UPDATE: SQLite runs
-// the DO UPDATE with ABORT semantics, so that a statement of many rows
-// keeps a copy of every page it changes (a statement journal) to undo
-// itself: storing 41k findings wrote 392 MB in 48k writes to a temporary
-// file. An INSERT OR FAIL, and an UPDATE on a connection without foreign
-// keys, need none; an error rolls the whole run back anyway.
+// stored in one multi-row INSERT, in the batch's order; each of the others
+// is updated in place (its state and first run are kept) and its evidence
+// deleted, to be written anew by Add. Not one INSERT … ON CONFLICT DO
+// UPDATE: SQLite runs the DO UPDATE of a statement of many rows with a
+// statement journal to undo itself, which wrote hundreds of megabytes to a
+// temporary file for a big month.
 func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 	const insert = `INSERT OR FAIL INTO findings(fingerprint, run_id, first_run_id, month, rule_id, severity, provider,
 			resource_id, period_start, period_end, amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en)
@@ -126,12 +125,18 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 	for i := range findings {
 		w.args = append(w.args, findings[i].Fingerprint)
 	}
-	if err := w.c.query(ctx, `SELECT fingerprint, id, state, run_id FROM findings WHERE fingerprint IN (`+placeholders(len(findings))+`)`,
-		w.args, func(r liteRow) error {
-			if r.Int64(3) == w.runID {
-				return fmt.Errorf("two findings with fingerprint %s", r.Text(0))
+	if err := w.each(ctx, `SELECT fingerprint, id, state, run_id FROM findings WHERE fingerprint IN (`+placeholders(len(findings))+`)`,
+		w.args, func(scan func(...any) error) error {
+			var fp string
+			var s stored
+			var run int64
+			if err := scan(&fp, &s.id, &s.state, &run); err != nil {
+				return err
 			}
-			old[r.Text(0)] = stored{r.Int64(1), r.Text(2)}
+			if run == w.runID {
+				return fmt.Errorf("two findings with fingerprint %s", fp)
+			}
+			old[fp] = s
 			return nil
 		}); err != nil {
 		return fmt.Errorf("ledger: save findings: %w", err)
@@ -145,7 +150,7 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 		start, end, amount := FormatTime(f.PeriodStart), FormatTime(f.PeriodEnd), canonicalNullDec(f.AmountAtRisk)
 		if s, ok := old[f.Fingerprint]; ok {
 			f.ID, f.State = s.id, s.state
-			if _, err := w.c.exec(ctx, update, w.runID, w.month, f.Severity, start, end, amount, f.Currency, f.Basis,
+			if _, err := w.tx.ExecContext(ctx, update, w.runID, w.month, f.Severity, start, end, amount, f.Currency, f.Basis,
 				f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN, f.ID); err != nil {
 				return fmt.Errorf("ledger: save findings: %w", err)
 			}
@@ -161,13 +166,18 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 	}
 	if n := len(fresh); n > 0 {
 		q := insert + "(" + placeholders(17) + ")" + strings.Repeat(",("+placeholders(17)+")", n-1) + " RETURNING fingerprint, id, state"
-		if err := w.c.query(ctx, q, w.args, func(r liteRow) error {
-			f := fresh[r.Text(0)]
-			if f == nil {
-				return fmt.Errorf("stored a finding %q that was not given, or twice", r.Text(0))
+		if err := w.each(ctx, q, w.args, func(scan func(...any) error) error {
+			var fp, state string
+			var id int64
+			if err := scan(&fp, &id, &state); err != nil {
+				return err
 			}
-			delete(fresh, r.Text(0))
-			f.ID, f.State = r.Int64(1), r.Text(2)
+			f := fresh[fp]
+			if f == nil {
+				return fmt.Errorf("stored a finding %q that was not given, or twice", fp)
+			}
+			delete(fresh, fp)
+			f.ID, f.State = id, state
 			return nil
 		}); err != nil {
 			return fmt.Errorf("ledger: save findings: %w", err)
@@ -180,7 +190,7 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 		}
 	}
 	if len(replaced) > 0 {
-		if _, err := w.c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id IN (`+placeholders(len(replaced))+`)`, replaced...); err != nil {
+		if _, err := w.tx.ExecContext(ctx, `DELETE FROM finding_evidence WHERE finding_id IN (`+placeholders(len(replaced))+`)`, replaced...); err != nil {
 			return fmt.Errorf("ledger: save evidence: %w", err)
 		}
 	}
@@ -205,8 +215,12 @@ func (w *AuditWriter) carryAcks(ctx context.Context, findings []Finding, old map
 	q := `UPDATE findings SET state = 'acknowledged' WHERE id IN (` + placeholders(len(ids)) + `) AND EXISTS (
 		SELECT 1 FROM carried_acks c WHERE c.rule_id = findings.rule_id AND c.provider = findings.provider
 		AND c.resource_id = findings.resource_id AND c.from_month < findings.month) RETURNING id`
-	if err := w.c.query(ctx, q, ids, func(r liteRow) error {
-		if f := byID[r.Int64(0)]; f != nil {
+	if err := w.each(ctx, q, ids, func(scan func(...any) error) error {
+		var id int64
+		if err := scan(&id); err != nil {
+			return err
+		}
+		if f := byID[id]; f != nil {
 			f.State = "acknowledged"
 		}
 		return nil
@@ -247,32 +261,28 @@ func (db *DB) CarryAck(ctx context.Context, fingerprint string) error {
 }
 
 // Commit records params as the run's parameters (JSON), removes the open
-// findings of the month that the run did not produce, and commits.
+// findings of the month that the run did not produce (their evidence goes
+// with them: ON DELETE CASCADE), and commits.
 func (w *AuditWriter) Commit(ctx context.Context, params string) (runID int64, err error) {
 	defer w.Rollback()
-	if _, err := w.c.exec(ctx, `UPDATE audit_runs SET params = ? WHERE id = ?`, params, w.runID); err != nil {
+	if _, err := w.tx.ExecContext(ctx, `UPDATE audit_runs SET params = ? WHERE id = ?`, params, w.runID); err != nil {
 		return 0, fmt.Errorf("ledger: save audit: %w", err)
 	}
 	// "run_id <> ?" written as two ranges: SQLite then reads them on the
 	// index findings_month (month, run_id), skipping the findings just
 	// written instead of reading each.
-	const otherRuns = `month = ?1 AND (run_id < ?2 OR run_id > ?2) AND state = 'open'`
-	if _, err := w.c.exec(ctx, `DELETE FROM finding_evidence WHERE finding_id IN (SELECT id FROM findings WHERE `+otherRuns+`)`,
+	if _, err := w.tx.ExecContext(ctx, `DELETE FROM findings WHERE month = ?1 AND (run_id < ?2 OR run_id > ?2) AND state = 'open'`,
 		w.month, w.runID); err != nil {
 		return 0, fmt.Errorf("ledger: prune findings: %w", err)
 	}
-	if _, err := w.c.exec(ctx, `DELETE FROM findings WHERE `+otherRuns, w.month, w.runID); err != nil {
-		return 0, fmt.Errorf("ledger: prune findings: %w", err)
-	}
-	if _, err := w.c.exec(ctx, "COMMIT"); err != nil {
+	if err := w.tx.Commit(); err != nil {
 		return 0, fmt.Errorf("ledger: save audit: %w", err)
 	}
 	return w.runID, nil
 }
 
-// Rollback discards the run unless it was committed, and closes the
-// writer's connection.
-func (w *AuditWriter) Rollback() { w.c.close() }
+// Rollback discards the run unless it was committed.
+func (w *AuditWriter) Rollback() { _ = w.tx.Rollback() }
 
 // evidenceBatch is how many evidence lists one INSERT writes (3 values
 // each, well below SQLite's limit on bound values).
@@ -282,7 +292,7 @@ const evidenceBatch = 200
 // per finding and file, listing its line items as JSON [[id, row], …]
 // ordered by row, then id (migration 0008). A line item cited twice by one
 // finding is listed once.
-func insertEvidence(ctx context.Context, c *liteConn, findings []Finding) error {
+func insertEvidence(ctx context.Context, tx *sql.Tx, findings []Finding) error {
 	queries := map[int]string{}
 	args := make([]any, 0, evidenceBatch*3)
 	flush := func() error {
@@ -295,7 +305,7 @@ func insertEvidence(ctx context.Context, c *liteConn, findings []Finding) error 
 			q = `INSERT OR FAIL INTO finding_evidence(finding_id, file, items) VALUES (?,?,?)` + strings.Repeat(`,(?,?,?)`, n-1)
 			queries[n] = q
 		}
-		if _, err := c.exec(ctx, q, args...); err != nil {
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("ledger: save evidence: %w", err)
 		}
 		args = args[:0]
@@ -366,9 +376,7 @@ func canonicalNullDec(d decimal.NullDecimal) any {
 }
 
 // Findings returns the stored findings of month (all months when ""), with
-// their evidence (and its line items' billed cost), most severe first. It
-// reads on connections of its own (Scan): an audit of a big month may cite
-// hundreds of thousands of evidence rows.
+// their evidence (and its line items' billed cost), most severe first.
 func (db *DB) Findings(ctx context.Context, month string) ([]Finding, error) {
 	fs, err := db.FindingsWithoutCosts(ctx, month)
 	if err != nil {
@@ -381,10 +389,8 @@ func (db *DB) Findings(ctx context.Context, month string) ([]Finding, error) {
 }
 
 // FindingsWithoutCosts is Findings without the billed costs of the evidence
-// (Evidence.BilledCost is not Valid): for a report that needs only some of
-// them, or reads them on its way through the month (looking up the 57k
-// evidence line items of a 297k-item month took 0.3 s of CPU), and then
-// calls AddEvidenceCosts.
+// (Evidence.BilledCost is not Valid): for a report that reads them on its
+// way through the month, then calls AddEvidenceCosts.
 func (db *DB) FindingsWithoutCosts(ctx context.Context, month string) ([]Finding, error) {
 	if month == "" {
 		return db.findingsWhere(ctx, "", nil)
@@ -403,8 +409,7 @@ func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Fi
 		amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, state FROM ` + from + `
 		ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 WHEN 'low' THEN 2 ELSE 3 END,
 		rule_id, provider, resource_id, period_start, id`
-	// Counted first, and made at once: grown by append, the 15 MB of the
-	// findings of a million-item month were 69 MB allocated.
+	// Counted first, to make the slice at once.
 	var n int
 	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM `+from, args...).Scan(&n); err != nil {
 		return nil, fmt.Errorf("ledger: findings: %w", err)
@@ -413,24 +418,31 @@ func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Fi
 	if n > 0 {
 		out = make([]Finding, 0, n)
 	}
-	err := db.Scan(ctx, q, args, func(r Row) error {
-		f := Finding{ID: r.Int64(0), Fingerprint: r.Text(1), RunID: r.Int64(2), Month: r.Text(3), RuleID: r.Text(4),
-			Severity: r.Text(5), Provider: r.Text(6), ResourceID: r.Text(7), Currency: r.Text(11), Basis: r.Text(12),
-			ReasonZH: r.Text(13), ReasonEN: r.Text(14), AdviceZH: r.Text(15), AdviceEN: r.Text(16), State: r.Text(17)}
-		var err error
-		if f.PeriodStart, err = r.Time(8); err != nil {
-			return err
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: findings: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var f Finding
+		var start, end string
+		var amount *string
+		if err := rows.Scan(&f.ID, &f.Fingerprint, &f.RunID, &f.Month, &f.RuleID, &f.Severity, &f.Provider, &f.ResourceID,
+			&start, &end, &amount, &f.Currency, &f.Basis, &f.ReasonZH, &f.ReasonEN, &f.AdviceZH, &f.AdviceEN, &f.State); err != nil {
+			return nil, fmt.Errorf("ledger: findings: %w", err)
 		}
-		if f.PeriodEnd, err = r.Time(9); err != nil {
-			return err
+		if f.PeriodStart, err = ParseTime(start); err == nil {
+			f.PeriodEnd, err = ParseTime(end)
 		}
-		if f.AmountAtRisk, err = r.Decimal(10); err != nil {
-			return err
+		if err == nil {
+			f.AmountAtRisk, err = ScanDec(amount)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ledger: finding %d: %w", f.ID, err)
 		}
 		out = append(out, f)
-		return nil
-	})
-	if err != nil {
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("ledger: findings: %w", err)
 	}
 	if err := db.attachEvidence(ctx, where, args, out); err != nil {

@@ -44,7 +44,7 @@ func (t *ImportTx) Overlaps(ctx context.Context, format string, keys []PeriodKey
 		if err := t.c.query(ctx, `SELECT ip.import_id, im.path, im.format, ip.line_items
 			FROM import_periods ip JOIN imports im ON im.id = ip.import_id
 			WHERE ip.provider = ? AND ip.billing_period = ? AND im.format <> ? ORDER BY ip.import_id`,
-			[]any{k.Provider, k.BillingPeriod, format}, func(r liteRow) error {
+			[]any{k.Provider, k.BillingPeriod, format}, func(r Row) error {
 				out = append(out, Overlap{PeriodKey: k, ImportID: r.Int64(0), Path: r.Text(1), Format: r.Text(2), Items: int(r.Int64(3))})
 				return nil
 			}); err != nil {

@@ -31,11 +31,9 @@ type ImportOptions struct {
 	// Bulk marks a big file. Into a ledger without line items, its
 	// transaction is written with a rollback journal instead of the WAL: the
 	// pages of a new ledger then reach the disk once, not twice (WAL, then
-	// checkpoint). Measured on a million rows: the commit 1.4 s → 0.3 s,
-	// the whole import about a sixth faster. The ledger goes back to WAL
-	// when the transaction ends (or, after a crash, when it is next opened).
-	// Meanwhile other connections wait for it, as writers always do: a
-	// ledger with no line items has nothing for a reader to miss.
+	// checkpoint). The ledger goes back to WAL when the transaction ends
+	// (or, after a crash, when it is next opened); meanwhile other
+	// connections wait for it: an empty ledger has nothing to miss.
 	Bulk bool
 }
 
@@ -67,7 +65,7 @@ func (db *DB) BeginImportWith(ctx context.Context, opts ImportOptions) (*ImportT
 // items and no other connection has it open, and reports whether it did.
 func (db *DB) leaveWAL(ctx context.Context, c *liteConn) bool {
 	var empty bool
-	if err := c.query(ctx, `SELECT NOT EXISTS (SELECT 1 FROM line_items)`, nil, func(r liteRow) error {
+	if err := c.query(ctx, `SELECT NOT EXISTS (SELECT 1 FROM line_items)`, nil, func(r Row) error {
 		empty = r.Int64(0) == 1
 		return nil
 	}); err != nil || !empty {
@@ -78,7 +76,7 @@ func (db *DB) leaveWAL(ctx context.Context, c *liteConn) bool {
 	db.sql.SetMaxIdleConns(0)
 	defer db.sql.SetMaxIdleConns(2) // database/sql's default
 	var mode string
-	if err := c.query(ctx, `PRAGMA journal_mode = DELETE`, nil, func(r liteRow) error {
+	if err := c.query(ctx, `PRAGMA journal_mode = DELETE`, nil, func(r Row) error {
 		mode = r.Text(0)
 		return nil
 	}); err != nil {
@@ -92,7 +90,7 @@ func (db *DB) leaveWAL(ctx context.Context, c *liteConn) bool {
 func (t *ImportTx) restoreWAL() {
 	if t.rollbackJournal {
 		t.rollbackJournal = false
-		_ = t.c.query(context.Background(), `PRAGMA journal_mode = WAL`, nil, func(liteRow) error { return nil })
+		_ = t.c.query(context.Background(), `PRAGMA journal_mode = WAL`, nil, func(Row) error { return nil })
 	}
 }
 
@@ -133,7 +131,7 @@ func (t *ImportTx) FinishImport(ctx context.Context, imp *Import) error {
 func (t *ImportTx) LineItemCount(ctx context.Context) (int64, error) {
 	var n int64
 	// max(id) is an O(1) look-up, and ids are never reused below it.
-	if err := t.c.query(ctx, `SELECT max(id) FROM line_items`, nil, func(r liteRow) error {
+	if err := t.c.query(ctx, `SELECT max(id) FROM line_items`, nil, func(r Row) error {
 		n = r.Int64(0)
 		return nil
 	}); err != nil {
@@ -164,7 +162,7 @@ func (t *ImportTx) DeferIndexes(ctx context.Context, unique bool) error {
 	var names []string
 	t.deferred = []string{}
 	if err := t.c.query(ctx, `SELECT name, sql FROM sqlite_master
-		WHERE type = 'index' AND tbl_name = 'line_items' AND sql IS NOT NULL ORDER BY name`, nil, func(r liteRow) error {
+		WHERE type = 'index' AND tbl_name = 'line_items' AND sql IS NOT NULL ORDER BY name`, nil, func(r Row) error {
 		name, ddl := r.Text(0), r.Text(1)
 		if !unique && strings.HasPrefix(strings.ToUpper(ddl), "CREATE UNIQUE") || liveIndexes[name] {
 			return nil
@@ -189,16 +187,12 @@ func (t *ImportTx) DeferIndexes(ctx context.Context, unique bool) error {
 }
 
 // deferredCacheKiB is the page cache of an import that builds indexes at
-// commit. A million-row import into an empty ledger: peak RSS 196 → 124 MB
-// against the 16 MB of other connections, at the same speed (two
-// alternating runs each: 9.99/9.87 s against 8.97/9.92 s).
+// commit (peak memory: see DeferIndexes).
 const deferredCacheKiB = 4096
 
 // liveIndexes stay in place during a bulk import. line_items_month: a bill's
 // rows come in time order, so its entries go in at the right edge of the
-// index, which is cheap; kept live, a million-row import into an empty
-// ledger took 10.2 s against 11.0 s with the index rebuilt at commit (median
-// of four alternating runs each).
+// index, which is cheap.
 var liveIndexes = map[string]bool{"line_items_month": true}
 
 // Commit builds any deferred indexes and commits every row of the file.
@@ -241,10 +235,8 @@ func (t *ImportTx) rollback() error {
 	return nil
 }
 
-// lineItemsPerInsert is the number of rows of one multi-row INSERT: fewer
-// than SQLite's bound of 32766 variables allows, because the statement is
-// stepped once per chunk and bigger chunks measured slower (1, 8, 32, 128
-// and 840 rows a statement tried: 32 was the fastest).
+// lineItemsPerInsert is the number of rows of one multi-row INSERT (the
+// fastest of those tried).
 const lineItemsPerInsert = 32
 
 // insertShape is what an INSERT of line items depends on: its number of
@@ -260,15 +252,6 @@ type insertShape struct {
 // INSERT of every column past the bound.
 const maxInsertShapes = 32
 
-// lineItemColumns are the columns of line_items an INSERT writes, in the
-// order of lineItemRow.text.
-var lineItemColumns = [LineItemArgs]string{"provider", "billing_account_id", "sub_account", "billing_period",
-	"charge_period_start", "charge_period_end", "charge_category", "kind", "pricing_model", "service_name",
-	"resource_id", "resource_name", "resource_type", "sku", "parent_resource_id", "gpu_model", "gpu_count", "region", "zone",
-	"consumed_quantity", "consumed_unit", "pricing_quantity", "pricing_unit", "list_unit_price", "list_cost", "billed_cost",
-	"voucher_paid", "cash_paid", "other_paid", "unpaid", "currency", "usage_start", "usage_end", "tags", "description", "raw",
-	"import_id", "source_row", "row_key"}
-
 // lineItemInsert returns the INSERT of n line items that leaves the columns
 // of omit to their defaults.
 func (t *ImportTx) lineItemInsert(n int, omit uint64) string {
@@ -279,10 +262,11 @@ func (t *ImportTx) lineItemInsert(n int, omit uint64) string {
 	var b strings.Builder
 	b.WriteString("INSERT OR IGNORE INTO line_items(")
 	row := []byte{'('}
-	for col, name := range lineItemColumns {
+	for col, c := range inserted {
 		if omit&(1<<col) != 0 {
 			continue
 		}
+		name := c.name
 		if len(row) > 1 {
 			b.WriteByte(',')
 			row = append(row, ',')

@@ -123,13 +123,9 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// pageSize is the page size of a new ledger. Line items are rows of about
-// 450 bytes: with 16 KiB pages a million of them take a quarter of the
-// B-tree pages, page writes and pread calls of 4 KiB pages. Measured on
-// 1M template rows and the reports of a 297,600-item month, alternating:
-// import 4% faster (1.51× → 1.42× sqlite3 .import), instances 1.18 →
-// 1.02 s, refunds 1.33 → 1.12 s, whatif 2.64 → 2.45 s, the audit the same.
-// The page cache is sized in KiB (cache_size), so memory stays the same.
+// pageSize is the page size of a new ledger: line items are rows of about
+// 450 bytes, and 16 KiB pages take a quarter of the page writes and reads
+// of 4 KiB pages. The page cache is sized in KiB, so memory stays the same.
 const pageSize = 16384
 
 // fileURI is the driver's DSN for the file at path with the query q; the

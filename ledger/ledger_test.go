@@ -25,10 +25,10 @@ func openTest(t testing.TB) *DB {
 
 func item(key, amount string) LineItem {
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
-	return LineItem{Item: Item{Provider: "autodl", BillingPeriod: "2026-10",
+	return LineItem{Provider: "autodl", BillingPeriod: "2026-10",
 		ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour), ChargeCategory: CategoryUsage,
 		Kind: KindCompute, BilledCost: decimal.RequireFromString(amount),
-		Currency: "CNY", RowKey: key, SourceRow: 1}, Raw: []string{"a", amount}}
+		Currency: "CNY", RowKey: key, SourceRow: 1, Raw: []string{"a", amount}}
 }
 
 // importItems writes items as one file and returns how many were new.

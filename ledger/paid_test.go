@@ -57,7 +57,7 @@ func (c paidCase) other() string {
 func TestSettlePaid(t *testing.T) {
 	for _, c := range paidCases {
 		t.Run(c.name, func(t *testing.T) {
-			li := LineItem{Item: Item{Kind: c.kind, BilledCost: decimal.RequireFromString(c.billed)},
+			li := LineItem{Kind: c.kind, BilledCost: decimal.RequireFromString(c.billed),
 				VoucherPaid: paidDec(c.voucher), CashPaid: paidDec(c.cash), OtherPaid: paidDec(c.other()), Unpaid: paidDec(c.other())}
 			SettlePaid(&li, c.billedCash)
 			if got, want := ns(li.VoucherPaid), ns(paidDec(c.wantVoucher)); got != want {
@@ -119,7 +119,7 @@ func TestMigration0012(t *testing.T) {
 		if err := q.QueryRow(`SELECT voucher_paid, cash_paid FROM line_items WHERE row_key = ?`, c.name).Scan(&v, &cash); err != nil {
 			t.Fatal(err)
 		}
-		li := LineItem{Item: Item{Kind: c.kind, BilledCost: decimal.RequireFromString(c.billed)},
+		li := LineItem{Kind: c.kind, BilledCost: decimal.RequireFromString(c.billed),
 			VoucherPaid: paidDec(c.voucher), CashPaid: paidDec(c.cash), OtherPaid: paidDec(c.other()), Unpaid: paidDec(c.other())}
 		SettlePaid(&li, c.billedCash)
 		str := func(s sql.NullString) string {

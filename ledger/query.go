@@ -2,14 +2,11 @@ package ledger
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/shopspring/decimal"
 )
 
 // Filter selects line items. Empty fields select everything.
@@ -91,95 +88,6 @@ func (f Filter) where() (string, []any) {
 
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
-}
-
-const lineItemSelect = `SELECT li.id, li.provider, li.billing_account_id, li.sub_account, li.billing_period,
-	li.charge_period_start, li.charge_period_end, li.charge_category, li.kind, li.pricing_model, li.service_name,
-	li.resource_id, li.resource_name, li.resource_type, li.sku, li.parent_resource_id, li.gpu_model, li.gpu_count,
-	li.region, li.zone, li.consumed_quantity, li.consumed_unit, li.pricing_quantity, li.pricing_unit,
-	li.list_unit_price, li.list_cost, li.billed_cost, li.voucher_paid, li.cash_paid, li.other_paid, li.unpaid,
-	li.currency, li.usage_start, li.usage_end, li.tags, li.description, li.raw, li.import_id, li.source_row,
-	li.row_key, im.path
-	FROM line_items li JOIN imports im ON im.id = li.import_id`
-
-// EachLineItem streams the line items selected by f, ordered by provider,
-// resource and charge period start (unless f.Unordered), to fn. Each call
-// of fn gets an item of its own, which fn may keep. Returning an error from fn stops
-// the iteration with that error.
-//
-// A selection of many items is read in id ranges on several connections at
-// once (as LoadLineItems does; ordered, each range is sorted and the ranges
-// merged); fn is still called from the calling goroutine, never
-// concurrently.
-func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) error) error {
-	if f.IDMin == 0 && f.IDMax == 0 {
-		return db.eachParallel(ctx, f, fn)
-	}
-	return db.eachPart(ctx, f, fn)
-}
-
-// LineItems returns the line items selected by f (see EachLineItem).
-func (db *DB) LineItems(ctx context.Context, f Filter) ([]LineItem, error) {
-	var out []LineItem
-	err := db.EachLineItem(ctx, f, func(li *LineItem) error {
-		out = append(out, *li)
-		return nil
-	})
-	return out, err
-}
-
-func scanLineItem(rows *sql.Rows) (*LineItem, error) {
-	var li LineItem
-	var start, end, raw string
-	var gpuCount sql.NullInt64
-	var usageStart, usageEnd sql.NullString
-	var consumed, pricing, listUnit, listCost, voucher, cash, other, unpaid *string
-	var billed string
-	if err := rows.Scan(&li.ID, &li.Provider, &li.BillingAccountID, &li.SubAccount, &li.BillingPeriod,
-		&start, &end, &li.ChargeCategory, &li.Kind, &li.PricingModel, &li.ServiceName,
-		&li.ResourceID, &li.ResourceName, &li.ResourceType, &li.SKU, &li.ParentResourceID, &li.GPUModel, &gpuCount,
-		&li.Region, &li.Zone, &consumed, &li.ConsumedUnit, &pricing, &li.PricingUnit,
-		&listUnit, &listCost, &billed, &voucher, &cash, &other, &unpaid,
-		&li.Currency, &usageStart, &usageEnd, &li.Tags, &li.Description, &raw, &li.ImportID, &li.SourceRow,
-		&li.RowKey, &li.File); err != nil {
-		return nil, fmt.Errorf("ledger: scan line item: %w", err)
-	}
-	var err error
-	if li.ChargePeriodStart, err = ParseTime(start); err != nil {
-		return nil, fmt.Errorf("ledger: line item %d: %w", li.ID, err)
-	}
-	if li.ChargePeriodEnd, err = ParseTime(end); err != nil {
-		return nil, fmt.Errorf("ledger: line item %d: %w", li.ID, err)
-	}
-	for _, t := range []struct {
-		s   sql.NullString
-		dst *time.Time
-	}{{usageStart, &li.UsageStart}, {usageEnd, &li.UsageEnd}} {
-		if t.s.Valid {
-			if *t.dst, err = ParseTime(t.s.String); err != nil {
-				return nil, fmt.Errorf("ledger: line item %d: %w", li.ID, err)
-			}
-		}
-	}
-	li.GPUCount = int(gpuCount.Int64)
-	b, err := ScanDec(&billed)
-	if err != nil {
-		return nil, err
-	}
-	li.BilledCost = b.Decimal
-	for _, d := range []struct {
-		s   *string
-		dst *decimal.NullDecimal
-	}{{consumed, &li.ConsumedQuantity}, {pricing, &li.PricingQuantity}, {listUnit, &li.ListUnitPrice},
-		{listCost, &li.ListCost}, {voucher, &li.VoucherPaid}, {cash, &li.CashPaid}, {other, &li.OtherPaid}, {unpaid, &li.Unpaid}} {
-		if *d.dst, err = ScanDec(d.s); err != nil {
-			return nil, err
-		}
-	}
-	if err := json.Unmarshal([]byte(raw), &li.Raw); err != nil {
-		return nil, fmt.Errorf("ledger: line item %d raw: %w", li.ID, err)
-	}
-	return &li, nil
 }
 
 // Months lists the billing periods present in the ledger, oldest first.

@@ -62,7 +62,7 @@ func FuzzAppendJSONStrings(f *testing.F) {
 	})
 }
 
-// TestLineItemRowsKeepTheirTexts fills batches past one arena and checks
+// TestLineItemRowsKeepTheirTexts fills a batch and checks
 // every stored text against the item it came from.
 func TestLineItemRowsKeepTheirTexts(t *testing.T) {
 	var rows LineItemRows
@@ -77,9 +77,10 @@ func TestLineItemRowsKeepTheirTexts(t *testing.T) {
 	for i, row := range rows.rows {
 		li := &items[i]
 		raw, _ := json.Marshal(li.Raw)
-		if row.text[10] != li.ResourceID || row.text[25] != DecimalString(li.BilledCost) ||
-			row.text[4] != FormatTime(li.ChargePeriodStart) || row.text[31] != FormatTime(li.UsageStart) ||
-			row.text[35] != string(raw) || row.null&(1<<32) == 0 {
+		if row.col(insertAt("resource_id")) != li.ResourceID || row.col(insertAt("billed_cost")) != DecimalString(li.BilledCost) ||
+			row.col(insertAt("charge_period_start")) != FormatTime(li.ChargePeriodStart) ||
+			row.col(insertAt("usage_start")) != FormatTime(li.UsageStart) ||
+			row.col(insertAt("raw")) != string(raw) || row.null&(1<<insertAt("usage_end")) == 0 {
 			t.Fatalf("row %d: %q", i, row.text)
 		}
 	}

@@ -90,21 +90,31 @@ type waitConn struct {
 // Unwrap returns the driver's connection.
 func (c *waitConn) Unwrap() driver.Conn { return c.Conn }
 
-func (c *waitConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	b := c.Conn.(driver.ConnBeginTx)
-	timer := time.AfterFunc(waitNoticeAfter, c.w.notify)
+func (c *waitConn) BeginTx(ctx context.Context, opts driver.TxOptions) (tx driver.Tx, err error) {
+	err = waitForLock(ctx, c.w, func() error {
+		tx, err = c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+		return err
+	})
+	return tx, err
+}
+
+// waitForLock calls begin until it gets the write lock (does not fail with
+// SQLITE_BUSY) or ctx ends, pausing busyRetryPause between attempts; w
+// hears of the wait once.
+func waitForLock(ctx context.Context, w *waitState, begin func() error) error {
+	timer := time.AfterFunc(waitNoticeAfter, w.notify)
 	defer timer.Stop()
 	for {
-		tx, err := b.BeginTx(ctx, opts)
+		err := begin()
 		if err == nil || !IsBusy(err) {
-			return tx, err
+			return err
 		}
-		c.w.notify()
+		w.notify()
 		pause := time.NewTimer(busyRetryPause)
 		select {
 		case <-ctx.Done():
 			pause.Stop()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-pause.C:
 		}
 	}

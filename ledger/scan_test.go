@@ -72,7 +72,7 @@ func TestScanNullEmptyAndBadValues(t *testing.T) {
 		{"'2026-10-03T06:00:00Z'", "error", "2026-10-03T06:00:00Z"},
 	} {
 		var gotDec, gotTime, gotLoader string
-		l := newLoader(nil)
+		ir := newItemReader([]*column{&lineItemColumns[columnIndex["list_cost"]]}, nil)
 		err := db.Scan(ctx, "SELECT "+tt.value, nil, func(r Row) error {
 			if d, err := r.Decimal(0); err != nil {
 				gotDec = "error"
@@ -89,9 +89,10 @@ func TestScanNullEmptyAndBadValues(t *testing.T) {
 				gotTime = ts.Format(time.RFC3339)
 			}
 			for range 2 { // the second read is the shared one
-				if d, err := l.Amount(r, 0); err != nil {
+				var li LineItem
+				if err := ir.read(r, &li); err != nil {
 					gotLoader = "error"
-				} else if !d.Valid {
+				} else if d := li.ListCost; !d.Valid {
 					gotLoader = "null"
 				} else {
 					gotLoader = DecimalString(d.Decimal)
@@ -121,7 +122,7 @@ func TestScanLineItemsDescending(t *testing.T) {
 	importItems(t, db, items)
 	for _, desc := range []bool{false, true} {
 		var parts [][]int64
-		n, err := db.ScanLineItems(context.Background(), Filter{Month: "2026-10", Descending: desc}, "li.id", func(int) func(Row) error {
+		n, err := db.ScanLineItems(context.Background(), Filter{Month: "2026-10", Descending: desc}, []string{"id"}, func(int) func(Row) error {
 			parts = append(parts, nil)
 			p := len(parts) - 1
 			return func(r Row) error {

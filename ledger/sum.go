@@ -9,9 +9,8 @@ import (
 
 // DecimalSum adds amounts exactly, as decimal.Decimal.Add does (the sum has
 // the finest precision of its terms, and never a coarser one than units),
-// without math/big while the sum fits an int64 at that precision: no
-// allocation per term, which made summing a month of line items in Go
-// slower than reading them. Past that it goes on in decimal.Decimal.
+// in an int64 while the sum fits one at that precision, then in
+// decimal.Decimal: summing a month of line items allocates nothing a term.
 //
 // The zero value is an empty sum (0).
 type DecimalSum struct {
@@ -54,18 +53,6 @@ func SmallOf(d decimal.Decimal) (c int64, e int32, ok bool) {
 		return 0, 0, false
 	}
 	return d.CoefficientInt64(), e, true
-}
-
-// AddMul adds d × m, exactly as Add(d.Mul(decimal.NewFromInt(m))) does,
-// without math/big while the product fits an int64 (a quantity times the
-// seconds of its unit, for a million line items).
-func (s *DecimalSum) AddMul(d decimal.Decimal, m int64) {
-	if s.big == nil && m > 0 && d.Exponent() <= 0 && d.Exponent() >= -18 && d.NumDigits() <= 18 {
-		if c := d.CoefficientInt64(); mulFits(c, m) && s.addSmall(c*m, d.Exponent()) {
-			return
-		}
-	}
-	s.Add(d.Mul(decimal.NewFromInt(m)))
 }
 
 // AddText adds a stored amount (DecimalString's text), parsing it in place.
@@ -187,12 +174,8 @@ func parseSmall[T string | []byte](b T) (c int64, e int32, ok bool) {
 
 // SmallDecimal reads a plain decimal text ("-12.345", at most 18 digits) as
 // decimal.NewFromString does (the same coefficient and exponent) without
-// its string copies and math/big parsing; false for anything else, which
-// is left to decimal.NewFromString. Most amounts of bills and of the
-// ledger are such texts, and many are distinct (billed costs), so a memo
-// does not spare their parsing: BenchmarkParseAmountDistinct (ingest)
-// 96–110 ns a ParseAmount against 138–156 ns for decimal.NewFromString
-// alone. FuzzSmallDecimal compares the two.
+// math/big; false for anything else, which is left to
+// decimal.NewFromString. FuzzSmallDecimal compares the two.
 func SmallDecimal[T string | []byte](text T) (decimal.Decimal, bool) {
 	c, e, ok := parseSmall(text)
 	if !ok {

@@ -58,30 +58,6 @@ func TestDecimalSumIsDecimalAdd(t *testing.T) {
 	}
 }
 
-// TestDecimalSumAddMul: AddMul is Add of the product, in value and
-// precision, on the int64 path and past it.
-func TestDecimalSumAddMul(t *testing.T) {
-	for _, c := range []struct {
-		terms []string
-		m     int64
-	}{
-		{[]string{"0.752778", "1.5", "-2.25"}, 3600}, {[]string{"416.00"}, 1}, {[]string{"7"}, 0}, {[]string{"1.5"}, -3},
-		{[]string{"999999999999999999", "1"}, 604800}, {[]string{"0.000000000000000001"}, 9223372036854775807},
-		{[]string{"123456789012345678901234.5", "2"}, 60}, {[]string{"1e3", "0.5"}, 86400}, {[]string{"-0.0"}, 7},
-	} {
-		var want decimal.Decimal
-		var got DecimalSum
-		for _, s := range c.terms {
-			d := decimal.RequireFromString(s)
-			want = want.Add(d.Mul(decimal.NewFromInt(c.m)))
-			got.AddMul(d, c.m)
-		}
-		if g := got.Decimal(); !g.Equal(want) || DecimalString(g) != DecimalString(want) {
-			t.Errorf("%q × %d: got %s want %s", c.terms, c.m, DecimalString(g), DecimalString(want))
-		}
-	}
-}
-
 func FuzzDecimalSum(f *testing.F) {
 	f.Add("1.5", "-0.25", "999999999999999999")
 	f.Add("0.00107392473", "1e3", "-0.0")

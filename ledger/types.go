@@ -6,42 +6,11 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// LineItem is one charge of a bill, normalised (DESIGN.md "The ledger").
+// LineItem is one charge of a bill, normalised (DESIGN.md "The ledger"):
+// every column of line_items, so that a rule can read any of them.
 // Optional amounts are decimal.NullDecimal (Valid false = unknown, never 0);
-// optional times are the zero time. Its Item holds what analyses read; the
-// fields beside it are the rest of the source's detail.
+// optional times are the zero time.
 type LineItem struct {
-	Item
-	SubAccount   string
-	ResourceName string
-	Region       string
-	Zone         string
-	ListCost     decimal.NullDecimal
-	// What paid the line, in one meaning for every format (paid.go,
-	// SettlePaid): for a charge, billed = voucher + cash + other + unpaid;
-	// VoucherPaid is what vouchers and gifts paid (positive), CashPaid what
-	// money paid. A credit line holds the voucher it used as a positive
-	// VoucherPaid and the cash it replaced as a negative CashPaid, so sums
-	// never show cash above billed.
-	VoucherPaid decimal.NullDecimal
-	CashPaid    decimal.NullDecimal
-	OtherPaid   decimal.NullDecimal // stored-value cards, credit lines of credit, commission, write-offs
-	Unpaid      decimal.NullDecimal
-	Tags        string   // JSON object; "" = {}
-	Raw         []string // the source row's cells
-}
-
-// Item is the part of a line item that analyses read (the audit's rules,
-// whatif, the reports' scans), and all LoadLineItems fills: a month of a
-// million items is held in memory, and the fields an analysis never reads
-// (a third of a LineItem's bytes) were a third of the memory it touched.
-// Measured on the audit of a million-item month, 6 alternating pairs: the
-// load 0.80–1.29 s → 0.71–1.04 s (medians 1.08 → 0.81), 227k → 172k page
-// faults. Its fields come in the order analyses read them, what every pass
-// over a month reads first (provider, resource, currency, kind, category,
-// pricing model, period, cost: the first cache lines): the what-if's scenarios took 0.18–0.20 s after the reorder, 0.20–
-// 0.27 s before (6 alternating runs).
-type Item struct {
 	ID                int64
 	Provider          string
 	ResourceID        string
@@ -68,6 +37,23 @@ type Item struct {
 	GPUModel          string
 	GPUCount          int // 0 = unknown
 	Description       string
+	SubAccount        string
+	ResourceName      string
+	Region            string
+	Zone              string
+	ListCost          decimal.NullDecimal
+	// What paid the line, in one meaning for every format (paid.go,
+	// SettlePaid): for a charge, billed = voucher + cash + other + unpaid;
+	// VoucherPaid is what vouchers and gifts paid (positive), CashPaid what
+	// money paid. A credit line holds the voucher it used as a positive
+	// VoucherPaid and the cash it replaced as a negative CashPaid, so sums
+	// never show cash above billed.
+	VoucherPaid decimal.NullDecimal
+	CashPaid    decimal.NullDecimal
+	OtherPaid   decimal.NullDecimal // stored-value cards, credit lines of credit, commission, write-offs
+	Unpaid      decimal.NullDecimal
+	Tags        string   // JSON object; "" = {}
+	Raw         []string // the source row's cells; read only when asked (Filter.NoRaw)
 
 	ImportID  int64
 	SourceRow int    // 1-based record number in its file (header = 0)

@@ -156,17 +156,17 @@ func TestDailyChargesSettlementDay(t *testing.T) {
 		tx("2026-10-03 10:00", ledger.TxCharge, "1", ""),    // not in the bill
 	})
 	day := func(s string) time.Time { t, _ := time.ParseInLocation("2006-01-02 15:04", s, shanghaiTZ); return t }
-	storage := ledger.LineItem{Item: ledger.Item{Provider: "gpushare", BillingPeriod: "2026-10",
+	storage := ledger.LineItem{Provider: "gpushare", BillingPeriod: "2026-10",
 		ChargePeriodStart: day("2026-10-01 00:00"), ChargePeriodEnd: day("2026-10-02 00:00"),
-		Kind: ledger.KindStorage, BilledCost: decimal.RequireFromString("0.33")}}
-	pkg := ledger.LineItem{Item: ledger.Item{Provider: "gpushare", BillingPeriod: "2026-10",
+		Kind: ledger.KindStorage, BilledCost: decimal.RequireFromString("0.33")}
+	pkg := ledger.LineItem{Provider: "gpushare", BillingPeriod: "2026-10",
 		ChargePeriodStart: day("2026-10-02 10:00"), ChargePeriodEnd: day("2026-10-09 10:00"),
 		Kind: ledger.KindCompute, PricingModel: ledger.PricingPackage,
-		ResourceID: "v100", BilledCost: decimal.RequireFromString("49")}}
-	hour := ledger.LineItem{Item: ledger.Item{Provider: "gpushare", BillingPeriod: "2026-10",
+		ResourceID: "v100", BilledCost: decimal.RequireFromString("49")}
+	hour := ledger.LineItem{Provider: "gpushare", BillingPeriod: "2026-10",
 		ChargePeriodStart: day("2026-10-03 09:00"), ChargePeriodEnd: day("2026-10-03 10:00"),
 		Kind: ledger.KindCompute, ResourceID: "x",
-		BilledCost: decimal.RequireFromString("0.9")}}
+		BilledCost: decimal.RequireFromString("0.9")}
 	testkit.ImportItems(t, db, "bill.csv", []ledger.LineItem{storage, pkg, hour})
 	got, err := DailyCharges(context.Background(), db, "2026-10", shanghaiTZ)
 	if err != nil {

@@ -22,10 +22,10 @@ func nd(s string) decimal.NullDecimal {
 func line(month, billed, voucher, cash string) ledger.LineItem {
 	start, _ := time.ParseInLocation("2006-01", month, shanghaiTZ)
 	start = start.Add(24 * time.Hour)
-	return ledger.LineItem{Item: ledger.Item{Provider: "aliyun", BillingPeriod: month,
+	return ledger.LineItem{Provider: "aliyun", BillingPeriod: month,
 		ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour),
 		Kind: ledger.KindCompute, ResourceID: "i-1",
-		BilledCost: decimal.RequireFromString(billed)}, VoucherPaid: nd(voucher), CashPaid: nd(cash)}
+		BilledCost: decimal.RequireFromString(billed), VoucherPaid: nd(voucher), CashPaid: nd(cash)}
 }
 
 func invoice(number, amount, start, end string) ledger.Invoice {

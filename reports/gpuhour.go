@@ -629,7 +629,7 @@ func commonSpelling(n map[string]int) string {
 // computeSeconds is the actual run time of a compute line item, q × unit
 // seconds, and the basis it was read from (see the file comment). The
 // caller multiplies: ledger.DecimalSum.AddMul does without math/big.
-func computeSeconds(li *ledger.Item) (q decimal.Decimal, unit int64, basis string) {
+func computeSeconds(li *ledger.LineItem) (q decimal.Decimal, unit int64, basis string) {
 	if secs, basis, ok := actualUse(li); ok {
 		return secs, 1, basis
 	}
@@ -651,7 +651,7 @@ func computeSeconds(li *ledger.Item) (q decimal.Decimal, unit int64, basis strin
 // the row's own period; a span wholly outside it is not read), else the
 // consumed quantity in a time unit (billing.ConsumedSeconds). ok is false when
 // the bill says neither.
-func actualUse(li *ledger.Item) (secs decimal.Decimal, basis string, ok bool) {
+func actualUse(li *ledger.LineItem) (secs decimal.Decimal, basis string, ok bool) {
 	if !li.UsageStart.IsZero() && !li.UsageEnd.IsZero() && !li.UsageEnd.Before(li.UsageStart) {
 		s, e := li.UsageStart, li.UsageEnd
 		if !li.ChargePeriodStart.IsZero() && li.ChargePeriodEnd.After(li.ChargePeriodStart) {
@@ -672,7 +672,7 @@ func actualUse(li *ledger.Item) (secs decimal.Decimal, basis string, ok bool) {
 	return decimal.Zero, "", false
 }
 
-func gpuCount(li *ledger.Item) int {
+func gpuCount(li *ledger.LineItem) int {
 	if li.GPUCount > 0 {
 		return li.GPUCount
 	}
@@ -681,7 +681,7 @@ func gpuCount(li *ledger.Item) int {
 
 // perGPUHourQuote is a compute row's price for one GPU-hour: its list unit
 // price, else billed cost ÷ billed quantity, per hour ÷ GPUs (8 decimals).
-func perGPUHourQuote(li *ledger.Item) (decimal.Decimal, bool) {
+func perGPUHourQuote(li *ledger.LineItem) (decimal.Decimal, bool) {
 	if !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
 		return decimal.Decimal{}, false
 	}

@@ -24,10 +24,7 @@ import (
 // pass holds a few spans per instance, not its rows.
 
 // ghCols are the columns the pass reads, in the order of the gc constants.
-const ghCols = `li.kind, li.provider, li.currency, li.resource_id, li.parent_resource_id, li.gpu_model, li.pricing_model,
-	li.billed_cost, li.charge_category, li.gpu_count, li.pricing_quantity, li.pricing_unit, li.list_unit_price,
-	li.consumed_quantity, li.consumed_unit, li.usage_start, li.usage_end, li.charge_period_start, li.charge_period_end,
-	li.id, li.sku, li.resource_type`
+var ghCols = []string{"kind", "provider", "currency", "resource_id", "parent_resource_id", "gpu_model", "pricing_model", "billed_cost", "charge_category", "gpu_count", "pricing_quantity", "pricing_unit", "list_unit_price", "consumed_quantity", "consumed_unit", "usage_start", "usage_end", "charge_period_start", "charge_period_end", "id", "sku", "resource_type"}
 
 const (
 	gcKind = iota
@@ -77,8 +74,7 @@ func scanGPUHours(ctx context.Context, db *ledger.DB, month string) (*ghTally, e
 // instance with one map look-up each, by the row's texts as they are.
 type ghScan struct {
 	t      *ghTally
-	share  *ledger.RowShare
-	li     ledger.Item            // the compute row at hand (compute)
+	li     ledger.LineItem        // the compute row at hand (compute)
 	spells map[string]*ghSpelling // by provider, GPU model as written, currency, pricing model (+ spec texts without a model)
 	insts  map[string]*ghInstRef  // by provider, resource, currency
 	served map[string]*ghServed   // gpuHourHidden kinds: by provider, served instance, currency, kind
@@ -103,7 +99,7 @@ type ghInstRef struct {
 }
 
 func newGHScan() *ghScan {
-	return &ghScan{t: newGHTally(), share: ledger.NewRowShare(gcCount), spells: map[string]*ghSpelling{},
+	return &ghScan{t: newGHTally(), spells: map[string]*ghSpelling{},
 		insts: map[string]*ghInstRef{}, served: map[string]*ghServed{}, others: map[string]*ghServed{}}
 }
 
@@ -228,19 +224,18 @@ func (s *ghScan) newSpelling(r ledger.Row) *ghSpelling {
 // item fills s.li with the compute row r, whose billed cost is parsed:
 // every field that billing.IsRunning, computeSeconds, gpuCount and
 // perGPUHourQuote read, and the pricing model.
-func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.Item, error) {
-	sh := s.share
+func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.LineItem, error) {
 	li := &s.li
-	*li = ledger.Item{Kind: ledger.KindCompute, ChargeCategory: sh.Text(r, gcCategory),
-		PricingModel: sh.Text(r, gcPricingModel), GPUCount: int(r.Int64(gcGPUCount)), // NULL reads as 0 = unknown
-		PricingUnit: sh.Text(r, gcPricingUnit), ConsumedUnit: sh.Text(r, gcConsumedUnit),
+	*li = ledger.LineItem{Kind: ledger.KindCompute, ChargeCategory: r.Text(gcCategory),
+		PricingModel: r.Text(gcPricingModel), GPUCount: int(r.Int64(gcGPUCount)), // NULL reads as 0 = unknown
+		PricingUnit: r.Text(gcPricingUnit), ConsumedUnit: r.Text(gcConsumedUnit),
 		BilledCost: billed.Decimal()}
 	var err error
 	for _, d := range [...]struct {
 		i   int
 		dst *decimal.NullDecimal
 	}{{gcPricingQty, &li.PricingQuantity}, {gcListUnitPrice, &li.ListUnitPrice}, {gcConsumedQty, &li.ConsumedQuantity}} {
-		if *d.dst, err = sh.Amount(r, d.i); err != nil {
+		if *d.dst, err = r.Decimal(d.i); err != nil {
 			return nil, err
 		}
 	}
@@ -283,7 +278,7 @@ type ghSpan struct{ s, e int64 }
 
 // place enters the time of the running compute row li, secs long by
 // computeSeconds' basis.
-func (u *ghUse) place(li *ledger.Item, loose bool, secs decimal.Decimal, basis string) {
+func (u *ghUse) place(li *ledger.LineItem, loose bool, secs decimal.Decimal, basis string) {
 	cs, ce := li.ChargePeriodStart, li.ChargePeriodEnd
 	period := !cs.IsZero() && ce.After(cs)
 	if li.PricingModel == ledger.PricingPackage || li.PricingModel == ledger.PricingReserved {
@@ -426,7 +421,7 @@ func (u *ghUse) seconds() (union, billed decimal.Decimal) {
 
 // quote counts the running compute row li (r) among the per-GPU-hour
 // quotes of g. perGPUHourQuote runs once per distinct set of its inputs.
-func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.Item) {
+func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.LineItem) {
 	s.key = quoteInputs(s.key[:0], r, li)
 	if q := g.quotes[string(s.key)]; q != nil {
 		if !q.none {
@@ -444,7 +439,7 @@ func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.Item) {
 // price is), the pricing unit, the GPU count, the list unit price, and the
 // billed cost when the list unit price is not positive. Amounts are named
 // by their stored text, which decides their value and precision.
-func quoteInputs(b []byte, r ledger.Row, li *ledger.Item) []byte {
+func quoteInputs(b []byte, r ledger.Row, li *ledger.LineItem) []byte {
 	list := li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive()
 	pqPositive := li.PricingQuantity.Valid && li.PricingQuantity.Decimal.IsPositive()
 	b = append(b, byte(boolInt(list)), byte(boolInt(pqPositive)))

@@ -44,13 +44,13 @@ func gpuHourEdgeLedger(t *testing.T, n int) *ledger.DB {
 	var items []ledger.LineItem
 	for i := range n {
 		start := base.Add(time.Duration(rng.IntN(600)) * time.Minute)
-		li := ledger.LineItem{Item: ledger.Item{Provider: pick("autodl", "aliyun", "aws"),
+		li := ledger.LineItem{Provider: pick("autodl", "aliyun", "aws"),
 			BillingPeriod: "2026-10", ChargePeriodStart: start,
 			ChargePeriodEnd: start.Add(time.Duration(rng.IntN(3)) * time.Hour),
 			Currency:        pick("CNY", "CNY", "USD"), BilledCost: dec(t, amount()),
 			ChargeCategory: pick(ledger.CategoryUsage, ledger.CategoryUsage, ledger.CategoryUsage, ledger.CategoryPurchase,
 				ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment),
-			PricingModel: pick("on_demand", "on_demand", "reserved", "spot", "vendor_x")}}
+			PricingModel: pick("on_demand", "on_demand", "reserved", "spot", "vendor_x")}
 		if rng.IntN(10) > 0 {
 			li.ResourceID = fmt.Sprintf("i-%d", rng.IntN(12))
 		}
@@ -161,7 +161,7 @@ func TestGPUHourScanSplits(t *testing.T) {
 	wantText := renderGPUHours(t, want)
 	scan := func(order, where string, args ...any) *ghTally {
 		s := newGHScan()
-		err := db.Scan(ctx, "SELECT "+ghCols+" FROM line_items li WHERE li.billing_period = '2026-10'"+where+" ORDER BY "+order, args, s.add)
+		err := db.Scan(ctx, "SELECT "+selectList(ghCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where+" ORDER BY "+order, args, s.add)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,8 +226,8 @@ func TestGPUHourScanKeys(t *testing.T) {
 	db := testkit.OpenLedger(t)
 	ctx := context.Background()
 	items := []ledger.LineItem{
-		{Item: ledger.Item{Provider: "ab", ResourceID: "c", Kind: ledger.KindStorage, BilledCost: dec(t, "1")}},
-		{Item: ledger.Item{Provider: "a", ResourceID: "bc", Kind: ledger.KindStorage, BilledCost: dec(t, "2")}},
+		{Provider: "ab", ResourceID: "c", Kind: ledger.KindStorage, BilledCost: dec(t, "1")},
+		{Provider: "a", ResourceID: "bc", Kind: ledger.KindStorage, BilledCost: dec(t, "2")},
 	}
 	for i := range items {
 		items[i].BillingPeriod = "2026-10"
@@ -253,7 +253,7 @@ func TestGPUHourScanKeys(t *testing.T) {
 // answers as billing.UsageSeconds does on a copy of the item without them.
 func TestActualUseReadsConsumedOnly(t *testing.T) {
 	db := gpuHourEdgeLedger(t, 2000)
-	asked := func(li *ledger.Item) (decimal.Decimal, string, bool) {
+	asked := func(li *ledger.LineItem) (decimal.Decimal, string, bool) {
 		if secs, basis, ok := actualUse(li); ok && basis == HoursUsage {
 			return secs, basis, ok
 		}
@@ -266,7 +266,7 @@ func TestActualUseReadsConsumedOnly(t *testing.T) {
 	}
 	bases := map[string]int{}
 	err := db.EachLineItem(context.Background(), ledger.Filter{Month: "2026-10"}, func(full *ledger.LineItem) error {
-		li := &full.Item
+		li := full
 		secs, basis, ok := actualUse(li)
 		wsecs, wbasis, wok := asked(li)
 		if ok != wok || basis != wbasis || ledger.DecimalString(secs) != ledger.DecimalString(wsecs) {

@@ -21,7 +21,7 @@ import (
 //     per GPU-hour used.
 func TestGPUHoursFamiliesPricingUnion(t *testing.T) {
 	db := testkit.OpenLedger(t)
-	hour := func(li ledger.Item, q, cost string) ledger.LineItem {
+	hour := func(li ledger.LineItem, q, cost string) ledger.LineItem {
 		li.Kind = ledger.KindCompute
 		li.PricingQuantity, li.PricingUnit, li.BilledCost = nd(t, q), "hour", dec(t, cost)
 		if li.ChargePeriodStart.IsZero() {
@@ -30,20 +30,20 @@ func TestGPUHoursFamiliesPricingUnion(t *testing.T) {
 		if li.PricingModel == "" {
 			li.PricingModel = ledger.PricingOnDemand
 		}
-		return ledger.LineItem{Item: li}
+		return li
 	}
 	day := func(q, cost string) ledger.LineItem {
-		return hour(ledger.Item{Provider: "aliyun", ResourceID: "i-day", GPUModel: "T4",
+		return hour(ledger.LineItem{Provider: "aliyun", ResourceID: "i-day", GPUModel: "T4",
 			ChargePeriodStart: bj("2026-10-05 00:00"), ChargePeriodEnd: bj("2026-10-06 00:00")}, q, cost)
 	}
-	pkg := hour(ledger.Item{Provider: "autodl", ResourceID: "p-1", GPUModel: "A100", PricingModel: ledger.PricingPackage,
+	pkg := hour(ledger.LineItem{Provider: "autodl", ResourceID: "p-1", GPUModel: "A100", PricingModel: ledger.PricingPackage,
 		ChargeCategory: ledger.CategoryPurchase, ChargePeriodStart: bj("2026-10-01 00:00"), ChargePeriodEnd: bj("2026-10-08 00:00"),
 		UsageStart: bj("2026-10-01 00:00"), UsageEnd: bj("2026-10-01 10:00")}, "1", "168.00")
 	pkg.PricingUnit = "week"
 	items := []ledger.LineItem{
-		hour(ledger.Item{Provider: "tencentcloud", ResourceID: "ins-1", SKU: "GPU计算型 4090 24G"}, "1", "3.00"),
-		hour(ledger.Item{Provider: "aliyun", ResourceID: "i-od", SKU: "ecs.gn7i-c8g1.2xlarge"}, "1", "4.00"),
-		hour(ledger.Item{Provider: "aliyun", ResourceID: "i-spot", SKU: "ecs.gn7i-c8g1.2xlarge", PricingModel: ledger.PricingSpot}, "1", "1.00"),
+		hour(ledger.LineItem{Provider: "tencentcloud", ResourceID: "ins-1", SKU: "GPU计算型 4090 24G"}, "1", "3.00"),
+		hour(ledger.LineItem{Provider: "aliyun", ResourceID: "i-od", SKU: "ecs.gn7i-c8g1.2xlarge"}, "1", "4.00"),
+		hour(ledger.LineItem{Provider: "aliyun", ResourceID: "i-spot", SKU: "ecs.gn7i-c8g1.2xlarge", PricingModel: ledger.PricingSpot}, "1", "1.00"),
 		day("6", "6.00"), day("6", "6.00"), day("20", "20.00"),
 		pkg,
 	}

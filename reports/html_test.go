@@ -152,10 +152,10 @@ func TestHTMLEscapesBillText(t *testing.T) {
 	names := []string{`<script>alert(1)</script>`, `"><img src=x onerror=alert(1)>`, `javascript:alert(1)`}
 	var items []ledger.LineItem
 	for i, n := range names {
-		items = append(items, ledger.LineItem{Item: ledger.Item{Provider: "autodl",
+		items = append(items, ledger.LineItem{Provider: "autodl",
 			BillingPeriod: "2026-10", ChargePeriodStart: bj("2026-10-03 14:00"),
 			ChargePeriodEnd: bj("2026-10-03 15:00"), Kind: ledger.KindCompute, ResourceID: n,
-			BilledCost: decimal.NewFromInt(int64(i + 1))}, ResourceName: n})
+			BilledCost: decimal.NewFromInt(int64(i + 1)), ResourceName: n})
 	}
 	testkit.ImportItems(t, db, "bills/x.csv", items)
 	rep, err := Spend(context.Background(), db, SpendOptions{Month: "2026-10", By: []string{ByResource}})

@@ -129,10 +129,10 @@ type instKey struct{ provider, id string }
 // instance gathers one instance's line items while the report is built.
 type instance struct {
 	key          instKey
-	items        []*ledger.Item // of the month, once collect has read them
-	sums         []instSum      // of the month, per currency in order of appearance
-	ran          bool           // it has a last compute (lastEnd, lastID)
-	lastID       int64          // of its last compute
+	items        []*ledger.LineItem // of the month, once collect has read them
+	sums         []instSum          // of the month, per currency in order of appearance
+	ran          bool               // it has a last compute (lastEnd, lastID)
+	lastID       int64              // of its last compute
 	lastEnd      time.Time
 	firstStart   time.Time
 	lastCharge   time.Time // latest end of a positive usage charge of the month
@@ -185,7 +185,7 @@ type instanceSet struct {
 	month   string
 	byKey   map[instKey]*instance
 	order   []*instance
-	items   map[int64]*ledger.Item        // the line items collect read, by id
+	items   map[int64]*ledger.LineItem    // the line items collect read, by id
 	owner   []instOwner                   // the instance of each line item that has one, by id
 	comp    map[instKey]instKey           // a component's own id → its instance
 	dataEnd map[string]time.Time          // per provider, in the month
@@ -208,7 +208,7 @@ func (s *instanceSet) ownerOf(id int64) *instance {
 }
 
 // instanceID is the instance a line item belongs to ("" = none).
-func instOwnerID(li *ledger.Item) string {
+func instOwnerID(li *ledger.LineItem) string {
 	if li.Kind != ledger.KindCompute && li.ParentResourceID != "" {
 		return li.ParentResourceID
 	}
@@ -217,7 +217,7 @@ func instOwnerID(li *ledger.Item) string {
 
 // positiveUsage reports a charge that shows its resource existed: a
 // positive usage or purchase charge.
-func instPositiveUsage(li *ledger.Item) bool {
+func instPositiveUsage(li *ledger.LineItem) bool {
 	switch li.ChargeCategory {
 	case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
 		return false
@@ -297,9 +297,9 @@ func (s *instanceSet) collect(ctx context.Context, db *ledger.DB, ids map[int64]
 		return fmt.Errorf("reports: instances: %w", err)
 	}
 	for _, li := range items {
-		s.items[li.ID] = &li.Item
+		s.items[li.ID] = li
 		if in := s.ownerOf(li.ID); in != nil && all(in) {
-			in.items = append(in.items, &li.Item)
+			in.items = append(in.items, li)
 		}
 	}
 	for _, in := range s.order {
@@ -409,10 +409,10 @@ func (s *instanceSet) lookBack(ctx context.Context, db *ledger.DB) error {
 		f := ledger.Filter{Month: months[i], Kinds: []string{ledger.KindCompute}, NoRaw: true, Unordered: true}
 		err := db.EachLineItem(ctx, f, func(li *ledger.LineItem) error {
 			in := missing[instKey{li.Provider, li.ResourceID}]
-			if in == nil || !billing.IsRunning(&li.Item) {
+			if in == nil || !billing.IsRunning(li) {
 				return nil
 			}
-			_, end := billing.ActiveSpan(&li.Item)
+			_, end := billing.ActiveSpan(li)
 			in.seeCompute(li.ID, strings.Clone(li.GPUModel), strings.Clone(li.ResourceName), end)
 			found[in.key] = true
 			return nil

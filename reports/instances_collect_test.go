@@ -24,7 +24,7 @@ func collectRef(t *testing.T, s *instanceSet, db *ledger.DB, ids map[int64]bool,
 		if !keep(full.ID) {
 			return nil
 		}
-		li := &full.Item
+		li := full
 		in := s.ownerOf(li.ID)
 		s.items[li.ID] = li
 		if in != nil && all(in) {

@@ -26,9 +26,7 @@ import (
 // read, so that the judgement stays theirs.
 
 // instCols are the columns the pass reads, in the order of the ic constants.
-const instCols = `li.id, li.provider, li.kind, li.resource_id, li.parent_resource_id, li.currency, li.billed_cost,
-	li.charge_category, li.charge_period_start, li.charge_period_end, li.resource_name, li.gpu_model, li.pricing_model,
-	li.usage_start, li.usage_end, li.pricing_quantity, li.pricing_unit`
+var instCols = []string{"id", "provider", "kind", "resource_id", "parent_resource_id", "currency", "billed_cost", "charge_category", "charge_period_start", "charge_period_end", "resource_name", "gpu_model", "pricing_model", "usage_start", "usage_end", "pricing_quantity", "pricing_unit"}
 
 const (
 	icID = iota
@@ -89,7 +87,7 @@ func scanInstances(ctx context.Context, db *ledger.DB, month string, what instGa
 	if err != nil {
 		return nil, err
 	}
-	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.Item{},
+	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
 		comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}, costs: map[int64]decimal.NullDecimal{}}
 	compAt := map[instKey]rank{}
 	owners := 0
@@ -209,9 +207,8 @@ func (in *instance) merge(o *instance) {
 // instScan gathers one id range.
 type instScan struct {
 	what    instGather
-	share   *ledger.RowShare
-	row     instRow     // the row at hand
-	li      ledger.Item // the row at hand (item)
+	row     instRow         // the row at hand
+	li      ledger.LineItem // the row at hand (item)
 	byKey   map[string]*instance
 	order   []*instance
 	owner   [][]instOwner        // in chunks of ownerChunk: see addOwner
@@ -257,7 +254,7 @@ type instComp struct {
 }
 
 func newInstScan(what instGather, costsOf *wantedCosts) *instScan {
-	return &instScan{what: what, share: ledger.NewRowShare(icCount), byKey: map[string]*instance{}, comp: map[string]*instComp{},
+	return &instScan{what: what, byKey: map[string]*instance{}, comp: map[string]*instComp{},
 		dataEnd: map[string]time.Time{}, costsOf: costsOf, costs: map[int64]decimal.NullDecimal{}}
 }
 
@@ -272,7 +269,7 @@ func (p *instScan) add(r ledger.Row) error {
 		return err
 	}
 	if prov := x.col(icProvider); end.After(p.dataEnd[string(prov)]) {
-		p.dataEnd[p.share.TextOf(icProvider, prov)] = end
+		p.dataEnd[string(prov)] = end
 	}
 	// The instance: instOwnerID.
 	idCol := icResource
@@ -285,7 +282,7 @@ func (p *instScan) add(r ledger.Row) error {
 	p.key = x.appendKey(p.key[:0], icProvider, idCol)
 	in := p.byKey[string(p.key)]
 	if in == nil {
-		in = &instance{key: instKey{p.share.TextOf(icProvider, x.col(icProvider)), string(x.col(idCol))}, pricing: map[string]bool{}}
+		in = &instance{key: instKey{string(x.col(icProvider)), string(x.col(idCol))}, pricing: map[string]bool{}}
 		p.byKey[string(p.key)] = in
 		p.order = append(p.order, in)
 	}
@@ -317,7 +314,7 @@ func (p *instScan) add(r ledger.Row) error {
 
 // gather adds line item li, row x, which belongs to in by its column idCol,
 // to all the pass gathers of in but its owner and data end (gatherAll).
-func (p *instScan) gather(x *instRow, in *instance, li *ledger.Item, idCol int, billed *ledger.DecimalSum) error {
+func (p *instScan) gather(x *instRow, in *instance, li *ledger.LineItem, idCol int, billed *ledger.DecimalSum) error {
 	cur := ""
 	if len(in.sums) > 0 {
 		cur = in.sums[0].currency
@@ -358,10 +355,10 @@ func (p *instScan) gather(x *instRow, in *instance, li *ledger.Item, idCol int, 
 			in.firstStart = start
 		}
 		if pm := x.col(icPricingModel); !in.pricing[string(pm)] {
-			in.pricing[p.share.TextOf(icPricingModel, pm)] = true
+			in.pricing[string(pm)] = true
 		}
 	} else if name := x.col(icResourceName); len(name) > 0 && string(x.col(icResource)) == in.key.id {
-		in.otherName.keep(p.share.TextOf(icResourceName, name), li.ChargePeriodStart, li.ID, false)
+		in.otherName.keep(string(name), li.ChargePeriodStart, li.ID, false)
 	}
 	return nil
 }
@@ -375,7 +372,7 @@ func (p *instScan) textAs(x *instRow, i int, prev string) string {
 	if b := x.col(i); string(b) == prev {
 		return prev
 	}
-	return p.share.TextOf(i, x.col(i))
+	return string(x.col(i))
 }
 
 // keepCost keeps the billed cost of row x if it is wanted, parsed as
@@ -416,11 +413,10 @@ var signOf = [3]decimal.Decimal{decimal.NewFromInt(-1), decimal.Zero, decimal.Ne
 // 297k rows was a twentieth of the report's CPU. The test that compares the
 // pass with whole line items (TestInstancesScanMatchesItems) fails if they
 // come to read more.
-func (p *instScan) item(x *instRow, billed *ledger.DecimalSum, end time.Time) (*ledger.Item, error) {
-	sh := p.share
+func (p *instScan) item(x *instRow, billed *ledger.DecimalSum, end time.Time) (*ledger.LineItem, error) {
 	li := &p.li
-	*li = ledger.Item{ID: x.r.Int64(icID), Kind: sh.TextOf(icKind, x.col(icKind)),
-		ChargeCategory: sh.TextOf(icCategory, x.col(icCategory)), BilledCost: signOf[billed.Sign()+1],
+	*li = ledger.LineItem{ID: x.r.Int64(icID), Kind: string(x.col(icKind)),
+		ChargeCategory: string(x.col(icCategory)), BilledCost: signOf[billed.Sign()+1],
 		ChargePeriodEnd: end}
 	var err error
 	if li.ChargePeriodStart, err = x.r.TimeOf(icStart, x.col(icStart)); err != nil {
@@ -480,8 +476,8 @@ func (p *instScan) outranked(x *instRow, in *instance, names bool) (start time.T
 // quantity.
 func (p *instScan) quantity(x *instRow) error {
 	li := &p.li
-	li.PricingUnit = p.share.TextOf(icPricingUnit, x.col(icPricingUnit))
+	li.PricingUnit = string(x.col(icPricingUnit))
 	var err error
-	li.PricingQuantity, err = p.share.AmountOf(x.r, icPricingQty, x.col(icPricingQty))
+	li.PricingQuantity, err = x.r.DecimalOf(icPricingQty, x.col(icPricingQty))
 	return err
 }

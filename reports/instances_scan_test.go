@@ -21,11 +21,11 @@ import (
 // goroutine. scanInstances must gather the same.
 func instRefSet(t *testing.T, db *ledger.DB, month string) *instanceSet {
 	t.Helper()
-	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.Item{},
+	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
 		comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}}
 	compAt := map[instKey]rank{}
 	err := db.EachLineItem(context.Background(), ledger.Filter{Month: month, NoRaw: true}, func(full *ledger.LineItem) error {
-		li := &full.Item
+		li := full
 		if li.ChargePeriodEnd.After(s.dataEnd[li.Provider]) {
 			s.dataEnd[li.Provider] = li.ChargePeriodEnd
 		}
@@ -89,14 +89,14 @@ func instEdgeLedger(t *testing.T, n int) *ledger.DB {
 		var items []ledger.LineItem
 		for i := range n {
 			start := base.Add(time.Duration(rng.IntN(40)) * time.Hour) // ties on purpose
-			li := ledger.LineItem{Item: ledger.Item{Provider: pick("autodl", "aliyun"),
+			li := ledger.LineItem{Provider: pick("autodl", "aliyun"),
 				BillingPeriod: period, ChargePeriodStart: start,
 				ChargePeriodEnd: start.Add(time.Duration(rng.IntN(3)) * time.Hour),
 				Currency:        pick("CNY", "CNY", "USD"),
 				BilledCost:      dec(t, pick("1.00", "0", "-0.50", "2.5", "0.01", "123456789.12345678901")),
 				ChargeCategory: pick(ledger.CategoryUsage, ledger.CategoryUsage, ledger.CategoryPurchase, ledger.CategoryCredit,
 					ledger.CategoryTax, ledger.CategoryAdjustment),
-				PricingModel: pick("on_demand", "reserved", "vendor_x"), GPUModel: pick("RTX 4090", "A100", "")},
+				PricingModel: pick("on_demand", "reserved", "vendor_x"), GPUModel: pick("RTX 4090", "A100", ""),
 				ResourceName: pick("", "", "train", "eval", "big")}
 			if rng.IntN(12) > 0 {
 				li.ResourceID = fmt.Sprintf("i-%d", rng.IntN(20))
@@ -133,10 +133,10 @@ func instEdgeLedger(t *testing.T, n int) *ledger.DB {
 		// Instances that run up to the end of the data, in both providers.
 		end := base.Add(45 * time.Hour)
 		for i, prov := range []string{"autodl", "aliyun", "autodl", "aliyun"} {
-			items = append(items, ledger.LineItem{Item: ledger.Item{Provider: prov, BillingPeriod: period,
+			items = append(items, ledger.LineItem{Provider: prov, BillingPeriod: period,
 				ChargePeriodStart: end.Add(-time.Hour), ChargePeriodEnd: end, Kind: ledger.KindCompute,
 				ResourceID: fmt.Sprintf("i-%d", i), BilledCost: dec(t, "1.5"), Currency: "CNY",
-				RowKey: fmt.Sprintf("%s#late%d", period, i)}, ResourceName: "late"})
+				RowKey: fmt.Sprintf("%s#late%d", period, i), ResourceName: "late"})
 		}
 		return items
 	}
@@ -315,7 +315,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	}
 	scan := func(where string, args ...any) *instScan {
 		p := newInstScan(gatherAll, &wanted)
-		err := db.Scan(ctx, "SELECT "+instCols+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, p.add)
+		err := db.Scan(ctx, "SELECT "+selectList(instCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, p.add)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +325,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	// must not depend on it; by time then id brings ties of time last.
 	for i, split := range []int{2, 3, 7, 1, 2, 3} {
 		order := [...]string{" ORDER BY li.id", " ORDER BY li.id DESC", " ORDER BY li.charge_period_end, li.id"}[i%3]
-		s := &instanceSet{month: "2026-10", byKey: map[instKey]*instance{}, items: map[int64]*ledger.Item{},
+		s := &instanceSet{month: "2026-10", byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
 			comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}, costs: map[int64]decimal.NullDecimal{}}
 		compAt := map[instKey]rank{}
 		for k := range split {
@@ -351,7 +351,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	var lateWant wantedCosts
 	p := newInstScan(gatherAll, &lateWant)
 	rows := 0
-	err = db.Scan(ctx, "SELECT "+instCols+" FROM line_items li WHERE li.billing_period = '2026-10'", nil, func(r ledger.Row) error {
+	err = db.Scan(ctx, "SELECT "+selectList(instCols)+" FROM line_items li WHERE li.billing_period = '2026-10'", nil, func(r ledger.Row) error {
 		if rows++; rows == 1000 {
 			lateWant.Store(newIDSet(costsOf))
 		}
@@ -388,7 +388,7 @@ func TestInstancesScanDescending(t *testing.T) {
 	// The currencies of each instance by the first id of each.
 	want := map[instKey][]string{}
 	err := db.EachLineItem(ctx, ledger.Filter{Month: "2026-10", NoRaw: true, Unordered: true}, func(full *ledger.LineItem) error {
-		li := &full.Item
+		li := full
 		if id := instOwnerID(li); id != "" {
 			k := instKey{li.Provider, id}
 			if !slices.Contains(want[k], li.Currency) {
@@ -433,7 +433,7 @@ func TestInstancesScanDescending(t *testing.T) {
 		rows, skipped := 0, 0
 		for k := range split {
 			p := newInstScan(gatherAll, nil)
-			q := "SELECT " + instCols + " FROM line_items li WHERE li.billing_period = '2026-10' AND li.id % ? = ? ORDER BY li.id DESC"
+			q := "SELECT " + selectList(instCols) + " FROM line_items li WHERE li.billing_period = '2026-10' AND li.id % ? = ? ORDER BY li.id DESC"
 			err := db.Scan(ctx, q, []any{split, k}, func(r ledger.Row) error {
 				rows++
 				return p.add(r)
@@ -462,11 +462,11 @@ func TestInstancesScanOutrankedTies(t *testing.T) {
 	db := testkit.OpenLedger(t)
 	start := bj("2026-10-10 00:00")
 	item := func(key string, end time.Time, gpu string) ledger.LineItem {
-		return ledger.LineItem{Item: ledger.Item{Provider: "autodl", BillingPeriod: "2026-10",
+		return ledger.LineItem{Provider: "autodl", BillingPeriod: "2026-10",
 			Kind: ledger.KindCompute, ResourceID: "i-1",
 			ChargeCategory: ledger.CategoryUsage, ChargePeriodStart: start, ChargePeriodEnd: end,
 			BilledCost: dec(t, "1"), Currency: "CNY", GPUModel: gpu,
-			RowKey: key}}
+			RowKey: key}
 	}
 	early := item("c", start.Add(time.Hour), "early")
 	used := item("d", start.Add(time.Hour), "used")
@@ -475,7 +475,7 @@ func TestInstancesScanOutrankedTies(t *testing.T) {
 		item("b", start.Add(2*time.Hour), "tie"), early, used})
 	for _, order := range []string{"", " DESC"} {
 		p := newInstScan(gatherAll, nil)
-		err := db.Scan(context.Background(), "SELECT "+instCols+" FROM line_items li ORDER BY li.charge_period_end"+order+", li.id",
+		err := db.Scan(context.Background(), "SELECT "+selectList(instCols)+" FROM line_items li ORDER BY li.charge_period_end"+order+", li.id",
 			nil, p.add)
 		if err != nil {
 			t.Fatal(err)
@@ -491,7 +491,7 @@ func TestInstancesScanOutrankedTies(t *testing.T) {
 		item("b", start.Add(2*time.Hour), "tie"), early})
 	for _, order := range []string{"", " DESC"} {
 		p := newInstScan(gatherAll, nil)
-		err := db2.Scan(context.Background(), "SELECT "+instCols+" FROM line_items li ORDER BY li.id"+order, nil, p.add)
+		err := db2.Scan(context.Background(), "SELECT "+selectList(instCols)+" FROM line_items li ORDER BY li.id"+order, nil, p.add)
 		if err != nil {
 			t.Fatal(err)
 		}

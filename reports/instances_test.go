@@ -40,20 +40,20 @@ func newInstSample(t *testing.T) *instSample {
 	db := testkit.OpenLedger(t)
 	s := &instSample{db: db, items: map[string][]ledger.LineItem{}}
 	compute := func(provider, id, name, start, end, qty, price, billed string) ledger.LineItem {
-		return ledger.LineItem{Item: ledger.Item{Provider: provider, BillingAccountID: "acct-" + provider,
+		return ledger.LineItem{Provider: provider, BillingAccountID: "acct-" + provider,
 			BillingPeriod: start[:7], ChargePeriodStart: bj(start), ChargePeriodEnd: bj(end),
 			Kind: ledger.KindCompute, ResourceID: id, GPUModel: "RTX 4090",
 			GPUCount: 1, PricingQuantity: nd(t, qty), PricingUnit: "hour",
-			ListUnitPrice: nd(t, price), BilledCost: dec(t, billed)}, ResourceName: name}
+			ListUnitPrice: nd(t, price), BilledCost: dec(t, billed), ResourceName: name}
 	}
 	daily := func(provider, id, parent, kind string, from, to int, billed string) []ledger.LineItem {
 		var out []ledger.LineItem
 		for d := from; d <= to; d++ {
 			start := bj(fmt.Sprintf("2026-10-%02d 00:00", d))
-			out = append(out, ledger.LineItem{Item: ledger.Item{Provider: provider,
+			out = append(out, ledger.LineItem{Provider: provider,
 				BillingAccountID: "acct-" + provider, BillingPeriod: "2026-10", ChargePeriodStart: start,
 				ChargePeriodEnd: start.AddDate(0, 0, 1), Kind: kind, ResourceID: id,
-				ParentResourceID: parent, BilledCost: dec(t, billed)}, ResourceName: id})
+				ParentResourceID: parent, BilledCost: dec(t, billed), ResourceName: id})
 		}
 		return out
 	}
@@ -66,11 +66,11 @@ func newInstSample(t *testing.T) *instSample {
 		compute("autodl", "a2", "eval", "2026-10-25 08:00", "2026-10-25 09:00", "1", "2", "2.00"),
 		compute("autodl", "a3", "=cmd|' /C calc'!A0", "2026-10-31 22:00", "2026-10-31 23:00", "1", "1.88", "1.88"),
 		compute("autodl", "a3", "=cmd|' /C calc'!A0", "2026-10-31 23:00", "2026-11-01 00:00", "1", "1.88", "1.88000001"),
-		{Item: ledger.Item{Provider: "autodl", BillingAccountID: "acct-autodl",
+		{Provider: "autodl", BillingAccountID: "acct-autodl",
 			BillingPeriod: "2026-10", ChargeCategory: ledger.CategoryCredit,
 			ChargePeriodStart: bj("2026-10-01 00:00"), ChargePeriodEnd: bj("2026-10-01 00:00"),
 			Kind: ledger.KindCredit, BilledCost: dec(t, "-10.00"),
-			Description: "代金券"}},
+			Description: "代金券"},
 	}
 	autodl = append(autodl, daily("autodl", "a1-disk", "a1", ledger.KindStorage, 29, 31, "0.33")...)
 	autodl = append(autodl, daily("autodl", "a2-disk", "a2", ledger.KindStorage, 25, 31, "0.10")...)
@@ -93,14 +93,14 @@ func newInstSample(t *testing.T) *instSample {
 		compute("matpool", "m1", "once", "2026-10-05 10:00", "2026-10-05 11:00", "1", "1.70", "1.70"), m2, pkg,
 	}
 	aws := []ledger.LineItem{
-		{Item: ledger.Item{Provider: "aws", BillingAccountID: "2109", BillingPeriod: "2026-10",
+		{Provider: "aws", BillingAccountID: "2109", BillingPeriod: "2026-10",
 			ChargePeriodStart: bj("2026-10-05 08:00"), ChargePeriodEnd: bj("2026-10-05 09:00"),
 			Kind: ledger.KindCompute, ResourceID: "i-0abc", GPUModel: "A100 80G",
-			Currency: "USD", BilledCost: dec(t, "3.14159265358")}, ResourceName: "gpu-box"},
-		{Item: ledger.Item{Provider: "aws", BillingAccountID: "2109", BillingPeriod: "2026-10",
+			Currency: "USD", BilledCost: dec(t, "3.14159265358"), ResourceName: "gpu-box"},
+		{Provider: "aws", BillingAccountID: "2109", BillingPeriod: "2026-10",
 			ChargePeriodStart: bj("2026-10-31 00:00"), ChargePeriodEnd: bj("2026-11-01 00:00"),
 			Kind: ledger.KindStorage, ResourceID: "vol-1", Currency: "USD",
-			BilledCost: dec(t, "0.10000000001")}},
+			BilledCost: dec(t, "0.10000000001")},
 	}
 	for _, f := range []struct {
 		path  string
@@ -339,16 +339,16 @@ func TestInstancesNeedsMonth(t *testing.T) {
 func TestInstancesIndependentOfStorageOrder(t *testing.T) {
 	hour := func(res, name, start string, hours int, cost string) ledger.LineItem {
 		s := bj(start)
-		return ledger.LineItem{Item: ledger.Item{Provider: "autodl", BillingPeriod: "2026-10",
+		return ledger.LineItem{Provider: "autodl", BillingPeriod: "2026-10",
 			ChargePeriodStart: s, ChargePeriodEnd: s.Add(time.Duration(hours) * time.Hour),
 			Kind: ledger.KindCompute, ResourceID: res, GPUModel: "RTX 4090",
-			BilledCost: dec(t, cost)}, ResourceName: name}
+			BilledCost: dec(t, cost), ResourceName: name}
 	}
 	disk := func(res, parent, name, start, cost string) ledger.LineItem {
 		s := bj(start)
-		return ledger.LineItem{Item: ledger.Item{Provider: "autodl", BillingPeriod: "2026-10",
+		return ledger.LineItem{Provider: "autodl", BillingPeriod: "2026-10",
 			ChargePeriodStart: s, ChargePeriodEnd: s.Add(24 * time.Hour), Kind: ledger.KindStorage,
-			ResourceID: res, ParentResourceID: parent, BilledCost: dec(t, cost)},
+			ResourceID: res, ParentResourceID: parent, BilledCost: dec(t, cost),
 			ResourceName: name}
 	}
 	items := []ledger.LineItem{

@@ -86,10 +86,10 @@ type RefundClaim struct {
 	Evidence    []ledger.Evidence
 
 	// what the ticket text says about it
-	items       []*ledger.Item
-	cites       []rowCite    // Evidence as rows a person sees (citeRows)
-	platformIDs []platformID // the platform's own ids in the evidence rows (order, transaction, bill ids)
-	earlier     *ledger.Item // price_deviation: the same resource billed at a lower unit price (billedLower)
+	items       []*ledger.LineItem
+	cites       []rowCite        // Evidence as rows a person sees (citeRows)
+	platformIDs []platformID     // the platform's own ids in the evidence rows (order, transaction, bill ids)
+	earlier     *ledger.LineItem // price_deviation: the same resource billed at a lower unit price (billedLower)
 	earlierRow  rowCite
 	template    bool // every evidence row is from the gpubill template, not a platform export
 	lastCompute time.Time
@@ -331,7 +331,7 @@ func claimableFindings(ctx context.Context, db *ledger.DB, month string) ([]ledg
 }
 
 // itemsPeriod is the span of the items' charge periods.
-func refundItemsPeriod(items []*ledger.Item) (start, end time.Time) {
+func refundItemsPeriod(items []*ledger.LineItem) (start, end time.Time) {
 	for _, li := range items {
 		if start.IsZero() || li.ChargePeriodStart.Before(start) {
 			start = li.ChargePeriodStart
@@ -344,7 +344,7 @@ func refundItemsPeriod(items []*ledger.Item) (start, end time.Time) {
 }
 
 // accountOf is the billing account of the items (the first stated).
-func refundAccount(items []*ledger.Item) string {
+func refundAccount(items []*ledger.LineItem) string {
 	for _, li := range items {
 		if li.BillingAccountID != "" {
 			return li.BillingAccountID
@@ -403,7 +403,7 @@ func (s *instanceSet) afterRelease() []RefundClaim {
 // countClaims sets each claim's Counted: its money once per line item,
 // under the claim of higher severity, then the rule listed first (the
 // attribution of the findings report).
-func countClaims(claims []RefundClaim, items map[int64]*ledger.Item) {
+func countClaims(claims []RefundClaim, items map[int64]*ledger.LineItem) {
 	fs := make([]ledger.Finding, len(claims))
 	billed := map[int64]decimal.Decimal{}
 	for i, c := range claims {

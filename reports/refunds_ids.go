@@ -48,7 +48,7 @@ func idHeaderKey(h string) string {
 const maxIDValues = 6
 
 // findPlatformIDs fills c.platformIDs from the raw cells of its evidence.
-func (c *RefundClaim) findPlatformIDs(items map[int64]*ledger.Item, imports map[int64]*ledger.Import, raw map[int64][]string) {
+func (c *RefundClaim) findPlatformIDs(items map[int64]*ledger.LineItem, imports map[int64]*ledger.Import, raw map[int64][]string) {
 	c.platformIDs = c.platformIDs[:0]
 	idx := map[string]int{}
 	seen := map[[2]string]bool{}

@@ -73,7 +73,7 @@ type rowCite struct {
 
 // citeRows fills c.cites from its evidence and c.template, from the imports
 // of its line items.
-func (c *RefundClaim) citeRows(items map[int64]*ledger.Item, imports map[int64]*ledger.Import) {
+func (c *RefundClaim) citeRows(items map[int64]*ledger.LineItem, imports map[int64]*ledger.Import) {
 	c.cites = c.cites[:0]
 	c.template = len(c.Evidence) > 0
 	for _, e := range c.Evidence {

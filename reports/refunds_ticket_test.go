@@ -18,8 +18,8 @@ import (
 func TestTicketGuessCitesSource(t *testing.T) {
 	loc := ledger.DefaultTZ()
 	at := time.Date(2026, 10, 8, 13, 0, 0, 0, loc)
-	item := &ledger.Item{Kind: ledger.KindSeat, ChargePeriodStart: at.AddDate(0, 0, 11), ChargePeriodEnd: at.AddDate(0, 0, 12)}
-	c := &RefundClaim{RuleID: RuleChargedAfterRelease, ResourceID: "i-1", Currency: "CNY", items: []*ledger.Item{item},
+	item := &ledger.LineItem{Kind: ledger.KindSeat, ChargePeriodStart: at.AddDate(0, 0, 11), ChargePeriodEnd: at.AddDate(0, 0, 12)}
+	c := &RefundClaim{RuleID: RuleChargedAfterRelease, ResourceID: "i-1", Currency: "CNY", items: []*ledger.LineItem{item},
 		lastCompute: at, releaseAt: at.AddDate(0, 0, 10), releaseDays: 10}
 	pol := billing.Policy{Guesses: []string{"release_days"}, Source: "the platform's help page on releases", Seen: "2026-11-02"}
 	for _, tc := range []struct {
@@ -48,7 +48,7 @@ func TestTicketGuessCitesSource(t *testing.T) {
 // title rows count, a workbook's rows as Sheet!row, and an import that
 // recorded no row mapping by record number, said so.
 func TestTicketRows(t *testing.T) {
-	items := map[int64]*ledger.Item{1: {ImportID: 10}, 2: {ImportID: 10}, 3: {ImportID: 10}, 4: {ImportID: 20}, 5: {ImportID: 30}}
+	items := map[int64]*ledger.LineItem{1: {ImportID: 10}, 2: {ImportID: 10}, 3: {ImportID: 10}, 4: {ImportID: 20}, 5: {ImportID: 30}}
 	imports := map[int64]*ledger.Import{
 		10: {ID: 10, Path: "/home/u/bills/恒源云.xlsx", Sheet: "账单", HeaderRow: 2, RowMapped: true, Format: "gpubill-bill"},
 		20: {ID: 20, Path: "/home/u/bills/aliyun.csv", HeaderRow: 1, RowMapped: true, RowMap: [][2]int{{3, 6}}, Format: "aliyun-detail"},
@@ -84,7 +84,7 @@ func TestTicketRows(t *testing.T) {
 // in the raw cells of its rows (交易ID, 订单号, BillID …), each value once,
 // and not the resource id the sentence names already.
 func TestTicketPlatformIDs(t *testing.T) {
-	items := map[int64]*ledger.Item{1: {ImportID: 1}, 2: {ImportID: 1}, 3: {ImportID: 1}}
+	items := map[int64]*ledger.LineItem{1: {ImportID: 1}, 2: {ImportID: 1}, 3: {ImportID: 1}}
 	imports := map[int64]*ledger.Import{1: {ID: 1, Header: []string{"资源ID", "订单ID", "交易ID", "组件名称", "BillID"}}}
 	raw := map[int64][]string{
 		1: {"ins-1", "", "T1", "GPU", "B-9"},

@@ -108,7 +108,7 @@ func loadReplayInput(in ReplaySource, month string, cfg ReplayConfig) *replayInp
 	start, end, tz := in.Period()
 	out := &replayInput{Month: month, MonthStart: start, MonthEnd: end, TZ: tz,
 		Policies: map[string]replayPolicy{}, NormalizeGPU: memoGPUKeys(billing.NormalizeGPUModel)}
-	part := func(li *ledger.Item) replayPart {
+	part := func(li *ledger.LineItem) replayPart {
 		s, e := billing.ActiveSpan(li)
 		p := replayPart{ID: li.ID, Component: li.SKU, Start: s, End: e, ChargeStart: li.ChargePeriodStart,
 			ChargeEnd: li.ChargePeriodEnd, Cost: li.BilledCost, GPUModel: li.GPUModel, GPUCount: li.GPUCount}

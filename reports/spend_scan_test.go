@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -17,7 +18,7 @@ func TestSpendScanMergeIsExact(t *testing.T) {
 	tz := time.FixedZone("CST", 8*3600)
 	scan := func(where string, args ...any) *spendScan {
 		s := newSpendScan(by, tz)
-		if err := db.Scan(ctx, "SELECT "+spendCols+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, s.add); err != nil {
+		if err := db.Scan(ctx, "SELECT "+selectList(spendCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, s.add); err != nil {
 			t.Fatal(err)
 		}
 		return s
@@ -47,3 +48,6 @@ func TestSpendScanMergeIsExact(t *testing.T) {
 		}
 	}
 }
+
+// selectList is the SQL list of a scan's columns.
+func selectList(cols []string) string { return "li." + strings.Join(cols, ", li.") }

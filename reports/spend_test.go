@@ -132,11 +132,11 @@ func manyItemsLedger(t *testing.T) *ledger.DB {
 		if kind == ledger.KindCredit || i%11 == 0 {
 			billed = billed.Neg()
 		}
-		li := ledger.LineItem{Item: ledger.Item{Provider: []string{"autodl", "aliyun", "aws"}[i%3],
+		li := ledger.LineItem{Provider: []string{"autodl", "aliyun", "aws"}[i%3],
 			BillingPeriod: "2026-10", ChargePeriodStart: bj("2026-10-03 00:00"),
 			ChargePeriodEnd: bj("2026-10-04 00:00"), Kind: kind,
 			ResourceID: fmt.Sprintf("r%d", i%17), Currency: cur, BilledCost: billed,
-			GPUModel: []string{"", "RTX 4090", "A100"}[i%3]}, SubAccount: []string{"p1", "p2"}[i%2]}
+			GPUModel: []string{"", "RTX 4090", "A100"}[i%3], SubAccount: []string{"p1", "p2"}[i%2]}
 		if i%4 != 0 {
 			li.VoucherPaid = nd(t, amount())
 		}
@@ -149,9 +149,9 @@ func manyItemsLedger(t *testing.T) *ledger.DB {
 		items = append(items, li)
 	}
 	testkit.ImportItems(t, db, "many.csv", items)
-	other := []ledger.LineItem{{Item: ledger.Item{Provider: "autodl", BillingPeriod: "2026-09",
+	other := []ledger.LineItem{{Provider: "autodl", BillingPeriod: "2026-09",
 		ChargePeriodStart: bj("2026-09-03 00:00"), ChargePeriodEnd: bj("2026-09-04 00:00"),
-		Kind: ledger.KindCompute, BilledCost: dec(t, "7.77")}}}
+		Kind: ledger.KindCompute, BilledCost: dec(t, "7.77")}}
 	testkit.ImportItems(t, db, "september.csv", other)
 
 	return db
@@ -239,9 +239,9 @@ func pow10(n int) int64 {
 func TestSpendUnknownAmounts(t *testing.T) {
 	db := testkit.OpenLedger(t)
 	mk := func(res, voucher string) ledger.LineItem {
-		return ledger.LineItem{Item: ledger.Item{Provider: "autodl", BillingPeriod: "2026-10",
+		return ledger.LineItem{Provider: "autodl", BillingPeriod: "2026-10",
 			ChargePeriodStart: bj("2026-10-03 00:00"), ChargePeriodEnd: bj("2026-10-04 00:00"),
-			Kind: ledger.KindCompute, ResourceID: res, BilledCost: dec(t, "2")},
+			Kind: ledger.KindCompute, ResourceID: res, BilledCost: dec(t, "2"),
 			VoucherPaid: nd(t, voucher)}
 	}
 	testkit.ImportItems(t, db, "b.csv", []ledger.LineItem{mk("none", ""), mk("none", ""), mk("part", ""), mk("part", "1.25"),
@@ -445,11 +445,11 @@ func TestSpendExtrasExact(t *testing.T) {
 			cur = "USD"
 		}
 		start := bj(fmt.Sprintf("%s-%02d %02d:00", month, day, i%24))
-		items = append(items, ledger.LineItem{Item: ledger.Item{Provider: []string{"autodl", "aliyun", "aws"}[i%3],
+		items = append(items, ledger.LineItem{Provider: []string{"autodl", "aliyun", "aws"}[i%3],
 			BillingPeriod: month, ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour),
 			Kind:       []string{ledger.KindCompute, ledger.KindStorage, ledger.KindNetwork, ledger.KindCredit}[i%4],
 			ResourceID: fmt.Sprintf("r%d", i%23), Currency: cur,
-			BilledCost: dec(t, fmt.Sprintf("%d.%08d", rng.Int64N(1_000_000), rng.Int64N(100_000_000)))}})
+			BilledCost: dec(t, fmt.Sprintf("%d.%08d", rng.Int64N(1_000_000), rng.Int64N(100_000_000)))})
 	}
 	stored := testkit.ImportItems(t, db, "many.csv", items)
 	rep, err := Spend(context.Background(), db, SpendOptions{Month: "2026-10", TZ: bj("2026-10-01 00:00").Location()})
@@ -536,10 +536,10 @@ func TestSpendExtrasExact(t *testing.T) {
 // previous_month and change are null and the section says so.
 func TestSpendNoPreviousMonth(t *testing.T) {
 	db := testkit.OpenLedger(t)
-	testkit.ImportItems(t, db, "b.csv", []ledger.LineItem{{Item: ledger.Item{Provider: "autodl",
+	testkit.ImportItems(t, db, "b.csv", []ledger.LineItem{{Provider: "autodl",
 		BillingPeriod: "2026-10", ChargePeriodStart: bj("2026-10-03 00:00"),
 		ChargePeriodEnd: bj("2026-10-04 00:00"), Kind: ledger.KindCompute,
-		ResourceID: "i-1", BilledCost: dec(t, "2")}}})
+		ResourceID: "i-1", BilledCost: dec(t, "2")}})
 	rep, err := Spend(context.Background(), db, SpendOptions{Month: "2026-10"})
 	if err != nil {
 		t.Fatal(err)

@@ -70,12 +70,12 @@ type WhatIfOptions struct {
 // first use and must be safe to call side by side.
 type WhatIfSource interface {
 	// MonthItems are the line items of the month (no context).
-	MonthItems() []*ledger.Item
+	MonthItems() []*ledger.LineItem
 	// Sessions are the on-demand sessions of the month and its context.
 	Sessions() []billing.Session
 	// ServedInstance is the instance the charge li serves; ok is false when
 	// none is known.
-	ServedInstance(li *ledger.Item) (id string, ok bool)
+	ServedInstance(li *ledger.LineItem) (id string, ok bool)
 	// ComputeSpans calls fn with each span, in order, during which the
 	// instance ran compute (month and context), until fn returns false.
 	ComputeSpans(provider, resource string, fn func(start, end time.Time) bool)
@@ -141,7 +141,7 @@ type wiRows struct {
 func newWiRows(scenario string) *wiRows { return &wiRows{scenario: scenario, m: map[wiKey]*wiRow{}} }
 
 // row is the row for li's provider and currency.
-func (rows *wiRows) row(li *ledger.Item) *wiRow {
+func (rows *wiRows) row(li *ledger.LineItem) *wiRow {
 	if r := rows.last; r != nil && r.Provider == li.Provider && r.Currency == li.Currency {
 		return r
 	}
@@ -156,7 +156,7 @@ func (rows *wiRows) row(li *ledger.Item) *wiRow {
 }
 
 // same adds li, its cost the same under the scenario.
-func (r *wiRow) same(li *ledger.Item) {
+func (r *wiRow) same(li *ledger.LineItem) {
 	r.Items++
 	r.actual.Add(li.BilledCost)
 	r.scenario.Add(li.BilledCost)
@@ -164,7 +164,7 @@ func (r *wiRow) same(li *ledger.Item) {
 
 // costs adds li with its cost under the scenario, computed anew (the
 // sum keeps its precision, as it keeps every term's).
-func (r *wiRow) costs(li *ledger.Item, scenarioCost decimal.Decimal) {
+func (r *wiRow) costs(li *ledger.LineItem, scenarioCost decimal.Decimal) {
 	r.Items++
 	r.actual.Add(li.BilledCost)
 	r.scenario.Add(scenarioCost)
@@ -175,7 +175,7 @@ func (r *wiRow) costs(li *ledger.Item, scenarioCost decimal.Decimal) {
 }
 
 // perSecondRows is the per_second scenario.
-func perSecondRows(items []*ledger.Item) *wiRows {
+func perSecondRows(items []*ledger.LineItem) *wiRows {
 	rows := newWiRows(WhatIfPerSecond)
 	for _, li := range items { // sums and counts: any order
 		if !billing.IsRunning(li) || billing.IsPrepaid(li) {
@@ -313,7 +313,7 @@ func whatIfOf(src WhatIfSource, opts WhatIfOptions) *WhatIfReport {
 // (repriced: the cost is computed anew, never above what was billed). ok
 // is false when the bill states no actual use (or bills no time): li then
 // stays as billed.
-func perSecondCost(li *ledger.Item) (cost decimal.Decimal, repriced, ok bool) {
+func perSecondCost(li *ledger.LineItem) (cost decimal.Decimal, repriced, ok bool) {
 	// The quantity's sign is asked last: it reads its *big.Int, a cache
 	// miss an item. per_second of a 297,600-item month whose items state
 	// no actual use (which the fields in the item tell): 81 → 52 ms
@@ -353,7 +353,7 @@ type idleIndex struct {
 	first map[[2]string]time.Time // provider, instance → first charge start of the month's items serving it
 	// charges are the month's items that are not compute, in order: the
 	// scenario's own pass reads them, not the whole month again.
-	charges []*ledger.Item
+	charges []*ledger.LineItem
 }
 
 func newIdleIndex(src WhatIfSource) *idleIndex {
@@ -379,7 +379,7 @@ func newIdleIndex(src WhatIfSource) *idleIndex {
 // after: the whole cost when its charge period starts at or after that
 // moment, pro rata by time when the period crosses it, 0 when the instance
 // ran compute during the period or not long enough before it.
-func (x *idleIndex) releasable(li *ledger.Item, instance string, after time.Duration) decimal.Decimal {
+func (x *idleIndex) releasable(li *ledger.LineItem, instance string, after time.Duration) decimal.Decimal {
 	k := [2]string{li.Provider, instance}
 	s, e := li.ChargePeriodStart, li.ChargePeriodEnd
 	if !e.After(s) {

@@ -31,37 +31,37 @@ func whatIfSample(t *testing.T) (*ledger.DB, []ledger.LineItem) {
 	db := testkit.OpenLedger(t)
 	var items []ledger.LineItem
 	items = append(items,
-		ledger.LineItem{Item: ledger.Item{Provider: "lanrui", Kind: ledger.KindCompute,
+		ledger.LineItem{Provider: "lanrui", Kind: ledger.KindCompute,
 			ResourceID: "lr-1", GPUModel: "A100 80G", ChargePeriodStart: bj("2026-10-05 10:00"),
 			ChargePeriodEnd: bj("2026-10-05 11:00"), UsageStart: bj("2026-10-05 10:00"),
 			UsageEnd: bj("2026-10-05 10:12"), PricingQuantity: nd(t, "1"), PricingUnit: "hour",
-			ListUnitPrice: nd(t, "7.50"), BilledCost: dec(t, "7.50")}},
-		ledger.LineItem{Item: ledger.Item{Provider: "lanrui", Kind: ledger.KindCompute,
+			ListUnitPrice: nd(t, "7.50"), BilledCost: dec(t, "7.50")},
+		ledger.LineItem{Provider: "lanrui", Kind: ledger.KindCompute,
 			ResourceID: "lr-1", GPUModel: "A100 80G", ChargePeriodStart: bj("2026-10-09 10:00"),
 			ChargePeriodEnd: bj("2026-10-09 11:00"), PricingQuantity: nd(t, "1"), PricingUnit: "hour",
-			ListUnitPrice: nd(t, "7.50"), BilledCost: dec(t, "7.50")}},
+			ListUnitPrice: nd(t, "7.50"), BilledCost: dec(t, "7.50")},
 	)
 	for h := range 10 {
-		items = append(items, ledger.LineItem{Item: ledger.Item{Provider: "autodl",
+		items = append(items, ledger.LineItem{Provider: "autodl",
 			Kind: ledger.KindCompute, ResourceID: "a-1", GPUModel: "RTX 4090",
 			ChargePeriodStart: bj(fmt.Sprintf("2026-10-03 %02d:00", h)),
 			ChargePeriodEnd:   bj(fmt.Sprintf("2026-10-03 %02d:00", h+1)), PricingQuantity: nd(t, "1"),
-			PricingUnit: "hour", BilledCost: dec(t, "1.00")}})
+			PricingUnit: "hour", BilledCost: dec(t, "1.00")})
 	}
-	items = append(items, ledger.LineItem{Item: ledger.Item{Provider: "gpushare",
+	items = append(items, ledger.LineItem{Provider: "gpushare",
 		Kind: ledger.KindCompute, ResourceID: "g-1", GPUModel: "RTX 4090",
 		ChargePeriodStart: bj("2026-10-01 01:00"), ChargePeriodEnd: bj("2026-10-01 02:00"),
-		PricingQuantity: nd(t, "1"), PricingUnit: "hour", BilledCost: dec(t, "2.20")}})
+		PricingQuantity: nd(t, "1"), PricingUnit: "hour", BilledCost: dec(t, "2.20")})
 	for d := 1; d <= 6; d++ {
-		items = append(items, ledger.LineItem{Item: ledger.Item{Provider: "gpushare",
+		items = append(items, ledger.LineItem{Provider: "gpushare",
 			Kind: ledger.KindStorage, ResourceID: "g-1-disk", ParentResourceID: "g-1",
 			ChargePeriodStart: bj(fmt.Sprintf("2026-10-%02d 00:00", d)),
-			ChargePeriodEnd:   bj(fmt.Sprintf("2026-10-%02d 00:00", d+1)), BilledCost: dec(t, "0.50")}})
+			ChargePeriodEnd:   bj(fmt.Sprintf("2026-10-%02d 00:00", d+1)), BilledCost: dec(t, "0.50")})
 	}
-	items = append(items, ledger.LineItem{Item: ledger.Item{Provider: "gpushare",
+	items = append(items, ledger.LineItem{Provider: "gpushare",
 		Kind: ledger.KindSnapshot, ResourceID: "",
 		ChargePeriodStart: bj("2026-10-06 00:00"), ChargePeriodEnd: bj("2026-10-07 00:00"),
-		BilledCost: dec(t, "0.30")}})
+		BilledCost: dec(t, "0.30")})
 	for i := range items {
 		items[i].BillingPeriod = "2026-10"
 	}

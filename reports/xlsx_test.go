@@ -253,11 +253,11 @@ func TestXLSXInjection(t *testing.T) {
 	names := []string{`=HYPERLINK("http://evil.example","x")`, `-cmd|' /C calc'!A0`, `@SUM(1)`, "+1", "\tx", "plain"}
 	var items []ledger.LineItem
 	for i, n := range names {
-		items = append(items, ledger.LineItem{Item: ledger.Item{Provider: "autodl",
+		items = append(items, ledger.LineItem{Provider: "autodl",
 			BillingPeriod: "2026-10", ChargePeriodStart: bj("2026-10-03 14:00"),
 			ChargePeriodEnd: bj("2026-10-03 15:00"), Kind: ledger.KindCompute,
-			ResourceID: "r" + itoa(i),
-			BilledCost: decimal.RequireFromString("-1.25").Add(decimal.NewFromInt(int64(i)))},
+			ResourceID:   "r" + itoa(i),
+			BilledCost:   decimal.RequireFromString("-1.25").Add(decimal.NewFromInt(int64(i))),
 			ResourceName: n})
 	}
 	testkit.ImportItems(t, db, "bills/x.csv", items)

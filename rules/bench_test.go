@@ -154,9 +154,9 @@ func generateBenchItemsIn(n int, from, to time.Time, fn func(*ledger.LineItem) b
 		id := fmt.Sprintf("%s-i-%06d", prov, inst)
 		acct := fmt.Sprintf("acct-%d", inst%17)
 		base := func(kind string, s, e time.Time, cost decimal.Decimal) ledger.LineItem {
-			return ledger.LineItem{Item: ledger.Item{Provider: prov, BillingAccountID: acct,
+			return ledger.LineItem{Provider: prov, BillingAccountID: acct,
 				Kind: kind, ResourceID: id, ChargePeriodStart: s.UTC(), ChargePeriodEnd: e.UTC(),
-				BilledCost: cost}}
+				BilledCost: cost}
 		}
 		price := g.price
 		if inst%23 == 0 { // a promotion that ended: 30% dearer

@@ -54,7 +54,7 @@ func nextMonthEdge(in *Input) time.Time {
 
 // noteEnds returns a function that raises latest (Unix seconds) to an
 // item's charge period and usage ends. Stored times are whole seconds.
-func noteEnds(latest *atomic.Int64) func(*ledger.Item) {
+func noteEnds(latest *atomic.Int64) func(*ledger.LineItem) {
 	raise := func(t time.Time) {
 		if t.IsZero() {
 			return
@@ -66,7 +66,7 @@ func noteEnds(latest *atomic.Int64) func(*ledger.Item) {
 			}
 		}
 	}
-	return func(li *ledger.Item) {
+	return func(li *ledger.LineItem) {
 		raise(li.ChargePeriodEnd)
 		raise(li.UsageEnd)
 	}
@@ -94,7 +94,7 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 		// into a set of its own, joined after. The set's keys are made in
 		// a buffer and looked up without a copy.
 		rest := ledger.Filter{Month: next, Kinds: compute, StartsFrom: f.StartsBefore}
-		const cols = "li.provider, li.resource_id, li.billing_account_id, li.charge_category, li.billed_cost"
+		cols := []string{"provider", "resource_id", "billing_account_id", "charge_category", "billed_cost"}
 		_, err := db.ScanLineItems(ctx, rest, cols, func(int) func(ledger.Row) error {
 			seen := map[string][3]string{}
 			parts = append(parts, seen)

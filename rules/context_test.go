@@ -165,19 +165,19 @@ func TestSecSpans(t *testing.T) {
 // TestItemsAndContext: the month's items and then its context, each with
 // its index in the two as one list, and nothing after a break.
 func TestItemsAndContext(t *testing.T) {
-	mk := func(ids ...int64) []*ledger.Item {
-		var out []*ledger.Item
+	mk := func(ids ...int64) []*ledger.LineItem {
+		var out []*ledger.LineItem
 		for _, id := range ids {
-			out = append(out, &ledger.Item{ID: id})
+			out = append(out, &ledger.LineItem{ID: id})
 		}
 		return out
 	}
-	for _, tc := range []struct{ items, context []*ledger.Item }{
+	for _, tc := range []struct{ items, context []*ledger.LineItem }{
 		{mk(1, 2, 3), mk(10, 11)}, {nil, mk(10)}, {mk(1), nil}, {nil, nil},
 	} {
 		in := &Input{Items: tc.items, Context: tc.context}
-		want := append(append([]*ledger.Item{}, tc.items...), tc.context...)
-		var got []*ledger.Item
+		want := append(append([]*ledger.LineItem{}, tc.items...), tc.context...)
+		var got []*ledger.LineItem
 		for i, li := range in.itemsAndContext() {
 			if i != len(got) {
 				t.Fatalf("index %d at position %d", i, len(got))

@@ -23,7 +23,7 @@ func (in *Input) Sessions() []billing.Session {
 
 // isLoneSession reports whether li is a session on its own (the one item of
 // its session).
-func (in *Input) isLoneSession(li *ledger.Item) bool {
+func (in *Input) isLoneSession(li *ledger.LineItem) bool {
 	c := in.cache()
 	c.lone.once.Do(func() {
 		c.lone.ids = map[int64]bool{}
@@ -90,7 +90,7 @@ func (in *Input) coverage() *coverage {
 	shared := in.cache()
 	shared.cover.once.Do(func() {
 		m := map[instKey][]secSpan{}
-		addCoverage(in, m, func(li *ledger.Item) (instKey, bool) {
+		addCoverage(in, m, func(li *ledger.LineItem) (instKey, bool) {
 			return instKey{li.Provider, li.ResourceID}, li.ResourceID != ""
 		})
 		shared.cover.c = &coverage{byInstance: m}
@@ -107,7 +107,7 @@ func (in *Input) accountCoverage() map[acctKey][]secSpan {
 	shared := in.cache()
 	shared.acctCover.once.Do(func() {
 		m := map[acctKey][]secSpan{}
-		addCoverage(in, m, func(li *ledger.Item) (acctKey, bool) { return acctKey{li.Provider, li.BillingAccountID}, true })
+		addCoverage(in, m, func(li *ledger.LineItem) (acctKey, bool) { return acctKey{li.Provider, li.BillingAccountID}, true })
 		shared.acctCover.m = m
 	})
 	return shared.acctCover.m
@@ -116,7 +116,7 @@ func (in *Input) accountCoverage() map[acctKey][]secSpan {
 // addCoverage puts into m the active span of each running compute item of
 // the month and its context under its key (when key says it has one), as
 // sorted, merged half-open spans.
-func addCoverage[K comparable](in *Input, m map[K][]secSpan, key func(li *ledger.Item) (K, bool)) {
+func addCoverage[K comparable](in *Input, m map[K][]secSpan, key func(li *ledger.LineItem) (K, bool)) {
 	// The items of one resource come together, in order of start: each
 	// list is kept at hand while its key lasts (keyedIntervals).
 	lists := keyedIntervals[K]{m: m}
@@ -201,7 +201,7 @@ func overlaps(ivs []secSpan, s, e time.Time) bool {
 // if the bill names one; else its own resource id when that resource has
 // compute in the data (an instance's own component row); else, as a
 // fallback, the provider account as a whole.
-func (in *Input) servedBy(li *ledger.Item) served {
+func (in *Input) servedBy(li *ledger.LineItem) served {
 	if li.ParentResourceID != "" {
 		return served{servedParent, li.Provider, li.ParentResourceID}
 	}

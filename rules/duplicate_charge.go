@@ -63,7 +63,7 @@ type duplicateGroupKey struct {
 
 // duplicateSet is one charge and its copies.
 type duplicateSet struct {
-	items []*ledger.Item // ordered by billing period, file, row, id
+	items []*ledger.LineItem // ordered by billing period, file, row, id
 }
 
 func (r duplicateCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
@@ -126,15 +126,15 @@ func (r duplicateCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding, 
 // Month items and context items are disjoint (different billing periods).
 // Grouping by resource first keeps the hashing cheap on a million items.
 // overlapping_charge uses it too: built once (caches), read by both.
-func duplicateCandidates(in *Input) [][]*ledger.Item {
+func duplicateCandidates(in *Input) [][]*ledger.LineItem {
 	c := in.cache()
 	c.dup.once.Do(func() { c.dup.groups = buildDuplicateCandidates(in) })
 	return c.dup.groups
 }
 
-func buildDuplicateCandidates(in *Input) [][]*ledger.Item {
+func buildDuplicateCandidates(in *Input) [][]*ledger.LineItem {
 	idx := map[instKey]int{}
-	var groups [][]*ledger.Item
+	var groups [][]*ledger.LineItem
 	cur := -1
 	var curKey instKey
 	for _, li := range in.itemsAndContext() {
@@ -165,7 +165,7 @@ func buildDuplicateCandidates(in *Input) [][]*ledger.Item {
 // duplicateKeyCompare orders items of one provider and resource by what two
 // copies of one charge have in common; 0 means copies. Amounts compare by
 // value (1.50 = 1.5).
-func duplicateKeyCompare(a, b *ledger.Item) int {
+func duplicateKeyCompare(a, b *ledger.LineItem) int {
 	if c := a.ChargePeriodStart.Compare(b.ChargePeriodStart); c != 0 {
 		return c
 	}
@@ -191,7 +191,7 @@ func duplicateKeyCompare(a, b *ledger.Item) int {
 
 // duplicateCompare is duplicateKeyCompare, then billing period, file, row
 // and id: among copies, the one billed first comes first.
-func duplicateCompare(a, b *ledger.Item) int {
+func duplicateCompare(a, b *ledger.LineItem) int {
 	if c := duplicateKeyCompare(a, b); c != 0 {
 		return c
 	}
@@ -209,7 +209,7 @@ func duplicateCompare(a, b *ledger.Item) int {
 
 func (duplicateCharge) finding(in *Input, g duplicateGroupKey, ss []*duplicateSet, total decimal.Decimal, th thresholds) ledger.Finding {
 	cur := g.currency
-	var items []*ledger.Item
+	var items []*ledger.LineItem
 	var start, end time.Time
 	extra := 0
 	var periods, terms []string
@@ -266,7 +266,7 @@ func (duplicateCharge) finding(in *Input, g duplicateGroupKey, ss []*duplicateSe
 
 // duplicatePeriodText renders a charge period in loc: "2026-10-03 10:00–11:00",
 // "2026-10-03 00:00–2026-10-04 00:00", or one instant.
-func duplicatePeriodText(li *ledger.Item, loc *time.Location) string {
+func duplicatePeriodText(li *ledger.LineItem, loc *time.Location) string {
 	s, e := li.ChargePeriodStart, li.ChargePeriodEnd
 	if !e.After(s) {
 		return formatTime(s, loc)

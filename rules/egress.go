@@ -139,7 +139,7 @@ func (in *Input) egressComputeServed() map[egressComputeKey]decimal.Decimal {
 		sums[k].AddSum(s)
 	}
 	var run ledger.DecimalSum
-	var first *ledger.Item // of the run summed in run
+	var first *ledger.LineItem // of the run summed in run
 	flush := func() {
 		if first == nil {
 			return
@@ -150,7 +150,7 @@ func (in *Input) egressComputeServed() map[egressComputeKey]decimal.Decimal {
 		addTo(egressComputeKey{first.Provider, servedAccount, first.BillingAccountID, first.Currency}, &run)
 		run, first = ledger.DecimalSum{}, nil
 	}
-	add := func(li *ledger.Item, cost decimal.Decimal) {
+	add := func(li *ledger.LineItem, cost decimal.Decimal) {
 		if cost.IsZero() {
 			return
 		}
@@ -184,7 +184,7 @@ func (in *Input) egressComputeServed() map[egressComputeKey]decimal.Decimal {
 // monthShare is the part of the running context item li's cost inside the
 // month: whole for a point in time within it, pro rata by its active span
 // otherwise; ok is false when li is not running compute or has none.
-func (in *Input) monthShare(li *ledger.Item) (cost decimal.Decimal, ok bool) {
+func (in *Input) monthShare(li *ledger.LineItem) (cost decimal.Decimal, ok bool) {
 	if !billing.IsRunning(li) || in.InMonth(li) {
 		return decimal.Decimal{}, false
 	}
@@ -292,7 +292,7 @@ func (r egress) finding(in *Input, g *egressGroup, comp, maxAmount, maxPercent d
 }
 
 // egressSingleResource is the one resource id all items share, else "".
-func egressSingleResource(items []*ledger.Item) string {
+func egressSingleResource(items []*ledger.LineItem) string {
 	id := ""
 	for i, li := range items {
 		if i == 0 {

@@ -238,7 +238,7 @@ func TestEgressComputeServedEqualsPerItem(t *testing.T) {
 		t.Fatal("no context items: the test needs some")
 	}
 	want := map[egressComputeKey]decimal.Decimal{}
-	add := func(li *ledger.Item, cost decimal.Decimal) {
+	add := func(li *ledger.LineItem, cost decimal.Decimal) {
 		if cost.IsZero() {
 			return
 		}

@@ -328,12 +328,12 @@ type Input struct {
 	TZ                   *time.Location
 	// Items are the line items whose billing period is Month. Raw cells are
 	// not loaded.
-	Items []*ledger.Item
+	Items []*ledger.LineItem
 	// Context are compute line items of the previous billing period, and
 	// of the next one up to where they can meet the month's items
 	// (context.go): they complete sessions and idle days at the month's
 	// edges. Rules never report them on their own.
-	Context []*ledger.Item
+	Context []*ledger.LineItem
 	// DataEnd is, per provider, the latest charge period end in the whole
 	// ledger, or the end of the latest billing period its monthly bills
 	// cover where that is later (ledger.DB.DataEndsCovered): a session
@@ -375,7 +375,7 @@ type caches struct {
 	}
 	dup struct {
 		once   sync.Once
-		groups [][]*ledger.Item
+		groups [][]*ledger.LineItem
 	}
 }
 
@@ -421,8 +421,8 @@ func (in *Input) Policy(provider string) (billing.Policy, bool) { return in.cfg.
 // itemsAndContext yields Items and then Context, each with its index in
 // the two as one list (i < len(Items): of the month): the walk of every
 // rule that reads both the same way, without a joined copy.
-func (in *Input) itemsAndContext() iter.Seq2[int, *ledger.Item] {
-	return func(yield func(int, *ledger.Item) bool) {
+func (in *Input) itemsAndContext() iter.Seq2[int, *ledger.LineItem] {
+	return func(yield func(int, *ledger.LineItem) bool) {
 		for i, li := range in.Items {
 			if !yield(i, li) {
 				return
@@ -437,7 +437,7 @@ func (in *Input) itemsAndContext() iter.Seq2[int, *ledger.Item] {
 }
 
 // InMonth reports whether li belongs to the audited month (not context).
-func (in *Input) InMonth(li *ledger.Item) bool { return li.BillingPeriod == in.Month }
+func (in *Input) InMonth(li *ledger.LineItem) bool { return li.BillingPeriod == in.Month }
 
 // Result is what an audit produced.
 type Result struct {

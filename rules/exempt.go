@@ -134,7 +134,7 @@ func (c Config) exemptions(ruleID string, loc *time.Location) []Exemption {
 
 // exempts reports whether e covers a session of provider over items that
 // started at start: the session must start before the exemption expires.
-func (e Exemption) exempts(provider string, start time.Time, items []*ledger.Item) bool {
+func (e Exemption) exempts(provider string, start time.Time, items []*ledger.LineItem) bool {
 	if e.Provider != "" && e.Provider != provider || !start.Before(e.until) {
 		return false
 	}
@@ -148,8 +148,8 @@ func (e Exemption) exempts(provider string, start time.Time, items []*ledger.Ite
 }
 
 // matchExemptions finds, for the exemptions by project or tag, the ids of
-// the compute items of month and its neighbours that they cover: the
-// loaded items carry neither the project nor the tags (ledger.Item).
+// the compute items of month and its neighbours that they cover, in SQL
+// (a tag is matched by SQLite's JSON paths).
 func matchExemptions(ctx context.Context, db *ledger.DB, month string, es []Exemption) error {
 	start, err := time.Parse("2006-01", month)
 	if err != nil {

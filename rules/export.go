@@ -49,13 +49,13 @@ func (in *Input) Period() (start, end time.Time, tz *time.Location) {
 }
 
 // MonthItems are the line items of the month (Items, without the context).
-func (in *Input) MonthItems() []*ledger.Item { return in.Items }
+func (in *Input) MonthItems() []*ledger.LineItem { return in.Items }
 
 // ServedInstance says which instance the charge li serves, as
 // stopped_storage and snapshot_image decide it (servedBy): the instance id,
 // and false when no instance is known (the charge is the provider
 // account's as a whole).
-func (in *Input) ServedInstance(li *ledger.Item) (id string, ok bool) {
+func (in *Input) ServedInstance(li *ledger.LineItem) (id string, ok bool) {
 	sv := in.servedBy(li)
 	return sv.id, sv.how != servedAccount && sv.id != ""
 }

@@ -14,7 +14,7 @@ import (
 // amount, which charges count, pro-rata amounts.
 
 // evidenceOf lists the evidence of items, with their billed cost.
-func evidenceOf(items []*ledger.Item) []ledger.Evidence {
+func evidenceOf(items []*ledger.LineItem) []ledger.Evidence {
 	ev := make([]ledger.Evidence, 0, len(items))
 	for _, li := range items {
 		ev = append(ev, ledger.Evidence{LineItemID: li.ID, File: li.File, Row: li.SourceRow, RowKey: li.RowKey,
@@ -59,13 +59,13 @@ func (t thresholds) severity(amount decimal.Decimal) string {
 // total billed cost and the span of their charge periods. Rules embed it in
 // their group types.
 type charges struct {
-	items      []*ledger.Item
+	items      []*ledger.LineItem
 	amount     decimal.Decimal
 	start, end time.Time
 }
 
 // addItem counts li whole.
-func (c *charges) addItem(li *ledger.Item) {
+func (c *charges) addItem(li *ledger.LineItem) {
 	c.items = append(c.items, li)
 	c.amount = c.amount.Add(li.BilledCost)
 	if c.start.IsZero() || li.ChargePeriodStart.Before(c.start) {
@@ -110,7 +110,7 @@ func valid(d decimal.Decimal) decimal.NullDecimal {
 
 // isUsage reports whether li is an ordinary charge (not a credit, tax or
 // adjustment row) with a positive amount.
-func isUsage(li *ledger.Item) bool {
+func isUsage(li *ledger.LineItem) bool {
 	switch li.ChargeCategory {
 	case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
 		return false
@@ -119,7 +119,7 @@ func isUsage(li *ledger.Item) bool {
 }
 
 // quantityPositive reports whether li states a pricing quantity above zero.
-func quantityPositive(li *ledger.Item) bool {
+func quantityPositive(li *ledger.LineItem) bool {
 	return li.PricingQuantity.Valid && li.PricingQuantity.Decimal.IsPositive()
 }
 

@@ -194,7 +194,7 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 
 // costBeyond sums the items' billed cost after cutoff, each pro rata by the
 // part of its active span after cutoff; n counts the items that contribute.
-func costBeyond(items []*ledger.Item, cutoff time.Time) (sum decimal.Decimal, n int) {
+func costBeyond(items []*ledger.LineItem, cutoff time.Time) (sum decimal.Decimal, n int) {
 	var total ledger.DecimalSum // exactly decimal.Decimal.Add, without math/big while it fits an int64
 	for _, li := range items {
 		if billing.AddCostBeyond(&total, li, cutoff) {

@@ -91,10 +91,10 @@ func price(p string) opt {
 // (Beijing time) billed cost CNY, in the billing period of its start.
 func item(t *testing.T, provider, kind, resource, start, end, cost string, opts ...opt) ledger.LineItem {
 	t.Helper()
-	li := ledger.LineItem{Item: ledger.Item{Provider: provider, Kind: kind,
+	li := ledger.LineItem{Provider: provider, Kind: kind,
 		ResourceID: resource, ChargePeriodStart: at(t, start), ChargePeriodEnd: at(t, end),
 		BilledCost: dec(t, cost), Currency: "CNY", ChargeCategory: ledger.CategoryUsage,
-		PricingModel: ledger.PricingOnDemand}}
+		PricingModel: ledger.PricingOnDemand}
 	li.BillingPeriod = li.ChargePeriodStart.In(bj).Format("2006-01")
 	for _, o := range opts {
 		o(t, &li)

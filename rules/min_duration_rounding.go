@@ -54,7 +54,7 @@ func (minDurationRounding) Info() Info {
 
 // roundingTerm is one line item billed above its actual use.
 type roundingTerm struct {
-	li           *ledger.Item
+	li           *ledger.LineItem
 	unit         billing.TimeUnit
 	billedSecs   decimal.Decimal
 	actualSecs   decimal.Decimal
@@ -171,7 +171,7 @@ func (m *minimumOf) of(in *Input, provider string) time.Duration {
 // atPolicyMinimum reports whether li, billed in unit u with no actual times,
 // is a lone on-demand compute charge billed exactly its platform's minimum
 // duration (minimum, 0 when the policy has none).
-func (in *Input) atPolicyMinimum(li *ledger.Item, u billing.TimeUnit, minimum time.Duration) bool {
+func (in *Input) atPolicyMinimum(li *ledger.LineItem, u billing.TimeUnit, minimum time.Duration) bool {
 	if minimum < time.Minute || !billing.IsSessionItem(li) {
 		return false
 	}
@@ -201,7 +201,7 @@ func (minDurationRounding) finding(k roundingKey, terms []roundingTerm, total de
 	var billed, actual decimal.Decimal
 	var parts []string
 	var derived, capped, consumed bool
-	items := make([]*ledger.Item, 0, len(terms))
+	items := make([]*ledger.LineItem, 0, len(terms))
 	for i, t := range terms {
 		billed = billed.Add(t.billedSecs)
 		actual = actual.Add(t.actualSecs)
@@ -276,7 +276,7 @@ func roundingAdvice(p billing.Policy, ok bool) (zh, en string) {
 
 func (minDurationRounding) policyFinding(in *Input, k roundingKey, terms []roundingTerm) ledger.Finding {
 	p, _ := in.Policy(k.provider)
-	items := make([]*ledger.Item, 0, len(terms))
+	items := make([]*ledger.LineItem, 0, len(terms))
 	for _, t := range terms {
 		items = append(items, t.li)
 	}

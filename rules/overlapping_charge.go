@@ -73,7 +73,7 @@ type overlapGroupKey struct {
 // Unix seconds (the ledger keeps times to the second); hasUsage is false
 // when the bill does not give both usage times.
 type overlapItem struct {
-	li                   *ledger.Item
+	li                   *ledger.LineItem
 	start, end           int64
 	usageStart, usageEnd int64
 	hasUsage             bool
@@ -173,7 +173,7 @@ type overlapSub struct {
 	items []overlapItem
 }
 
-func overlapKeyOf(li *ledger.Item) overlapGroupKey {
+func overlapKeyOf(li *ledger.LineItem) overlapGroupKey {
 	return overlapGroupKey{li.Provider, li.BillingAccountID, li.ResourceID, li.Kind, li.Currency,
 		li.SKU, li.ResourceType, li.ServiceName, billing.IsPrepaid(li)}
 }
@@ -316,7 +316,7 @@ func measureOverlap(chain []overlapItem) overlapMeasure {
 
 func (overlappingCharge) finding(in *Input, k overlapGroupKey, chain []overlapItem, m overlapMeasure, th thresholds) ledger.Finding {
 	cur := k.currency
-	items := make([]*ledger.Item, 0, len(chain))
+	items := make([]*ledger.LineItem, 0, len(chain))
 	for _, it := range chain {
 		items = append(items, it.li)
 	}

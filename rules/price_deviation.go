@@ -87,7 +87,7 @@ func (in *Input) referencePrices() *billing.PriceCatalog {
 
 // priceQuote is one compute line item's unit price, in exact decimals.
 type priceQuote struct {
-	li         *ledger.Item
+	li         *ledger.LineItem
 	start      int64           // charge period start, Unix ns (orders the history without chasing li)
 	unitSecs   int64           // seconds in one billed unit
 	count      int64           // GPUs, ≥ 1
@@ -317,7 +317,7 @@ func priceExcess(q *priceQuote, ref decimal.Decimal) (priceTerm, bool) {
 
 // priceQuoteOf reads li's unit price; ok is false for an item the rule does
 // not judge (not compute, a credit, no GPU model, no billed time, spot …).
-func priceQuoteOf(li *ledger.Item, models map[string]priceModelInfo, includeSpot bool) (priceQuote, priceHistKey, bool) {
+func priceQuoteOf(li *ledger.LineItem, models map[string]priceModelInfo, includeSpot bool) (priceQuote, priceHistKey, bool) {
 	if li.Kind != ledger.KindCompute || !isUsage(li) || !li.PricingQuantity.Valid || !li.PricingQuantity.Decimal.IsPositive() {
 		return priceQuote{}, priceHistKey{}, false
 	}
@@ -514,7 +514,7 @@ func (priceDeviation) finding(in *Input, g *priceGroup, th thresholds) ledger.Fi
 	})
 	k := g.key
 	cur := k.currency
-	items := make([]*ledger.Item, 0, len(g.terms))
+	items := make([]*ledger.LineItem, 0, len(g.terms))
 	var start, end time.Time
 	var secs decimal.Decimal
 	minP, maxP := g.terms[0].q.perGPU, g.terms[0].q.perGPU

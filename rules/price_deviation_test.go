@@ -376,7 +376,7 @@ func TestPriceQuote(t *testing.T) {
 		{billed: "1.000000000000000001", qty: "0.000000007", unit: "秒", secs: 1},
 	} {
 		for _, count := range []int{1, 3} {
-			li := &ledger.Item{Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, GPUModel: "A100", GPUCount: count,
+			li := &ledger.LineItem{Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryUsage, GPUModel: "A100", GPUCount: count,
 				BilledCost: dec(t, tc.billed), PricingQuantity: ndec(t, tc.qty), PricingUnit: tc.unit, Currency: "CNY"}
 			if tc.list != "" {
 				li.ListUnitPrice = ndec(t, tc.list)
@@ -450,12 +450,12 @@ func BenchmarkPriceDeviation(b *testing.B) {
 	providers := []string{"autodl", "gpushare", "matpool", "gpugeek", "lanrui", "luchen"}
 	prices := []string{"1.88", "1.32", "7.98", "6.5", "2.58", "4.28"}
 	base := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	items := make([]*ledger.Item, n)
+	items := make([]*ledger.LineItem, n)
 	for i := range items {
 		k := i % 6
 		q := decimal.New(int64(600+i%3001), 0).Div(decimal.New(3600, 0)).Round(6)
 		p := decimal.RequireFromString(prices[k])
-		items[i] = &ledger.Item{
+		items[i] = &ledger.LineItem{
 			ID:                int64(i + 1),
 			Provider:          providers[k],
 			Kind:              ledger.KindCompute,

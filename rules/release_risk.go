@@ -58,7 +58,7 @@ func (releaseRisk) Info() Info {
 // releaseInstance is one instance's compute as far as the input shows.
 type releaseInstance struct {
 	provider, resource string
-	last               *ledger.Item
+	last               *ledger.LineItem
 	lastEnd            time.Time
 }
 
@@ -87,7 +87,7 @@ func (r releaseRisk) Run(ctx context.Context, in *Input) ([]ledger.Finding, erro
 		}
 	}
 	// the month's other charges, by the instance they name
-	others := map[instKey][]*ledger.Item{}
+	others := map[instKey][]*ledger.LineItem{}
 	for _, li := range in.Items {
 		if li.Kind == ledger.KindCompute || !isUsage(li) {
 			continue
@@ -135,8 +135,8 @@ func (r releaseRisk) Run(ctx context.Context, in *Input) ([]ledger.Finding, erro
 // releaseLaterCharges lists the charges of an instance (the month's
 // ordinary non-compute charges naming it as parent, or with its resource id
 // and no parent) that end after its last compute.
-func releaseLaterCharges(charges []*ledger.Item, lastEnd time.Time) []*ledger.Item {
-	var out []*ledger.Item
+func releaseLaterCharges(charges []*ledger.LineItem, lastEnd time.Time) []*ledger.LineItem {
+	var out []*ledger.LineItem
 	for _, li := range charges {
 		if li.ChargePeriodEnd.After(lastEnd) {
 			out = append(out, li)
@@ -146,7 +146,7 @@ func releaseLaterCharges(charges []*ledger.Item, lastEnd time.Time) []*ledger.It
 	return out
 }
 
-func (releaseRisk) finding(in *Input, p billing.Policy, ri *releaseInstance, releaseAt, dataEnd time.Time, window time.Duration, later []*ledger.Item) ledger.Finding {
+func (releaseRisk) finding(in *Input, p billing.Policy, ri *releaseInstance, releaseAt, dataEnd time.Time, window time.Duration, later []*ledger.LineItem) ledger.Finding {
 	loc := in.TZ
 	nameZH, nameEN := ledger.ProviderName(ri.provider, "zh"), ledger.ProviderName(ri.provider, "en")
 	lastText, relText, endText := formatTime(ri.lastEnd, loc), formatTime(releaseAt, loc), formatTime(dataEnd, loc)
@@ -220,7 +220,7 @@ func (releaseRisk) finding(in *Input, p billing.Policy, ri *releaseInstance, rel
 	}
 	basis := fmt.Sprintf("release rule %d days (policy table%s%s): last compute ended %s + %d days = %s; end of data %s; window %s; no amount (the data is at stake)",
 		p.ReleaseDays, seen, guess, lastText, p.ReleaseDays, relText, endText, formatDuration(window))
-	items := append([]*ledger.Item{ri.last}, later...)
+	items := append([]*ledger.LineItem{ri.last}, later...)
 	return ledger.Finding{
 		Severity:    ledger.SeverityHigh,
 		Provider:    ri.provider,

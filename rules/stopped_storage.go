@@ -55,7 +55,7 @@ type storageKey struct {
 type storageGroup struct {
 	key      storageKey
 	account  string
-	items    []*ledger.Item
+	items    []*ledger.LineItem
 	amount   decimal.Decimal
 	prorated int
 	days     map[string]bool // idle days in TZ, YYYY-MM-DD
@@ -116,7 +116,7 @@ func (r stoppedStorage) Run(ctx context.Context, in *Input) ([]ledger.Finding, e
 // idleShare returns the part of li's billed cost that fell in idle time of
 // the served instance, the idle pieces of its period, and whether the amount
 // is pro rata.
-func (in *Input) idleShare(li *ledger.Item, sv served) (decimal.Decimal, []interval, bool) {
+func (in *Input) idleShare(li *ledger.LineItem, sv served) (decimal.Decimal, []interval, bool) {
 	s, e := li.ChargePeriodStart, li.ChargePeriodEnd
 	if !e.After(s) { // a charge at one instant: judge its day
 		s = dayStart(s, in.TZ)

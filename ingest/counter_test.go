@@ -1,4 +1,4 @@
-package ledger
+package ingest
 
 import (
 	"math/rand/v2"

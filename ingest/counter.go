@@ -1,4 +1,4 @@
-package ledger
+package ingest
 
 import (
 	"encoding/binary"
@@ -92,7 +92,7 @@ func (c *Counter) flush() error {
 	if c.f == nil {
 		f, err := os.CreateTemp("", "gpubill-counter-*")
 		if err != nil {
-			return fmt.Errorf("ledger: counter: %w", err)
+			return fmt.Errorf("ingest: counter: %w", err)
 		}
 		c.f = f
 	}
@@ -111,7 +111,7 @@ func (c *Counter) flush() error {
 		r.bloomAdd(k)
 	}
 	if _, err := c.f.WriteAt(buf, c.size); err != nil {
-		return fmt.Errorf("ledger: counter: %w", err)
+		return fmt.Errorf("ingest: counter: %w", err)
 	}
 	c.size += int64(len(buf))
 	c.runs = append(c.runs, r)
@@ -156,7 +156,7 @@ func (r *counterRun) contains(c *Counter, k uint64) (bool, error) {
 	}
 	blk := c.block[:8*n]
 	if _, err := c.f.ReadAt(blk, r.off+int64(8*bi*counterBlockKeys)); err != nil {
-		return false, fmt.Errorf("ledger: counter: %w", err)
+		return false, fmt.Errorf("ingest: counter: %w", err)
 	}
 	lo, hi := 0, n
 	for lo < hi {
