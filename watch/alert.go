@@ -156,10 +156,9 @@ func (j Judge) running(o Observed, now time.Time) (Alert, bool) {
 	if !o.SinceKnown {
 		since = "≤ " + since
 	}
-	name := label(o)
 	hZH, hEN := hoursZH(dur), hoursEN(dur)
-	zh := fmt.Sprintf("【%s】%s 实例 %s 自 %s 起已连续运行 %s，超过 %s 的上限", a.Severity, ledger.ProviderName(o.Provider, "zh"), name, since, hZH, hoursZH(p.Limit))
-	en := fmt.Sprintf("[%s] %s instance %s has run for %s since %s, past the %s limit", a.Severity, ledger.ProviderName(o.Provider, "en"), name, hEN, since, hoursEN(p.Limit))
+	zh := fmt.Sprintf("【%s】%s 实例 %s 自 %s 起已连续运行 %s，超过 %s 的上限", a.Severity, ledger.ProviderName(o.Provider, "zh"), label(o, true), since, hZH, hoursZH(p.Limit))
+	en := fmt.Sprintf("[%s] %s instance %s has run for %s since %s, past the %s limit", a.Severity, ledger.ProviderName(o.Provider, "en"), label(o, false), hEN, since, hoursEN(p.Limit))
 	if price.Valid {
 		srcZH, srcEN := "接口报价", "the API's price"
 		if src == "catalog" {
@@ -210,23 +209,26 @@ func (j Judge) release(o Observed, now time.Time) (Alert, bool) {
 	}
 	date := at.In(j.Forgotten.TZ).Format("2006-01-02 15:04")
 	stopped := int(now.Sub(o.Since) / (24 * time.Hour))
-	name := label(o)
 	least, leastEN := "", ""
 	if !o.SinceKnown {
 		least, leastEN = "至少", "at least "
 	}
 	a.MessageZH = fmt.Sprintf("【%s】%s 实例 %s 已关机%s %d 天；平台关机 %d 天后释放实例并删除数据，约 %d 天后（%s）释放。如需保留数据，请在此之前开机或备份。",
-		a.Severity, ledger.ProviderName(o.Provider, "zh"), name, least, stopped, pol.ReleaseDays, days, date)
+		a.Severity, ledger.ProviderName(o.Provider, "zh"), label(o, true), least, stopped, pol.ReleaseDays, days, date)
 	a.MessageEN = fmt.Sprintf("[%s] %s instance %s has been stopped for %s%d days; the platform releases an instance and deletes its data after %d days stopped: released in about %d days (%s). Start it or back it up before then to keep the data.",
-		a.Severity, ledger.ProviderName(o.Provider, "en"), name, leastEN, stopped, pol.ReleaseDays, days, date)
+		a.Severity, ledger.ProviderName(o.Provider, "en"), label(o, false), leastEN, stopped, pol.ReleaseDays, days, date)
 	return a, true
 }
 
-func label(o Observed) string {
-	if o.Name != "" && o.Name != o.ID {
+// label names the instance: its id, and its name when it has one.
+func label(o Observed, zh bool) string {
+	switch {
+	case o.Name == "" || o.Name == o.ID:
+		return o.ID
+	case zh:
 		return o.ID + "（" + o.Name + "）"
 	}
-	return o.ID
+	return o.ID + " (" + o.Name + ")"
 }
 
 func mustDec(s string) decimal.Decimal { d, _ := decimal.NewFromString(s); return d }

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/gpubill/gpubill/fetch/fetchtest"
+	"github.com/gpubill/gpubill/watch/watchtest"
+)
+
+// scriptNow is the clock of the instance fakes: a script runs gpubill watch
+// with --now $NOW, and the fakes check signatures against the same time.
+var scriptNow atomic.Value // time.Time
+
+func fakeNow() time.Time {
+	if t, ok := scriptNow.Load().(time.Time); ok {
+		return t
+	}
+	return time.Now()
+}
+
+// cmdFakeInstances is `fakeinstances tencentcloud|aliyun FILE.json NOW`:
+// it serves the instances of FILE (fetchtest.Instance objects) from a fake
+// CVM (ap-guangzhou) or ECS (cn-hangzhou) API at FAKE_URL, with the keys of
+// the vendor's variables, and sets the fakes' clock and $NOW to NOW. Run
+// again with only NOW (`fakeinstances now TIME`) to move the clock.
+func cmdFakeInstances(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: fakeinstances tencentcloud|aliyun FILE.json NOW | fakeinstances now NOW")
+	}
+	now, err := time.Parse(time.RFC3339, args[len(args)-1])
+	if err != nil {
+		ts.Fatalf("NOW: %v", err)
+	}
+	scriptNow.Store(now)
+	ts.Setenv("NOW", args[len(args)-1])
+	if args[0] == "now" {
+		return
+	}
+	var ins []fetchtest.Instance
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[1])), &ins); err != nil {
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	var srv *httptest.Server
+	switch args[0] {
+	case "tencentcloud":
+		srv = httptest.NewServer(fetchtest.NewCVM(ts.Getenv("TENCENTCLOUD_SECRET_ID"), ts.Getenv("TENCENTCLOUD_SECRET_KEY"), "ap-guangzhou", fakeNow, ins...))
+	case "aliyun":
+		srv = httptest.NewServer(fetchtest.NewECS(ts.Getenv("ALIBABA_CLOUD_ACCESS_KEY_ID"), ts.Getenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET"), "cn-hangzhou", fakeNow, ins...))
+	default:
+		ts.Fatalf("fakeinstances: unknown provider %s", args[0])
+	}
+	ts.Defer(srv.Close)
+	ts.Setenv("FAKE_URL", srv.URL)
+}
+
+// cmdFakeSink is `fakesink CONFIG` (start a webhook sink of the three
+// robots and append its [[notify]] tables to CONFIG, mode 0600) or
+// `fakesink count N` (the sink accepted N messages and refused none).
+func cmdFakeSink(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 2 && args[0] == "count" {
+		s, _ := sinks.Load().(*watchtest.Sink)
+		if s == nil {
+			ts.Fatalf("no fakesink")
+		}
+		n, _ := strconv.Atoi(args[1])
+		got := len(s.Messages())
+		if (got == n && s.Refused == 0) == neg {
+			ts.Fatalf("sink: %d messages, %d refused; want %d", got, s.Refused, n)
+		}
+		return
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: fakesink CONFIG | fakesink count N")
+	}
+	s := &watchtest.Sink{WecomKey: "wk-script", FeishuToken: "ft-script", FeishuSecret: "fs-Secret-script",
+		DingToken: "dt-script", DingSecret: "SECding-script"} // signatures carry the real time, not --now
+	sinks.Store(s)
+	srv := httptest.NewServer(s)
+	ts.Defer(srv.Close)
+	text := fmt.Sprintf(`[[notify]]
+name = "ops"
+kind = "wecom"
+url = "%[1]s/cgi-bin/webhook/send?key=wk-script"
+
+[[notify]]
+name = "ops"
+kind = "feishu"
+url = "%[1]s/open-apis/bot/v2/hook/ft-script"
+secret = "fs-Secret-script"
+
+[[notify]]
+name = "ops"
+kind = "dingtalk"
+url = "%[1]s/robot/send?access_token=dt-script"
+secret = "SECding-script"
+`, srv.URL)
+	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	f.Close()
+}
+
+var sinks atomic.Value // *watchtest.Sink
