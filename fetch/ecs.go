@@ -14,7 +14,9 @@ import (
 // paged by PageNumber / PageSize (≤ 100) with TotalCount. An instance has
 // Status (Running, Stopped, …), InstanceChargeType (PostPaid, PrePaid),
 // StartTime (its last start), CreationTime, GPUSpec and GPUAmount. Signed
-// as the bill API: RPC signature v1.0, HMAC-SHA1, a GET query.
+// as the bill API: RPC signature v1.0, HMAC-SHA1, a GET query. A RAM user
+// without the permission gets an empty list, so an empty first page is
+// checked with DryRun=true (DryRunOperation = allowed).
 var ecsAPI = &instanceAPI{
 	vendor: &vendor{
 		provider: "aliyun",
@@ -44,7 +46,8 @@ func ecsList(ctx context.Context, o *Options, acct Account, region string) ([]In
 		return nil, err
 	}
 	var out []Instance
-	for page := 1; ; page++ {
+	// call sends one page (or, with dry, the DryRun permission check).
+	call := func(page int, dry bool) (record, error) {
 		var top record
 		err := o.do(ctx, attempt{
 			build: func(ctx context.Context) (*http.Request, error) {
@@ -60,6 +63,9 @@ func ecsList(ctx context.Context, o *Options, acct Account, region string) ([]In
 				q.Set("RegionId", region)
 				q.Set("PageNumber", strconv.Itoa(page))
 				q.Set("PageSize", strconv.Itoa(ecsPageSize))
+				if dry {
+					q.Set("DryRun", "true")
+				}
 				q.Set("Signature", ACSRPCSignature(http.MethodGet, q, acct.Secret()))
 				ru := *u
 				ru.RawQuery = q.Encode()
@@ -73,6 +79,9 @@ func ecsList(ctx context.Context, o *Options, acct Account, region string) ([]In
 					}
 					return err
 				}
+				if code, _ := r.scalar("Code"); dry && code == "DryRunOperation" {
+					return nil // the request would have succeeded: the key may list instances
+				}
 				if status != http.StatusOK || r.has("Code") {
 					return aliyunError(status, r)
 				}
@@ -80,6 +89,10 @@ func ecsList(ctx context.Context, o *Options, acct Account, region string) ([]In
 				return nil
 			},
 		}, func(e *apiError, tries int) error { return ecsAPI.failure(acct, e, tries) })
+		return top, err
+	}
+	for page := 1; ; page++ {
+		top, err := call(page, false)
 		if err != nil {
 			return nil, err
 		}
@@ -105,6 +118,15 @@ func ecsList(ctx context.Context, o *Options, acct Account, region string) ([]In
 				in.Region = region
 			}
 			out = append(out, in)
+		}
+		if page == 1 && len(list) == 0 {
+			// A RAM user without ecs:DescribeInstances gets an empty list,
+			// not an error (as the API documents): a DryRun tells an empty
+			// region from a missing permission, which would otherwise look
+			// like every instance gone.
+			if _, err := call(1, true); err != nil {
+				return nil, err
+			}
 		}
 		if len(list) == 0 || int64(len(out)) >= total {
 			break

@@ -83,3 +83,27 @@ func TestListInstancesBothClouds(t *testing.T) {
 		})
 	}
 }
+
+// A RAM user without ecs:DescribeInstances gets an empty list from 阿里云;
+// the DryRun check makes it the auth error it is, while a region that is
+// really empty stays empty.
+func TestECSEmptyListWithoutPermissionIsAnAuthError(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	ecs := fetchtest.NewECS("LTAItest", testSecret, "cn-beijing", clock, script(now.Add(-10*time.Hour))...)
+	srv := httptest.NewServer(ecs)
+	defer srv.Close()
+	acct := Account{Name: "main", Provider: "aliyun", KeyID: "LTAItest", secret: testSecret, Region: "cn-beijing"}
+	ecs.Deny = true
+	_, err := ListInstances(context.Background(), acct, "", Options{Endpoint: srv.URL, Now: clock})
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Kind != KindAuth || !strings.Contains(fe.EN, "ecs:DescribeInstances") {
+		t.Errorf("denied: %v", err)
+	}
+	ecs.Deny = false
+	ecs.Instances = nil
+	got, err := ListInstances(context.Background(), acct, "", Options{Endpoint: srv.URL, Now: clock})
+	if err != nil || len(got) != 0 {
+		t.Errorf("empty region: %v %v", got, err)
+	}
+}

@@ -201,8 +201,14 @@ func (f *ECS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(400, "InvalidRegionId.NotFound", "The specified RegionId does not exist.")
 		return
 	}
-	if f.Deny {
-		fail(403, "Forbidden.RAM", "User not authorized to operate on the specified resource, or this API doesn't support RAM.")
+	// As documented: without the permission the list is empty; DryRun
+	// tells.
+	if q.Get("DryRun") == "true" {
+		if f.Deny {
+			fail(403, "Forbidden.RAM", "User not authorized to operate on the specified resource, or this API doesn't support RAM.")
+		} else {
+			fail(400, "DryRunOperation", "Request validation has been passed with DryRun flag set.")
+		}
 		return
 	}
 	page, err1 := strconv.Atoi(q.Get("PageNumber"))
@@ -215,6 +221,9 @@ func (f *ECS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		size = f.PageSize // the fake pages smaller than asked; TotalCount still tells
 	}
 	ins, states, starts := f.listed()
+	if f.Deny {
+		ins = nil
+	}
 	list := []map[string]any{}
 	for i := (page - 1) * size; i < min(page*size, len(ins)); i++ {
 		in := ins[i]
