@@ -41,8 +41,12 @@ type Alert struct {
 	// SinceKnown is false when the instance was already in its state at
 	// the first poll and the API gives no time: Since is then a lower
 	// bound of how long (the first poll).
-	SinceKnown bool      `json:"since_known"`
-	Now        time.Time `json:"now"`
+	SinceKnown bool `json:"since_known"`
+	// SinceSource says where Since comes from: api (the instance API's
+	// start or creation time), poll (a poll of gpubill watch) or bill (the
+	// end of its last compute charge in the ledger).
+	SinceSource string    `json:"since_source"`
+	Now         time.Time `json:"now"`
 	// AmountSoFar is the money at stake so far ("" = unknown): for a
 	// running instance the cost beyond the limit at PricePerHour.
 	AmountSoFar string `json:"amount_so_far"`
@@ -74,8 +78,9 @@ func (a Alert) Message(lang string) string {
 // Observed is one instance of a poll with what the state knew of it.
 type Observed struct {
 	fetch.Instance
-	Since      time.Time
-	SinceKnown bool
+	Since       time.Time
+	SinceKnown  bool
+	SinceSource string // api | poll | bill
 }
 
 // Judge holds what alerts are judged by.
@@ -120,7 +125,7 @@ func (j Judge) price(in fetch.Instance) (decimal.NullDecimal, string, string) {
 
 func (j Judge) base(o Observed, kind string, now time.Time) Alert {
 	return Alert{Kind: kind, Provider: o.Provider, Account: o.Account, Region: o.Region, InstanceID: o.ID,
-		InstanceName: o.Name, State: o.State, Since: o.Since, SinceKnown: o.SinceKnown, Now: now,
+		InstanceName: o.Name, State: o.State, Since: o.Since, SinceKnown: o.SinceKnown, SinceSource: o.SinceSource, Now: now,
 		Key:         strings.Join([]string{kind, o.Provider, o.Account, o.ID, o.Since.UTC().Format(time.RFC3339)}, "|"),
 		Source:      fmt.Sprintf("%s DescribeInstances", ledger.ProviderName(o.Provider, "en")),
 		SourceDelay: fetch.SourceDelay(o.Provider, j.Lang)}

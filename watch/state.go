@@ -111,3 +111,19 @@ func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 // ledger's BEGIN IMMEDIATE, so a second watcher waits for the first and
 // then sees what it sent.
 func begin(ctx context.Context, db *ledger.DB) (*sql.Tx, error) { return db.SQL().BeginTx(ctx, nil) }
+
+// lastCharge is the end of the last compute charge of the instance in the
+// ledger's bills (usage_end where the bill gives it).
+func lastCharge(ctx context.Context, tx *sql.Tx, provider, id string) (time.Time, bool, error) {
+	var end sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT max(coalesce(usage_end, charge_period_end)) FROM line_items
+		WHERE provider = ? AND resource_id = ? AND kind = 'compute'`, provider, id).Scan(&end)
+	if err != nil || !end.Valid {
+		return time.Time{}, false, err
+	}
+	t, err := ledger.ParseTime(end.String)
+	if err != nil {
+		return time.Time{}, false, nil
+	}
+	return t, true, nil
+}

@@ -89,7 +89,17 @@ func Run(ctx context.Context, db *ledger.DB, req Request) (Outcome, error) {
 		}
 		obs := make([]Observed, 0, len(l.ins))
 		for _, in := range l.ins {
-			obs = append(obs, observe(in, prev, lastPoll, t))
+			o := observe(in, prev, lastPoll, t)
+			if o.State == fetch.StateStopped && !o.SinceKnown {
+				// The bills so far are the second source: the end of the
+				// instance's last compute charge is when it stopped.
+				if end, ok, err := lastCharge(ctx, tx, in.Provider, in.ID); err != nil {
+					return out, err
+				} else if ok && end.Before(t) {
+					o.Since, o.SinceKnown, o.SinceSource = end, true, "bill"
+				}
+			}
+			obs = append(obs, o)
 		}
 		if !req.DryRun {
 			if err := saveSeen(ctx, tx, l.k, obs, t); err != nil {
@@ -161,15 +171,15 @@ func observe(in fetch.Instance, prev map[string]seen, lastPoll, now time.Time) O
 	p, was := prev[in.ID]
 	switch {
 	case in.State == fetch.StateRunning && !in.StartedAt.IsZero():
-		o.Since, o.SinceKnown = in.StartedAt, true
+		o.Since, o.SinceKnown, o.SinceSource = in.StartedAt, true, "api"
 	case was && p.state == in.State:
-		o.Since, o.SinceKnown = p.since, p.sinceKnown
+		o.Since, o.SinceKnown, o.SinceSource = p.since, p.sinceKnown, "poll"
 	case was:
-		o.Since, o.SinceKnown = now, true
+		o.Since, o.SinceKnown, o.SinceSource = now, true, "poll"
 	case !lastPoll.IsZero() && !in.CreatedAt.IsZero() && in.CreatedAt.After(lastPoll):
-		o.Since, o.SinceKnown = in.CreatedAt, true
+		o.Since, o.SinceKnown, o.SinceSource = in.CreatedAt, true, "api"
 	default:
-		o.Since, o.SinceKnown = now, false
+		o.Since, o.SinceKnown, o.SinceSource = now, false, "poll"
 	}
 	return o
 }

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -15,15 +16,14 @@ import (
 	"github.com/gpubill/gpubill/watch/watchtest"
 )
 
-// scriptNow is the clock of the instance fakes: a script runs gpubill watch
-// with --now $NOW, and the fakes check signatures against the same time.
-var scriptNow atomic.Value // time.Time
+// scriptClock is the clock of a script's instance fakes (scripts run in
+// parallel: one per work dir): the script runs gpubill watch with --now
+// $NOW, and the fakes check signatures against the same time.
+var scriptClocks sync.Map // $WORK → *atomic.Value of time.Time
 
-func fakeNow() time.Time {
-	if t, ok := scriptNow.Load().(time.Time); ok {
-		return t
-	}
-	return time.Now()
+func scriptClock(ts *testscript.TestScript) *atomic.Value {
+	v, _ := scriptClocks.LoadOrStore(ts.Getenv("WORK"), new(atomic.Value))
+	return v.(*atomic.Value)
 }
 
 // cmdFakeInstances is `fakeinstances tencentcloud|aliyun FILE.json NOW`:
@@ -39,7 +39,9 @@ func cmdFakeInstances(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("NOW: %v", err)
 	}
-	scriptNow.Store(now)
+	clk := scriptClock(ts)
+	clk.Store(now)
+	fakeNow := func() time.Time { return clk.Load().(time.Time) }
 	ts.Setenv("NOW", args[len(args)-1])
 	if args[0] == "now" {
 		return
@@ -66,7 +68,8 @@ func cmdFakeInstances(ts *testscript.TestScript, neg bool, args []string) {
 // `fakesink count N` (the sink accepted N messages and refused none).
 func cmdFakeSink(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 2 && args[0] == "count" {
-		s, _ := sinks.Load().(*watchtest.Sink)
+		v, _ := sinks.Load(ts.Getenv("WORK"))
+		s, _ := v.(*watchtest.Sink)
 		if s == nil {
 			ts.Fatalf("no fakesink")
 		}
@@ -82,7 +85,7 @@ func cmdFakeSink(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	s := &watchtest.Sink{WecomKey: "wk-script", FeishuToken: "ft-script", FeishuSecret: "fs-Secret-script",
 		DingToken: "dt-script", DingSecret: "SECding-script"} // signatures carry the real time, not --now
-	sinks.Store(s)
+	sinks.Store(ts.Getenv("WORK"), s)
 	srv := httptest.NewServer(s)
 	ts.Defer(srv.Close)
 	text := fmt.Sprintf(`[[notify]]
@@ -112,4 +115,4 @@ secret = "SECding-script"
 	f.Close()
 }
 
-var sinks atomic.Value // *watchtest.Sink
+var sinks sync.Map // $WORK → *watchtest.Sink
