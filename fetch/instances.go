@@ -50,7 +50,7 @@ type instanceAPI struct {
 var instanceAPIs = map[string]*instanceAPI{}
 
 // InstanceProviders are the clouds gpubill watch can list instances of.
-func InstanceProviders() []string { return []string{"aliyun", "tencentcloud"} }
+func InstanceProviders() []string { return []string{"aliyun", "tencentcloud", "volcengine"} }
 
 // SourceDelay says how late provider's instance API is, in lang.
 func SourceDelay(provider, lang string) string {

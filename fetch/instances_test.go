@@ -34,14 +34,18 @@ func TestListInstancesBothClouds(t *testing.T) {
 	cvm.PageSize = 1
 	ecs := fetchtest.NewECS("LTAItest", testSecret, "cn-beijing", clock, script(day)...)
 	ecs.PageSize = 2
+	volc := fetchtest.NewVolcECS("AKLTtest", testSecret, "cn-shanghai", clock, script(day)...)
+	volc.PageSize = 2
 	for _, c := range []struct {
 		provider, id, region string
 		srv                  *httptest.Server
 		requests             *int
 		started              bool // the API states the last start
+		gpu                  bool // and the GPUs
 	}{
-		{"tencentcloud", "AKIDtest", "ap-beijing", httptest.NewServer(cvm), &cvm.Requests, false},
-		{"aliyun", "LTAItest", "cn-beijing", httptest.NewServer(ecs), &ecs.Requests, true},
+		{"tencentcloud", "AKIDtest", "ap-beijing", httptest.NewServer(cvm), &cvm.Requests, false, true},
+		{"aliyun", "LTAItest", "cn-beijing", httptest.NewServer(ecs), &ecs.Requests, true, true},
+		{"volcengine", "AKLTtest", "cn-shanghai", httptest.NewServer(volc), &volc.Requests, false, false},
 	} {
 		t.Run(c.provider, func(t *testing.T) {
 			defer c.srv.Close()
@@ -54,13 +58,16 @@ func TestListInstancesBothClouds(t *testing.T) {
 				t.Fatalf("got %d instances in %d requests, want 3 over pages: %+v", len(got), *c.requests, got)
 			}
 			run, stop, boot := got[0], got[1], got[2]
-			if run.ID != "i-run" || run.State != StateRunning || !run.OnDemand || run.GPUModel != "NVIDIA T4" || run.GPUCount.String() != "1" {
+			if run.ID != "i-run" || run.State != StateRunning || !run.OnDemand || c.gpu != (run.GPUModel == "NVIDIA T4" && run.GPUCount.String() == "1") {
 				t.Errorf("running: %+v", run)
+			}
+			if !run.CreatedAt.Equal(day.Add(time.Hour)) {
+				t.Errorf("created %v", run.CreatedAt)
 			}
 			if want := day.Add(8 * time.Hour); c.started != run.StartedAt.Equal(want) {
 				t.Errorf("StartedAt %v (API states it: %v)", run.StartedAt, c.started)
 			}
-			if stop.State != StateStopped || stop.OnDemand || stop.GPUCount.String() != "2" || boot.State != StateOther {
+			if stop.State != StateStopped || stop.OnDemand || c.gpu != (stop.GPUCount.String() == "2") || boot.State != StateOther {
 				t.Errorf("stopped %+v, starting %+v", stop, boot)
 			}
 			if run.Region != c.region || run.Account != "main" {

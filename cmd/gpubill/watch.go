@@ -29,7 +29,7 @@ func (a *app) watchCommand() *cobra.Command {
 	var o watchOptions
 	cmd := &cobra.Command{
 		Use:   "watch [PROVIDER…]",
-		Short: "Alert on forgotten and soon-released instances, live (腾讯云, 阿里云) / 实时提醒忘关机与即将释放的实例",
+		Short: "Alert on forgotten and soon-released instances, live (腾讯云, 阿里云, 火山引擎) / 实时提醒忘关机与即将释放的实例",
 		Long: `Poll the clouds' instance APIs and alert, within minutes instead of a month later:
 
   running_too_long  an on-demand instance running past forgotten_instance.limit (default 8 h),
@@ -41,6 +41,7 @@ func (a *app) watchCommand() *cobra.Command {
 
   tencentcloud  CVM DescribeInstances  (live; no start time in the API: the first poll that saw it running counts)
   aliyun        ECS DescribeInstances  (live; the API's StartTime)
+  volcengine    ECS DescribeInstances  (live; no start time, no GPU model: the price stays unknown)
 
 Keys and --endpoint as for gpubill fetch; an [[account]] may name its region. Each alert is
 sent once, again only when it escalates (severity up, or at high each further severity_high of
@@ -63,7 +64,7 @@ mails it). --dry-run prints what would be sent and records nothing.
 	f.DurationVar(&o.interval, "interval", 0, "poll every DURATION until interrupted (e.g. 5m)")
 	f.StringVar(&o.account, "account", "", "account NAME of the config's [[account]] tables")
 	f.StringVar(&o.endpoint, "endpoint", "", "API endpoint URL for every account polled (tests, private endpoints)")
-	f.StringVar(&o.region, "region", "", "region to list (default: the account's region, else ap-guangzhou / cn-hangzhou)")
+	f.StringVar(&o.region, "region", "", "region to list (default: the account's region, else ap-guangzhou / cn-hangzhou / cn-beijing)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be sent; send and record nothing")
 	f.StringVar(&o.failOn, "fail-on", "", "with --once: exit 3 when an alert at or above this severity is open (info|low|medium|high)")
 	f.StringVar(&o.exec, "exec", "", "run CMD (sh -c) for each alert sent, the alert as JSON on its stdin")
@@ -88,7 +89,7 @@ func (a *app) watchAccounts(o watchOptions, args []string) ([]fetch.Account, err
 				return nil, err
 			}
 			if !slices.Contains(fetch.InstanceProviders(), accts[0].Provider) {
-				return nil, a.fetchUsage("watch 暂不支持 %s（可用：腾讯云 tencentcloud、阿里云 aliyun）", "watch does not list %s instances yet (tencentcloud, aliyun)", p)
+				return nil, a.fetchUsage("watch 暂不支持 %s（可用：tencentcloud、aliyun、volcengine）", "watch does not list %s instances yet (tencentcloud, aliyun, volcengine)", p)
 			}
 			out = append(out, accts...)
 		}
@@ -114,8 +115,8 @@ func (a *app) watchAccounts(o watchOptions, args []string) ([]fetch.Account, err
 		}
 	}
 	if len(out) == 0 {
-		return nil, a.fetchUsage("没有可轮询的账号：请设置 TENCENTCLOUD_SECRET_ID/KEY 或 ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET，或在配置文件中添加 [[account]]",
-			"no account to poll: set TENCENTCLOUD_SECRET_ID/KEY or ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET, or add an [[account]] to the config file")
+		return nil, a.fetchUsage("没有可轮询的账号：请设置 TENCENTCLOUD_SECRET_ID/KEY、ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET 或 VOLCENGINE_ACCESS_KEY/SECRET_KEY，或在配置文件中添加 [[account]]",
+			"no account to poll: set TENCENTCLOUD_SECRET_ID/KEY, ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET or VOLCENGINE_ACCESS_KEY/SECRET_KEY, or add an [[account]] to the config file")
 	}
 	if o.endpoint != "" {
 		for i := range out {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -245,3 +246,93 @@ func (f *ECS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 var ecsState = map[string]string{"running": "Running", "stopped": "Stopped", "starting": "Starting", "stopping": "Stopping"}
+
+// VolcECS is a fake 火山引擎 ECS DescribeInstances (version 2020-04-01), a
+// GET signed with the 火山引擎 HMAC-SHA256 signature whose credential scope
+// must name Region and service ecs; paged by MaxResults / NextToken.
+type VolcECS struct {
+	AccessKey, SecretKey, Region string
+	instances
+	sig Volcengine // the signature checks of the bill fake
+}
+
+// NewVolcECS is a VolcECS fake with a script and a clock.
+func NewVolcECS(ak, sk, region string, now func() time.Time, ins ...Instance) *VolcECS {
+	return &VolcECS{AccessKey: ak, SecretKey: sk, Region: region, instances: instances{Instances: ins, Now: now},
+		sig: Volcengine{AccessKey: ak, SecretKey: sk, Now: now}}
+}
+
+func (f *VolcECS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	meta := map[string]any{"RequestId": fmt.Sprintf("2026FAKEVECS%04d", f.count()), "Action": r.URL.Query().Get("Action"),
+		"Version": r.URL.Query().Get("Version"), "Service": "ecs", "Region": f.Region}
+	send := func(status int, v map[string]any) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(v)
+	}
+	fail := func(status int, code, msg string) {
+		meta["Error"] = map[string]any{"CodeN": 100000 + status, "Code": code, "Message": msg}
+		send(status, map[string]any{"ResponseMetadata": meta})
+	}
+	body, _ := io.ReadAll(r.Body)
+	if r.Method != http.MethodGet || r.URL.Path != "/" {
+		fail(400, "InvalidActionOrVersion", "GET / only")
+		return
+	}
+	if status, code, msg := f.sig.verify(r, body); code != "" {
+		fail(status, code, msg)
+		return
+	}
+	cred := strings.Split(strings.SplitN(strings.SplitN(r.Header.Get("Authorization"), "Credential=", 2)[1], ",", 2)[0], "/")
+	if cred[3] != "ecs" {
+		fail(401, "SignatureDoesNotMatch", "The credential scope names service "+cred[3])
+		return
+	}
+	if cred[2] != f.Region { // this fake's own answer: it serves one region
+		fail(400, "InvalidParameter.Region", "The region "+cred[2]+" is not served here")
+		return
+	}
+	q := r.URL.Query()
+	if q.Get("Action") != "DescribeInstances" || q.Get("Version") != "2020-04-01" {
+		fail(404, "InvalidActionOrVersion", "Could not find operation "+q.Get("Action"))
+		return
+	}
+	if f.Deny {
+		fail(403, "AccessDenied", "User is not authorized to perform: ecs:DescribeInstances")
+		return
+	}
+	max, err := strconv.Atoi(q.Get("MaxResults"))
+	if err != nil || max < 1 || max > 100 {
+		fail(400, "InvalidParameter", "MaxResults must be between 1 and 100")
+		return
+	}
+	if f.PageSize > 0 && f.PageSize < max {
+		max = f.PageSize
+	}
+	start := 0
+	if t := q.Get("NextToken"); t != "" {
+		if start, err = strconv.Atoi(strings.TrimPrefix(t, "vt-")); err != nil || !strings.HasPrefix(t, "vt-") {
+			fail(400, "InvalidNextToken", "The NextToken is invalid")
+			return
+		}
+	}
+	ins, states, _ := f.listed()
+	list := []map[string]any{}
+	end := min(start+max, len(ins))
+	for i := start; i < end; i++ {
+		in := ins[i]
+		charge := "PostPaid"
+		if in.Prepaid {
+			charge = "PrePaid"
+		}
+		list = append(list, map[string]any{"InstanceId": in.ID, "InstanceName": in.Name, "InstanceTypeId": in.Type,
+			"Status": cvmState[states[i]], "InstanceChargeType": charge, "CreatedAt": in.Created.Format(time.RFC3339),
+			"ZoneId": f.Region + "-a", "StoppedMode": ""})
+	}
+	next := ""
+	if end < len(ins) {
+		next = "vt-" + strconv.Itoa(end)
+	}
+	send(200, map[string]any{"ResponseMetadata": meta, "Result": map[string]any{"Instances": list, "NextToken": next,
+		"TotalCount": len(ins)}})
+}
