@@ -216,7 +216,7 @@ func clip(s string, n int) string {
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // notifyKeys are the fields of a [[notify]] table.
-var notifyKeys = []string{"name", "kind", "url", "secret"}
+var notifyKeys = []string{"name", "kind", "url", "secret", "from", "to"}
 
 // LoadRobots reads the [[notify]] tables of the config file at path:
 //
@@ -229,6 +229,20 @@ var notifyKeys = []string{"name", "kind", "url", "secret"}
 // The URL holds the robot's key, so a file with a [[notify]] table must be
 // mode 0600, as for fetch's secrets; errors never quote a URL or a secret.
 func LoadRobots(path string) ([]*Robot, error) {
+	ns, err := LoadNotifiers(path)
+	var out []*Robot
+	for _, n := range ns {
+		if r, ok := n.(*Robot); ok {
+			out = append(out, r)
+		}
+	}
+	return out, err
+}
+
+// LoadNotifiers reads the [[notify]] tables: robots, and e-mail
+// (kind = "smtp", url = "smtp://user@host:587" or "smtps://…:465",
+// secret = the password, from, to = "a@x, b@y").
+func LoadNotifiers(path string) ([]Notifier, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
@@ -239,7 +253,7 @@ func LoadRobots(path string) ([]*Robot, error) {
 	if _, err := toml.Decode(string(b), &doc); err != nil {
 		return nil, fmt.Errorf("config %s: not valid TOML", path)
 	}
-	var out []*Robot
+	var out []Notifier
 	for i, e := range doc.Notify {
 		where := fmt.Sprintf("config %s: [[notify]] %d", path, i+1)
 		get := func(k string) (string, error) {
@@ -259,7 +273,8 @@ func LoadRobots(path string) ([]*Robot, error) {
 			}
 		}
 		r := &Robot{}
-		for k, dst := range map[string]*string{"name": &r.Label, "kind": &r.Kind, "url": &r.URL, "secret": &r.Secret} {
+		var from, to string
+		for k, dst := range map[string]*string{"name": &r.Label, "kind": &r.Kind, "url": &r.URL, "secret": &r.Secret, "from": &from, "to": &to} {
 			if *dst, err = get(k); err != nil {
 				return nil, err
 			}
@@ -267,8 +282,27 @@ func LoadRobots(path string) ([]*Robot, error) {
 		if r.Label == "" {
 			r.Label = strconv.Itoa(i + 1)
 		}
+		if r.Kind == "smtp" {
+			m := &Mail{Label: r.Label, URL: r.URL, Secret: r.Secret, From: from}
+			for _, t := range strings.Split(to, ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					m.To = append(m.To, t)
+				}
+			}
+			if u, err := url.Parse(m.URL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
+				return nil, fmt.Errorf("%s: url is missing or not smtp://host:port or smtps://host:port", where)
+			}
+			if m.From == "" || len(m.To) == 0 {
+				return nil, fmt.Errorf("%s: an smtp notifier needs from and to", where)
+			}
+			out = append(out, m)
+			continue
+		}
+		if from != "" || to != "" {
+			return nil, fmt.Errorf("%s: from and to are for kind = \"smtp\"", where)
+		}
 		if !containsStr(RobotKinds, r.Kind) {
-			return nil, fmt.Errorf("%s: kind %q: want one of %s", where, r.Kind, strings.Join(RobotKinds, ", "))
+			return nil, fmt.Errorf("%s: kind %q: want one of %s, smtp", where, r.Kind, strings.Join(RobotKinds, ", "))
 		}
 		if u, err := url.Parse(r.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return nil, fmt.Errorf("%s: url is missing or not an http(s) URL", where)
@@ -284,7 +318,7 @@ func LoadRobots(path string) ([]*Robot, error) {
 			return nil, fmt.Errorf("config %s: %w", path, err)
 		}
 		if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
-			return nil, fmt.Errorf("config %s holds webhook URLs, which carry the robots' keys, and is readable by others (mode %04o): run chmod 600 %s",
+			return nil, fmt.Errorf("config %s holds [[notify]] URLs and secrets (robots' keys, mail passwords) and is readable by others (mode %04o): run chmod 600 %s",
 				path, fi.Mode().Perm(), path)
 		}
 	}

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -91,6 +92,10 @@ func TestLoadRobots(t *testing.T) {
 	if err != nil || len(rs) != 1 || rs[0].Secret != "SECabc" || rs[0].Name() != "dingtalk 1" {
 		t.Fatalf("%v %v", rs, err)
 	}
+	ns, err := LoadNotifiers(write(good+"[[notify]]\nkind = \"smtp\"\nurl = \"smtps://u@mail:465\"\nsecret = \"pw\"\nfrom = \"g@x\"\nto = \"a@x, b@x\"\n", 0o600))
+	if m, ok := ns[len(ns)-1].(*Mail); err != nil || len(ns) != 2 || !ok || len(m.To) != 2 || m.Secret != "pw" {
+		t.Errorf("smtp: %v %v", ns, err)
+	}
 	for _, c := range []struct {
 		text string
 		mode os.FileMode
@@ -101,10 +106,41 @@ func TestLoadRobots(t *testing.T) {
 		{"[[notify]]\nkind = \"wecom\"\nurl = \"https://x/?key=tok-123\"\nsecret = \"SECabc\"\n", 0o600, "take no secret"},
 		{"[[notify]]\nkind = \"feishu\"\nurl = \"tok-123\"\n", 0o600, "url is missing"},
 		{"[[notify]]\nkind = \"feishu\"\nhook = \"tok-123\"\n", 0o600, "unknown key hook"},
+		{"[[notify]]\nkind = \"smtp\"\nurl = \"smtp://u@mail:587\"\nsecret = \"tok-123\"\nfrom = \"a@x\"\n", 0o600, "needs from and to"},
+		{"[[notify]]\nkind = \"feishu\"\nurl = \"https://x/tok-123\"\nto = \"a@x\"\n", 0o600, "are for kind"},
 	} {
 		_, err := LoadRobots(write(c.text, c.mode))
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "tok-123") || strings.Contains(err.Error(), "SECabc") {
 			t.Errorf("%q: %v, want %q", c.text, err, c.want)
 		}
+	}
+}
+
+// E-mail through SMTP: authenticated, a UTF-8 subject and body; a wrong
+// password is the server's refusal, without the password.
+func TestMailThroughSMTP(t *testing.T) {
+	srv, err := watchtest.StartSMTP("ops@example.com", "pw-Secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	m := &Mail{Label: "ops", URL: "smtp://ops%40example.com@" + srv.Addr, Secret: "pw-Secret", From: "gpubill@example.com",
+		To: []string{"a@example.com", "b@example.com"}}
+	if err := m.Send(context.Background(), sample, "zh"); err != nil {
+		t.Fatal(err)
+	}
+	mails := srv.Mails()
+	if len(mails) != 1 || mails[0].From != "gpubill@example.com" || len(mails[0].To) != 2 {
+		t.Fatalf("%+v", mails)
+	}
+	data := mails[0].Data
+	body := data[strings.Index(data, "\r\n\r\n")+4:]
+	text, _ := base64.StdEncoding.DecodeString(strings.ReplaceAll(strings.TrimSpace(body), "\r\n", ""))
+	if !strings.Contains(data, "Subject: =?UTF-8?b?") || !strings.Contains(string(text), "实例 i-bp1gpu") {
+		t.Errorf("mail: %s / %s", data, text)
+	}
+	m.Secret = "wrong-pw"
+	if err := m.Send(context.Background(), sample, "en"); err == nil || !strings.Contains(err.Error(), "535") || strings.Contains(err.Error(), "wrong-pw") {
+		t.Errorf("wrong password: %v", err)
 	}
 }

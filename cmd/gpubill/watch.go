@@ -48,7 +48,8 @@ sent once, again only when it escalates (severity up, or at high each further se
 money); escalations during the night are held until the night's end. An alert clears when its
 condition ends. The state is in the ledger, under its write lock: two watchers never send the
 same alert. Notifiers: --exec CMD (the alert as JSON on stdin) and the config's [[notify]]
-tables (kind = wecom | feishu | dingtalk, url, secret; the file must then be mode 0600).
+tables (kind = wecom | feishu | dingtalk, url, secret; or kind = smtp, url = smtp://user@host:587,
+secret = the password, from, to); the file must then be mode 0600.
 Alerts sent are also printed (stdout): without a notifier, that is the notification (cron
 mails it). --dry-run prints what would be sent and records nothing.
 
@@ -158,13 +159,11 @@ func (a *app) runWatch(ctx context.Context, o watchOptions, args []string) error
 		ns = append(ns, watch.Exec{Command: o.exec})
 	}
 	if p := a.configPath(); p != "" {
-		robots, err := watch.LoadRobots(p)
+		more, err := watch.LoadNotifiers(p)
 		if err != nil {
 			return err
 		}
-		for _, r := range robots {
-			ns = append(ns, r)
-		}
+		ns = append(ns, more...)
 	}
 	db, err := a.openLedger(ctx)
 	if err != nil {
