@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/gpubill/gpubill/fetch"
 )
 
 // Notifier sends one alert.
@@ -58,7 +60,7 @@ func (e Exec) Send(ctx context.Context, a Alert, lang string) error {
 		cmd = exec.CommandContext(ctx, "sh", "-c", e.Command)
 	}
 	cmd.Stdin = bytes.NewReader(append(b, '\n'))
-	cmd.Env = append(os.Environ(), "GPUBILL_ALERT_KIND="+a.Kind, "GPUBILL_ALERT_SEVERITY="+a.Severity, "GPUBILL_LANG="+lang)
+	cmd.Env = append(hookEnv(), "GPUBILL_ALERT_KIND="+a.Kind, "GPUBILL_ALERT_SEVERITY="+a.Severity, "GPUBILL_LANG="+lang)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -69,6 +71,23 @@ func (e Exec) Send(ctx context.Context, a Alert, lang string) error {
 		return fmt.Errorf("%v %s", err, msg)
 	}
 	return nil
+}
+
+// hookEnv is the environment without the clouds' keys: the hook gets the
+// alert, not the credentials that listed the instances.
+func hookEnv() []string {
+	drop := map[string]bool{}
+	for _, p := range fetch.Providers() {
+		id, secret := fetch.EnvNames(p)
+		drop[id], drop[secret] = true, true
+	}
+	var out []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // Robot is a group robot webhook: 企业微信 (wecom), 飞书 (feishu) or 钉钉

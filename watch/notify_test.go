@@ -72,6 +72,10 @@ func TestExecGetsTheAlertAsJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil || got.InstanceID != "i-bp1gpu" || got.Kind != KindRunning || got.MessageZH == "" {
 		t.Errorf("%s: %v", b, err)
 	}
+	t.Setenv("TENCENTCLOUD_SECRET_KEY", "hook-must-not-see")
+	if err := (Exec{Command: "test -z \"$TENCENTCLOUD_SECRET_KEY\" && test \"$GPUBILL_ALERT_KIND\" = running_too_long"}).Send(context.Background(), sample, "en"); err != nil {
+		t.Errorf("the hook's environment: %v", err)
+	}
 	if err := (Exec{Command: "echo no >&2; exit 4"}).Send(context.Background(), sample, "en"); err == nil || !strings.Contains(err.Error(), "no") {
 		t.Errorf("failing command: %v", err)
 	}
