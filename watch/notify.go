@@ -30,14 +30,16 @@ type Notifier interface {
 	Send(ctx context.Context, a Alert, lang string) error
 }
 
-func send(ctx context.Context, ns []Notifier, a Alert, lang string) []error {
-	var errs []error
+// send hands a to every notifier: delivered counts those that took it.
+func send(ctx context.Context, ns []Notifier, a Alert, lang string) (delivered int, errs []error) {
 	for _, n := range ns {
 		if err := n.Send(ctx, a, lang); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %s: %w", n.Name(), a.InstanceID, err))
+			continue
 		}
+		delivered++
 	}
-	return errs
+	return delivered, errs
 }
 
 // Exec runs a command with the alert as JSON on its stdin (--exec): through

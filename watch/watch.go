@@ -39,8 +39,9 @@ type Outcome struct {
 	// ended.
 	Sent, Held, Open []Alert
 	Cleared          []string
-	// SendErrors are the notifiers' failures; their alerts stay unrecorded
-	// and are tried again by the next poll.
+	// SendErrors are the notifiers' failures. An alert no notifier took
+	// stays unrecorded and is tried again by the next poll; one that some
+	// took is recorded (the failing notifiers miss it).
 	SendErrors []error
 }
 
@@ -124,8 +125,12 @@ func Run(ctx context.Context, db *ledger.DB, req Request) (Outcome, error) {
 					a.Event = EventEscalated
 				}
 				if !req.DryRun {
-					if errs := send(ctx, req.Notifiers, a, req.Judge.Lang); len(errs) > 0 {
-						out.SendErrors = append(out.SendErrors, errs...)
+					// Recorded once any notifier took it: a broken one must
+					// not make the working ones repeat it every poll. When
+					// none took it, the next poll tries again.
+					delivered, errs := send(ctx, req.Notifiers, a, req.Judge.Lang)
+					out.SendErrors = append(out.SendErrors, errs...)
+					if len(errs) > 0 && delivered == 0 {
 						continue
 					}
 					if err := saveSent(ctx, tx, a); err != nil {

@@ -280,3 +280,38 @@ func TestDryRunSendsAndRecordsNothing(t *testing.T) {
 		t.Errorf("after dry runs: %v", out.Sent)
 	}
 }
+
+// A robot that refuses (a wrong secret) does not make the others repeat
+// the alert every poll; with every notifier failing, the next poll tries
+// again.
+func TestBrokenNotifierIsNoSpam(t *testing.T) {
+	ecs := fetchtest.Instance{ID: "i-bp1gpu", GPUModel: "V100", GPUCount: 1, Created: at(1, 0, 0),
+		Phases: []fetchtest.Phase{{At: at(2, 8, 0), State: "running"}}}
+	r := newRig(t, at(2, 17, 0), nil, []fetchtest.Instance{ecs})
+	req := r.request()
+	req.Notifiers[2].(*Robot).Secret = "SECwrong"
+	for i := 0; i < 3; i++ {
+		out, err := Run(context.Background(), r.db, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 1, false: 0}[i == 0]; len(out.SendErrors) != want || len(out.Sent) != want {
+			t.Errorf("poll %d: sent %d, errors %v", i, len(out.Sent), out.SendErrors)
+		}
+	}
+	if n := len(r.sink.Messages()); n != 2 {
+		t.Errorf("sink got %d messages, want 2 (wecom and feishu once)", n)
+	}
+	// All failing: not recorded, so tried again.
+	r2 := newRig(t, at(2, 17, 0), nil, []fetchtest.Instance{ecs})
+	req = r2.request()
+	for _, n := range req.Notifiers {
+		n.(*Robot).URL += "x"
+	}
+	for i := 0; i < 2; i++ {
+		out, _ := Run(context.Background(), r2.db, req)
+		if len(out.Sent) != 0 || len(out.SendErrors) != 3 {
+			t.Errorf("all failing, poll %d: sent %d errors %d", i, len(out.Sent), len(out.SendErrors))
+		}
+	}
+}
