@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -116,3 +120,27 @@ secret = "SECding-script"
 }
 
 var sinks sync.Map // $WORK → *watchtest.Sink
+
+// --interval polls at once, then every interval, and ends cleanly when
+// its context ends (SIGINT in the CLI).
+func TestWatchIntervalEndsWithItsContext(t *testing.T) {
+	now := time.Date(2026, 11, 2, 17, 0, 0, 0, time.FixedZone("CST", 8*3600))
+	ecs := fetchtest.NewECS("LTAIloop", "loop-secret", "cn-hangzhou", func() time.Time { return now },
+		fetchtest.Instance{ID: "i-loop", GPUModel: "V100", GPUCount: 1, Created: now.Add(-24 * time.Hour),
+			Phases: []fetchtest.Phase{{At: now.Add(-9 * time.Hour), State: "running"}}})
+	srv := httptest.NewServer(ecs)
+	defer srv.Close()
+	t.Setenv("ALIBABA_CLOUD_ACCESS_KEY_ID", "LTAIloop")
+	t.Setenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET", "loop-secret")
+	t.Setenv("TENCENTCLOUD_SECRET_ID", "")
+	t.Setenv("VOLCENGINE_ACCESS_KEY", "")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	var out, errb strings.Builder
+	code := run(ctx, []string{"--db", filepath.Join(t.TempDir(), "l.db"), "watch", "--interval", "10s", "--endpoint", srv.URL,
+		"--now", now.Format(time.RFC3339)}, strings.NewReader(""), &out, &errb)
+	if code != exitOK || strings.Count(out.String(), "sent\tnew\t") != 1 || ecs.Requests != 1 {
+		t.Errorf("exit %d, %d requests, stdout %q, stderr %q", code, ecs.Requests, out.String(), errb.String())
+	}
+}
