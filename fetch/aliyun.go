@@ -148,20 +148,26 @@ func aliyunCheck(status int, b []byte) (record, error) {
 	code, _ := top.scalar("Code")
 	success, _ := top.scalar("Success")
 	if status != http.StatusOK || (success != "true" && code != "Success" && code != "200") {
-		msg, _ := top.scalar("Message")
-		ae := &apiError{status: status, code: code, message: msg}
-		switch {
-		case strings.HasPrefix(code, "Throttling"), code == "ServiceUnavailable", code == "InternalError",
-			status == http.StatusTooManyRequests, status == http.StatusServiceUnavailable:
-			ae.retry = true
-		case strings.HasPrefix(code, "InvalidAccessKeyId"), strings.HasPrefix(code, "SignatureDoesNotMatch"),
-			strings.HasPrefix(code, "Forbidden"), strings.HasPrefix(code, "NoPermission"), code == "NotAuthorized",
-			strings.HasPrefix(code, "InvalidAccessKeySecret"), status == http.StatusForbidden:
-			ae.auth = true
-		}
-		return record{}, ae
+		return record{}, aliyunError(status, top)
 	}
 	return top.object("Data")
+}
+
+// aliyunError is the API error a response carries, classified.
+func aliyunError(status int, top record) *apiError {
+	code, _ := top.scalar("Code")
+	msg, _ := top.scalar("Message")
+	ae := &apiError{status: status, code: code, message: msg}
+	switch {
+	case strings.HasPrefix(code, "Throttling"), code == "ServiceUnavailable", code == "InternalError",
+		status == http.StatusTooManyRequests, status == http.StatusServiceUnavailable:
+		ae.retry = true
+	case strings.HasPrefix(code, "InvalidAccessKeyId"), strings.HasPrefix(code, "SignatureDoesNotMatch"),
+		strings.HasPrefix(code, "Forbidden"), strings.HasPrefix(code, "NoPermission"), code == "NotAuthorized",
+		strings.HasPrefix(code, "InvalidAccessKeySecret"), status == http.StatusForbidden:
+		ae.auth = true
+	}
+	return ae
 }
 
 // nonce is a fresh SignatureNonce: 阿里云 refuses one used before.

@@ -17,6 +17,9 @@ type Account struct {
 	Provider string // tencentcloud | aliyun
 	KeyID    string
 	Endpoint string // "" = the vendor's public endpoint
+	// Region is where gpubill watch lists instances ("" = the flag's or
+	// the vendor's default); bills are not regional.
+	Region string
 	// Source says where the keys came from, for messages: the environment
 	// variables or the config file and account, never the secret.
 	SourceZH, SourceEN string
@@ -77,7 +80,7 @@ type accountFile struct {
 }
 
 // accountKeys are the fields of an [[account]] table.
-var accountKeys = []string{"name", "provider", "key_id", "secret", "endpoint"}
+var accountKeys = []string{"name", "provider", "key_id", "secret", "endpoint", "region"}
 
 // LoadAccounts reads the [[account]] tables of the config file at path:
 //
@@ -146,6 +149,9 @@ func LoadAccounts(path string, getenv func(string) string) ([]Account, error) {
 			return nil, err
 		}
 		if a.Endpoint, err = str("endpoint"); err != nil {
+			return nil, err
+		}
+		if a.Region, err = str("region"); err != nil {
 			return nil, err
 		}
 		if a.Name == "" {

@@ -18,6 +18,10 @@
 // not final yet is imported as provisional and replaced by the next fetch of
 // that month and account (fetch.go).
 //
+// instances.go, cvm.go, ecs.go and volcecs.go list instances for gpubill
+// watch (腾讯云 CVM, 阿里云 ECS and 火山引擎 ECS DescribeInstances) with the
+// same signers, credentials and retry client.
+//
 // Package fetchtest holds the fake APIs the tests run against: they verify
 // each request's signature the way the vendor documents it.
 package fetch

@@ -117,7 +117,12 @@ func tencentPull(ctx context.Context, o *Options, acct Account, month string) ([
 // tencentCheck reads one response: its Response object, or the API error
 // it carries.
 func tencentCheck(status int, b []byte) (record, error) {
-	top, err := decodeObject(tencentAPI.api, b)
+	return tencentCheckAPI(tencentAPI.api, status, b)
+}
+
+// tencentCheckAPI is tencentCheck for any API 3.0 action (named in errors).
+func tencentCheckAPI(api string, status int, b []byte) (record, error) {
+	top, err := decodeObject(api, b)
 	if err != nil {
 		if status == http.StatusTooManyRequests || status >= 500 {
 			return record{}, &apiError{status: status, code: strconv.Itoa(status), message: http.StatusText(status), retry: true}

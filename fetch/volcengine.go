@@ -124,8 +124,11 @@ func volcPull(ctx context.Context, o *Options, acct Account, month string) ([]st
 
 // volcCheck reads one response: its Result, or the error in its
 // ResponseMetadata.
-func volcCheck(status int, b []byte) (record, error) {
-	top, err := decodeObject(volcAPI.api, b)
+func volcCheck(status int, b []byte) (record, error) { return volcCheckAPI(volcAPI.api, status, b) }
+
+// volcCheckAPI is volcCheck for any 火山引擎 OpenAPI action (named in errors).
+func volcCheckAPI(api string, status int, b []byte) (record, error) {
+	top, err := decodeObject(api, b)
 	if err != nil {
 		if status == http.StatusTooManyRequests || status >= 500 {
 			return record{}, &apiError{status: status, code: strconv.Itoa(status), message: http.StatusText(status), retry: true}

@@ -59,6 +59,9 @@ type configFile struct {
 	// Account holds the [[account]] tables of gpubill fetch (API
 	// credentials), read by package fetch and ignored here.
 	Account []map[string]any `toml:"account"`
+	// Notify holds the [[notify]] tables of gpubill watch (group robot
+	// webhooks), read by package watch and ignored here.
+	Notify []map[string]any `toml:"notify"`
 }
 
 // policyKeys are the fields of a [[policy]] entry: those of policies.json.

@@ -46,7 +46,8 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"zip": cmdZip,
-			"fakecloud": cmdFakeCloud, "fakeconfig": cmdFakeConfig},
+			"fakecloud": cmdFakeCloud, "fakeconfig": cmdFakeConfig,
+			"fakeinstances": cmdFakeInstances, "fakesink": cmdFakeSink},
 		RequireExplicitExec: true,
 	})
 }

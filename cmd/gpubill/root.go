@@ -136,6 +136,7 @@ Start with:  gpubill demo` + "\n" + helpTail,
 	root.AddCommand(
 		a.importCommand(),
 		a.fetchCommand(),
+		a.watchCommand(),
 		a.importsCommand(),
 		a.auditCommand(),
 		a.reportCommand(),

@@ -115,6 +115,11 @@ func (f *Tencent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // credential scope, the timestamp within 5 minutes, and the signature of
 // the canonical request over the signed headers and the body.
 func (f *Tencent) verify(r *http.Request, body []byte) (code, msg string) {
+	return verifyTC3(r, body, f.SecretID, f.SecretKey, "billing", f.Now)
+}
+
+// verifyTC3 checks a TC3-HMAC-SHA256 request of service.
+func verifyTC3(r *http.Request, body []byte, secretID, secretKey, service string, nowFn func() time.Time) (code, msg string) {
 	auth := r.Header.Get("Authorization")
 	const alg = "TC3-HMAC-SHA256 "
 	if !strings.HasPrefix(auth, alg) {
@@ -129,7 +134,7 @@ func (f *Tencent) verify(r *http.Request, body []byte) (code, msg string) {
 	if len(cred) != 4 || cred[3] != "tc3_request" {
 		return "AuthFailure.InvalidAuthorization", "Credential is malformed"
 	}
-	if cred[0] != f.SecretID {
+	if cred[0] != secretID {
 		return "AuthFailure.SecretIdNotFound", "The SecretId is not found, please ensure that your SecretId is correct."
 	}
 	ts, err := strconv.ParseInt(r.Header.Get("X-TC-Timestamp"), 10, 64)
@@ -137,14 +142,14 @@ func (f *Tencent) verify(r *http.Request, body []byte) (code, msg string) {
 		return "MissingParameter", "X-TC-Timestamp"
 	}
 	now := time.Now()
-	if f.Now != nil {
-		now = f.Now()
+	if nowFn != nil {
+		now = nowFn()
 	}
 	if d := now.Unix() - ts; d > 300 || d < -300 {
 		return "AuthFailure.SignatureExpire", "The signature expired."
 	}
 	date := time.Unix(ts, 0).UTC().Format("2006-01-02")
-	if cred[1] != date || cred[2] != "billing" {
+	if cred[1] != date || cred[2] != service {
 		return "AuthFailure.SignatureFailure", "The credential scope does not match the request date or service."
 	}
 	signed := strings.Split(parts["SignedHeaders"], ";")
@@ -159,9 +164,9 @@ func (f *Tencent) verify(r *http.Request, body []byte) (code, msg string) {
 	sum := sha256.Sum256(body)
 	canonical := strings.Join([]string{r.Method, "/", "", ch.String(), parts["SignedHeaders"], hex.EncodeToString(sum[:])}, "\n")
 	csum := sha256.Sum256([]byte(canonical))
-	toSign := "TC3-HMAC-SHA256\n" + strconv.FormatInt(ts, 10) + "\n" + date + "/billing/tc3_request\n" + hex.EncodeToString(csum[:])
+	toSign := "TC3-HMAC-SHA256\n" + strconv.FormatInt(ts, 10) + "\n" + date + "/" + service + "/tc3_request\n" + hex.EncodeToString(csum[:])
 	mac := func(k []byte, s string) []byte { m := hmac.New(sha256.New, k); m.Write([]byte(s)); return m.Sum(nil) }
-	k := mac(mac(mac([]byte("TC3"+f.SecretKey), date), "billing"), "tc3_request")
+	k := mac(mac(mac([]byte("TC3"+secretKey), date), service), "tc3_request")
 	if !hmac.Equal([]byte(hex.EncodeToString(mac(k, toSign))), []byte(parts["Signature"])) {
 		return "AuthFailure.SignatureFailure", "The provided credentials could not be validated. Please check your signature is correct."
 	}

@@ -1,0 +1,13 @@
+// Package watch is gpubill watch: it lists the instances of the clouds'
+// instance APIs (through package fetch's clients), judges them against
+// forgotten_instance's parameters and the platforms' release-after-stopping
+// days, and sends each alert once through the notifiers, again only when it
+// escalates.
+//
+// alert.go judges one poll (pure: instances, the state before, a clock);
+// state.go keeps the state in the ledger (migration 0013) under the write
+// lock, so that two watchers never send the same alert; notify.go holds the
+// notifiers (--exec, 企业微信, 飞书, 钉钉 group robots); watch.go runs one
+// poll end to end. Package watchtest holds a webhook sink that checks what
+// each robot checks.
+package watch
