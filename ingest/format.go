@@ -62,6 +62,10 @@ type Format struct {
 	// billedIsCash: a line that states no voucher or cash part was paid in
 	// money (ledger.SettlePaid).
 	billedIsCash bool
+	// settled, when set, tells a table whose paid parts are
+	// ledger.SettlePaid's already (gpubill's own export): it is not run
+	// again, which would count a credit's voucher twice.
+	settled func(b *binding) bool
 	// txs builds the row mapper of a detected table (Target transactions).
 	txs func(b *binding, env *mapEnv) (txMapper, error)
 	// pays builds the row mapper of a detected table (Target payments).

@@ -409,6 +409,8 @@ type importer struct {
 	providers map[string]bool
 	// billedIsCash is the current table's Format.billedIsCash (SettlePaid).
 	billedIsCash bool
+	// settled: the current table's paid parts are settled (Format.settled).
+	settled bool
 	// periods counts the line items of the current table per provider and
 	// month; written by the parse goroutine, read after it is done.
 	periods map[ledger.PeriodKey]int
@@ -441,6 +443,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	}
 	im.periods = map[ledger.PeriodKey]int{}
 	im.billedIsCash = b.format.billedIsCash
+	im.settled = b.format.settled != nil && b.format.settled(b)
 	var lm lineMapper
 	var tm txMapper
 	var pm payMapper
@@ -745,7 +748,9 @@ func (im *importer) render(ctx context.Context, in <-chan *batch, out chan<- *ba
 			for i := range bt.items {
 				li := &bt.items[i]
 				// After the key: the keys stay those of earlier versions.
-				ledger.SettlePaid(li, im.billedIsCash)
+				if !im.settled {
+					ledger.SettlePaid(li, im.billedIsCash)
+				}
 				bt.rows.Append(li)
 				if len(im.res.Preview) < im.opts.Preview {
 					im.res.Preview = append(im.res.Preview, *li)

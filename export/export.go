@@ -1,0 +1,209 @@
+package export
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/ledger"
+)
+
+// Formats of Export.
+const (
+	FormatCSV     = "focus-csv"
+	FormatParquet = "focus-parquet"
+)
+
+// Options says what Export writes and where.
+type Options struct {
+	Format string   // FormatCSV or FormatParquet
+	Months []string // billing periods YYYY-MM, each one partition
+	Dir    string   // the folder of the partitions (created)
+}
+
+// Partition is one written file.
+type Partition struct {
+	Month string
+	Path  string
+	Rows  int
+}
+
+// encoder writes the rows of one partition file.
+type encoder interface {
+	encode(cells []cell) error
+	close() error // flushes; the file is complete only after it
+}
+
+// Export writes the line items of each month as one partition of opts.Dir
+// (billing_period=M/part-00000.csv|parquet), a month at a time, as the
+// ledger streams it. A month without line items writes no partition. Each
+// file is written under a temporary name and renamed when complete: a
+// failed export leaves no half-written partition behind.
+func Export(ctx context.Context, db *ledger.DB, opts Options) ([]Partition, error) {
+	ext := ""
+	switch opts.Format {
+	case FormatCSV:
+		ext = "csv"
+	case FormatParquet:
+		ext = "parquet"
+	default:
+		return nil, fmt.Errorf("export: unknown format %q", opts.Format)
+	}
+	ims, err := db.Imports(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	imports := make(map[int64]*ledger.Import, len(ims))
+	for i := range ims {
+		imports[ims[i].ID] = &ims[i]
+	}
+	var parts []Partition
+	for _, m := range opts.Months {
+		p, err := exportMonth(ctx, db, m, imports, opts.Dir, ext)
+		if err != nil {
+			return parts, err
+		}
+		if p.Rows > 0 {
+			parts = append(parts, p)
+		}
+	}
+	return parts, nil
+}
+
+// exportMonth writes month m's partition.
+func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64]*ledger.Import, dir, ext string) (Partition, error) {
+	p := Partition{Month: m, Path: filepath.Join(dir, "billing_period="+m, "part-00000."+ext)}
+	findings, err := db.Findings(ctx, m)
+	if err != nil {
+		return p, err
+	}
+	byLine := findingsByLine(findings)
+	var f *os.File
+	var enc encoder
+	tmp := p.Path + ".tmp"
+	fail := func(err error) (Partition, error) {
+		if f != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+		return p, err
+	}
+	cells := make([]cell, len(columns))
+	err = db.EachLineItem(ctx, ledger.Filter{Month: m, NoRaw: true}, func(li *ledger.LineItem) error {
+		if enc == nil { // the partition's file, at its first row
+			if err := os.MkdirAll(filepath.Dir(p.Path), 0o700); err != nil {
+				return err
+			}
+			var err error
+			if f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
+				return err
+			}
+			if ext == "csv" {
+				enc, err = newCSVEncoder(f)
+			} else {
+				enc, err = newParquetEncoder(f)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		srcRow := li.SourceRow
+		if im := imports[li.ImportID]; im != nil {
+			if r, ok := im.RowOf(li.SourceRow); ok {
+				srcRow = r
+			}
+		}
+		row(cells, li, li.File, srcRow, byLine[li.ID])
+		if err := enc.encode(cells); err != nil {
+			return fmt.Errorf("line item %d (%s row %d): %w", li.ID, li.File, srcRow, err)
+		}
+		p.Rows++
+		return nil
+	})
+	if err != nil {
+		return fail(fmt.Errorf("export %s: %w", m, err))
+	}
+	if enc == nil {
+		return p, nil
+	}
+	if err := enc.close(); err != nil {
+		return fail(fmt.Errorf("export %s: %w", m, err))
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		f = nil
+		os.Remove(tmp)
+		return p, err
+	}
+	if err := os.Rename(tmp, p.Path); err != nil {
+		os.Remove(tmp)
+		return p, err
+	}
+	return p, nil
+}
+
+// findingsByLine maps the line items cited by the month's stored findings
+// to what they say of them. Every finding citing a line names its rule and
+// fingerprint there (most severe first, the order of reports); the money at
+// risk of a line is its share of the most severe finding that cites it
+// (shareAtRisk), so that a line's money counts once, as in the findings
+// report's totals.
+func findingsByLine(fs []ledger.Finding) map[int64]*lineFindings {
+	slices.SortStableFunc(fs, func(a, b ledger.Finding) int {
+		if ra, rb := ledger.SeverityRank(a.Severity), ledger.SeverityRank(b.Severity); ra != rb {
+			return rb - ra
+		}
+		return ledger.RuleRank(a.RuleID) - ledger.RuleRank(b.RuleID)
+	})
+	out := map[int64]*lineFindings{}
+	for i := range fs {
+		f := &fs[i]
+		shares := shareAtRisk(f)
+		for j, e := range f.Evidence {
+			lf := out[e.LineItemID]
+			if lf == nil {
+				lf = &lineFindings{atRisk: shares[j]}
+				out[e.LineItemID] = lf
+			}
+			if !slices.Contains(lf.rules, f.RuleID) {
+				lf.rules = append(lf.rules, f.RuleID)
+			}
+			lf.fingerprints = append(lf.fingerprints, f.Fingerprint)
+		}
+	}
+	return out
+}
+
+// shareAtRisk splits a finding's money at risk over its evidence lines,
+// exactly: from the last line back, each line takes at most its billed
+// cost (never below zero) until the amount is used up, and what is left
+// over goes to the first line. Rules whose money at risk is their lines'
+// cost (stopped storage, egress, seat fees …) so give each line its cost;
+// a duplicate charge's "all but one" falls on the later copies; the cost of
+// a forgotten instance beyond the limit on its last hours. Unknown money
+// at risk leaves every share unknown.
+func shareAtRisk(f *ledger.Finding) []decimal.NullDecimal {
+	shares := make([]decimal.NullDecimal, len(f.Evidence))
+	if !f.AmountAtRisk.Valid || len(f.Evidence) == 0 {
+		return shares
+	}
+	left := f.AmountAtRisk.Decimal
+	for j := len(f.Evidence) - 1; j >= 0; j-- {
+		take := decimal.Zero
+		if b := f.Evidence[j].BilledCost; b.Valid && b.Decimal.IsPositive() && left.IsPositive() {
+			take = decimal.Min(b.Decimal, left)
+		}
+		if j == 0 {
+			take = left
+		}
+		left = left.Sub(take)
+		shares[j] = decimal.NullDecimal{Decimal: take, Valid: true}
+	}
+	return shares
+}
