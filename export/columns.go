@@ -83,6 +83,7 @@ var columns = []column{
 	{"x_SourceRow", typeInt},
 	{"x_LineItemId", typeInt},
 	{"x_RowKey", typeText},
+	{"x_DataEnd", typeTime},
 	{"x_FindingRules", typeText},
 	{"x_FindingFingerprints", typeText},
 	{"x_AmountAtRisk", typeMoney},
@@ -147,8 +148,9 @@ type lineFindings struct {
 }
 
 // row fills cells (len(columns)) with line item li. file and srcRow are
-// its source as findings cite it; lf its findings (nil: none).
-func row(cells []cell, li *ledger.LineItem, file string, srcRow int, lf *lineFindings) {
+// its source as findings cite it; lf its findings (nil: none); dataEnd
+// the end of its provider's data in the ledger.
+func row(cells []cell, li *ledger.LineItem, file string, srcRow int, lf *lineFindings, dataEnd time.Time) {
 	start, end := monthBounds(li.BillingPeriod)
 	provider := ledger.ProviderName(li.Provider, "en")
 	set := func(i int, c cell) { cells[i] = c }
@@ -212,6 +214,7 @@ func row(cells []cell, li *ledger.LineItem, file string, srcRow int, lf *lineFin
 	}
 	next(intCell(li.ID))
 	next(textCell(li.RowKey))
+	next(timeCell(dataEnd))
 	if lf != nil {
 		next(textCell(strings.Join(lf.rules, ",")))
 		next(textCell(strings.Join(lf.fingerprints, ",")))

@@ -2,10 +2,12 @@ package export
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -23,6 +25,9 @@ type Options struct {
 	Format string   // FormatCSV or FormatParquet
 	Months []string // billing periods YYYY-MM, each one partition
 	Dir    string   // the folder of the partitions (created)
+	// TZ is the zone in which monthly bills cover their month (the end
+	// of the data, ledger.DB.DataEndsCovered): the reports' --tz.
+	TZ *time.Location
 }
 
 // Partition is one written file.
@@ -61,9 +66,17 @@ func Export(ctx context.Context, db *ledger.DB, opts Options) ([]Partition, erro
 	for i := range ims {
 		imports[ims[i].ID] = &ims[i]
 	}
+	loc := opts.TZ
+	if loc == nil {
+		loc = time.UTC
+	}
+	ends, err := db.DataEndsCovered(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
 	var parts []Partition
 	for _, m := range opts.Months {
-		p, err := exportMonth(ctx, db, m, imports, opts.Dir, ext)
+		p, err := exportMonth(ctx, db, m, imports, ends, opts.Dir, ext)
 		if err != nil {
 			return parts, err
 		}
@@ -75,7 +88,7 @@ func Export(ctx context.Context, db *ledger.DB, opts Options) ([]Partition, erro
 }
 
 // exportMonth writes month m's partition.
-func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64]*ledger.Import, dir, ext string) (Partition, error) {
+func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64]*ledger.Import, ends map[string]time.Time, dir, ext string) (Partition, error) {
 	p := Partition{Month: m, Path: filepath.Join(dir, "billing_period="+m, "part-00000."+ext)}
 	findings, err := db.Findings(ctx, m)
 	if err != nil {
@@ -117,14 +130,22 @@ func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64
 				srcRow = r
 			}
 		}
-		row(cells, li, li.File, srcRow, byLine[li.ID])
+		row(cells, li, li.File, srcRow, byLine[li.ID], ends[li.Provider])
 		if err := enc.encode(cells); err != nil {
+			var fe *FitError
+			if errors.As(err, &fe) {
+				fe.LineItemID, fe.File, fe.Row = li.ID, li.File, srcRow
+				return fe
+			}
 			return fmt.Errorf("line item %d (%s row %d): %w", li.ID, li.File, srcRow, err)
 		}
 		p.Rows++
 		return nil
 	})
 	if err != nil {
+		if _, ok := err.(*FitError); ok {
+			return fail(err)
+		}
 		return fail(fmt.Errorf("export %s: %w", m, err))
 	}
 	if enc == nil {

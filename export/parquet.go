@@ -112,7 +112,7 @@ func (e *parquetEncoder) encode(cells []cell) error {
 			}
 			b, err := decimalBytesOf(c.dec, scale)
 			if err != nil {
-				return fmt.Errorf("%s %s: %w", columns[i].name, c.text, err)
+				return &FitError{Column: columns[i].name, Amount: c.text, Scale: int(scale), Err: err}
 			}
 			v = parquet.FixedLenByteArrayValue(b)
 			if e.sb.Len() > 0 {
@@ -140,6 +140,30 @@ func (e *parquetEncoder) encode(cells []cell) error {
 }
 
 func (e *parquetEncoder) close() error { return e.w.Close() }
+
+// FitError is an amount that a Parquet DECIMAL column cannot hold exactly:
+// the export refuses it rather than round. Export fills in the line.
+type FitError struct {
+	LineItemID int64
+	File       string
+	Row        int
+	Column     string
+	Amount     string
+	Scale      int
+	Err        error
+}
+
+func (e *FitError) Error() string {
+	return fmt.Sprintf("line item %d (%s row %d): %s %s %v", e.LineItemID, e.File, e.Row, e.Column, e.Amount, e.Err)
+}
+
+// ZH is the error in Chinese.
+func (e *FitError) ZH() string {
+	return fmt.Sprintf("账单明细 %d（%s 第 %d 行）：%s 的金额 %s 无法精确写入 Parquet 的 DECIMAL(38, %d) 列（小数位或整数位过多），导出已中止、未做舍入；可改用 --format focus-csv",
+		e.LineItemID, e.File, e.Row, e.Column, e.Amount, e.Scale)
+}
+
+func (e *FitError) Unwrap() error { return e.Err }
 
 // decimalBytesOf is d at scale as DECIMAL's 16-byte big-endian two's
 // complement; an error when d has more decimals than scale or more than 38

@@ -18,7 +18,31 @@ import (
 // AWS, Azure, GCP, OCI and others export them. Naive times are UTC (the spec
 // says so); NULL written as text or as an empty cell means no value.
 
-func init() { registerFormat(focusFormat, 20) }
+func init() {
+	registerFormat(focusFormat, 20)
+	registerFormat(gpubillExportFormat(), 19)
+}
+
+// gpubillExportFormat is gpubill's own FOCUS export (gpubill export), read
+// by the FOCUS columns and the x_ ones. It is a format of its own because
+// it is no monthly bill (ledger.MonthlyBillFormat): its lines come from
+// bills of every kind, and its data reaches as far as x_DataEnd says, the
+// end of data of the ledger it came from, not to the end of the month.
+func gpubillExportFormat() *Format {
+	f := *focusFormat
+	f.ID = "gpubill-export"
+	f.Version = "1"
+	f.NameZH = "gpubill 导出的 FOCUS 数据（gpubill export）"
+	f.NameEN = "gpubill's FOCUS export (gpubill export)"
+	f.Confidence = ConfidenceDoc
+	f.DetectZH = "FOCUS 表头，另含 x_Provider、x_Kind、x_RowKey 列"
+	f.DetectEN = "a FOCUS header with the x_Provider, x_Kind and x_RowKey columns"
+	f.DedupeKey = "x_RowKey: the dedupe key of the ledger the export came from"
+	f.match = func(b *binding) bool {
+		return b.idx("x_provider") >= 0 && b.idx("x_kind") >= 0 && b.idx("x_row_key") >= 0
+	}
+	return &f
+}
 
 var focusFormat = &Format{
 	ID:         "focus",
@@ -97,6 +121,7 @@ var focusFormat = &Format{
 		{Field: "x_unpaid", Headers: []string{"x_Unpaid"}},
 		{Field: "x_source_scales", Headers: []string{"x_SourceScales"}},
 		{Field: "x_row_key", Headers: []string{"x_RowKey"}},
+		{Field: "x_data_end", Headers: []string{"x_DataEnd"}},
 	},
 	match: func(b *binding) bool { return b.idx("provider") >= 0 || b.idx("service_name") >= 0 },
 	lines: focusLines,
@@ -121,12 +146,12 @@ func focusLines(b *binding, env *mapEnv) (lineMapper, error) {
 	}
 	x := struct {
 		provider, kind, pricing, parent, usageStart, usageEnd, gpuModel, gpuCount,
-		voucher, cash, other, unpaid, scales, rowKey int
+		voucher, cash, other, unpaid, scales, rowKey, dataEnd int
 	}{
 		b.idx("x_provider"), b.idx("x_kind"), b.idx("x_pricing_model"), b.idx("x_parent_resource_id"),
 		b.idx("x_usage_start"), b.idx("x_usage_end"), b.idx("x_gpu_model"), b.idx("x_gpu_count"),
 		b.idx("x_voucher_paid"), b.idx("x_cash_paid"), b.idx("x_other_paid"), b.idx("x_unpaid"),
-		b.idx("x_source_scales"), b.idx("x_row_key"),
+		b.idx("x_source_scales"), b.idx("x_row_key"), b.idx("x_data_end"),
 	}
 	cell := func(c *rowCtx, i int) string { return focusText(c.cell(i)) }
 	// Derived from texts that repeat row after row (textMemo): the provider
@@ -218,6 +243,14 @@ func focusLines(b *binding, env *mapEnv) (lineMapper, error) {
 		// (the paid parts were settled after it), and kept, it makes a
 		// re-imported export add nothing twice.
 		li.RowKey = focusText(c.cell(x.rowKey))
+		if end, err := c.time(x.dataEnd, time.UTC); err != nil {
+			return false, err
+		} else if !end.IsZero() && end.After(env.dataEnds[li.Provider]) {
+			if env.dataEnds == nil {
+				env.dataEnds = map[string]time.Time{}
+			}
+			env.dataEnds[li.Provider] = end
+		}
 		li.Raw = c.raw()
 		return false, nil
 	}, nil

@@ -263,6 +263,9 @@ type mapEnv struct {
 	// export's 共N笔记录, in its preamble or footer); 0 = it says nothing.
 	// It is never trusted for totals, only compared with the rows read.
 	stated int
+	// dataEnds is, per provider, how far the file says its data reaches
+	// beyond its charges (gpubill export's x_DataEnd); nil = it says nothing.
+	dataEnds map[string]time.Time
 
 	lastMonth     int // year*12+month of lastMonthText, for month
 	lastMonthText string

@@ -134,6 +134,7 @@ type store interface {
 	InsertPayments(ctx context.Context, ps []ledger.Payment) (int, error)
 	Overlaps(ctx context.Context, format string, keys []ledger.PeriodKey) ([]ledger.Overlap, error)
 	AddImportPeriods(ctx context.Context, importID int64, counts map[ledger.PeriodKey]int) error
+	RaiseDataEnd(provider string, end time.Time)
 }
 
 // discardStore takes every row as new and keeps nothing.
@@ -147,6 +148,7 @@ func (discardStore) AddImportPeriods(context.Context, int64, map[ledger.PeriodKe
 	return nil
 }
 func (discardStore) FinishImport(context.Context, *ledger.Import) error { return nil }
+func (discardStore) RaiseDataEnd(string, time.Time)                     {}
 func (discardStore) InsertLineItemRows(_ context.Context, rows *ledger.LineItemRows) (int, error) {
 	return rows.Len(), nil
 }
@@ -522,6 +524,9 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	}
 	if err := im.checkOverlaps(itx, b.format.ID, imp.ID); err != nil {
 		return err
+	}
+	for p, end := range env.dataEnds {
+		itx.RaiseDataEnd(p, end)
 	}
 	if mapped := cnt.read - cnt.skipped; env.stated > 0 && mapped != env.stated {
 		im.res.Warnings = append(im.res.Warnings, Warning{

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -76,7 +77,14 @@ func (a *app) runExport(cmd *cobra.Command, o exportOptions) error {
 		}
 		months = []string{m}
 	}
-	parts, err := export.Export(ctx, db, export.Options{Format: a.format, Months: months, Dir: a.output})
+	parts, err := export.Export(ctx, db, export.Options{Format: a.format, Months: months, Dir: a.output, TZ: a.loc})
+	var fe *export.FitError
+	if errors.As(err, &fe) {
+		if zh {
+			return errors.New(fe.ZH())
+		}
+		return fmt.Errorf("%w: the export stopped and rounded nothing; --format focus-csv writes it exactly", fe)
+	}
 	if err != nil {
 		return err
 	}
