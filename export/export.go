@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -170,35 +171,99 @@ func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64
 }
 
 // findingsByLine maps the line items cited by the month's stored findings
-// to what they say of them. Every finding citing a line names its rule and
-// fingerprint there (most severe first, the order of reports); the money at
-// risk of a line is its share of the most severe finding that cites it
-// (shareAtRisk), so that a line's money counts once, as in the findings
-// report's totals.
+// to what they say of them: every finding citing a line names its rule and
+// fingerprint there (most severe first), and the line's money at risk is
+// counted once, as the findings report's totals count it
+// (reports.NewFindingsReport): findings in priority order (severity, rule,
+// period, resource, fingerprint) claim their lines; one none of whose lines
+// is claimed yet spreads its amount over them (shareAtRisk); one whose
+// amount is its lines' cost gives its unclaimed lines their cost; any other
+// overlapping one counts nothing. So SUM(x_AmountAtRisk) is the report's
+// total. A line cited only by findings that count nothing holds 0; NULL
+// means no finding with a known amount cites it.
 func findingsByLine(fs []ledger.Finding) map[int64]*lineFindings {
 	slices.SortStableFunc(fs, func(a, b ledger.Finding) int {
 		if ra, rb := ledger.SeverityRank(a.Severity), ledger.SeverityRank(b.Severity); ra != rb {
 			return rb - ra
 		}
-		return ledger.RuleRank(a.RuleID) - ledger.RuleRank(b.RuleID)
+		if ra, rb := ledger.RuleRank(a.RuleID), ledger.RuleRank(b.RuleID); ra != rb {
+			return ra - rb
+		}
+		if c := strings.Compare(a.RuleID, b.RuleID); c != 0 {
+			return c
+		}
+		if c := a.PeriodStart.Compare(b.PeriodStart); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.ResourceID, b.ResourceID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Fingerprint, b.Fingerprint)
 	})
 	out := map[int64]*lineFindings{}
+	claimed := map[int64]bool{}
 	for i := range fs {
 		f := &fs[i]
-		shares := shareAtRisk(f)
-		for j, e := range f.Evidence {
+		for _, e := range f.Evidence {
 			lf := out[e.LineItemID]
 			if lf == nil {
-				lf = &lineFindings{atRisk: shares[j]}
+				lf = &lineFindings{}
 				out[e.LineItemID] = lf
 			}
 			if !slices.Contains(lf.rules, f.RuleID) {
 				lf.rules = append(lf.rules, f.RuleID)
 			}
 			lf.fingerprints = append(lf.fingerprints, f.Fingerprint)
+			if f.AmountAtRisk.Valid && !lf.atRisk.Valid {
+				lf.atRisk = decimal.NullDecimal{Valid: true} // 0 until a finding counts it
+			}
+		}
+		if !f.AmountAtRisk.Valid {
+			continue
+		}
+		overlap := false
+		for _, e := range f.Evidence {
+			overlap = overlap || claimed[e.LineItemID]
+		}
+		switch {
+		case !overlap:
+			if f.AmountAtRisk.Decimal.IsZero() {
+				continue
+			}
+			shares := shareAtRisk(f)
+			for j, e := range f.Evidence {
+				lf := out[e.LineItemID]
+				lf.atRisk = decimal.NullDecimal{Decimal: lf.atRisk.Decimal.Add(shares[j].Decimal), Valid: true}
+				claimed[e.LineItemID] = true
+			}
+		case itemised(f):
+			for _, e := range f.Evidence {
+				if !claimed[e.LineItemID] {
+					out[e.LineItemID].atRisk = e.BilledCost
+					claimed[e.LineItemID] = true
+				}
+			}
 		}
 	}
 	return out
+}
+
+// itemised reports whether f's amount at risk is exactly the billed cost
+// of its (distinct) lines.
+func itemised(f *ledger.Finding) bool {
+	seen := map[int64]bool{}
+	sum := decimal.Zero
+	for _, e := range f.Evidence {
+		if seen[e.LineItemID] {
+			continue
+		}
+		seen[e.LineItemID] = true
+		if !e.BilledCost.Valid {
+			return false
+		}
+		sum = sum.Add(e.BilledCost.Decimal)
+	}
+	return len(seen) > 0 && sum.Equal(f.AmountAtRisk.Decimal)
 }
 
 // shareAtRisk splits a finding's money at risk over its evidence lines,
