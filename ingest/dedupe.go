@@ -179,7 +179,9 @@ func (k *rowKeyer) lineKeys(items []ledger.LineItem) {
 		k.ns = append(k.ns, k.number(sum))
 	}
 	for i := range items {
-		items[i].RowKey = rowKeyText(k.sums[i], k.ns[i])
+		if items[i].RowKey == "" { // else the format's own (gpubill export's x_RowKey)
+			items[i].RowKey = rowKeyText(k.sums[i], k.ns[i])
+		}
 	}
 }
 

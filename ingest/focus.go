@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
 )
@@ -14,7 +18,31 @@ import (
 // AWS, Azure, GCP, OCI and others export them. Naive times are UTC (the spec
 // says so); NULL written as text or as an empty cell means no value.
 
-func init() { registerFormat(focusFormat, 20) }
+func init() {
+	registerFormat(focusFormat, 20)
+	registerFormat(gpubillExportFormat(), 19)
+}
+
+// gpubillExportFormat is gpubill's own FOCUS export (gpubill export), read
+// by the FOCUS columns and the x_ ones. It is a format of its own because
+// it is no monthly bill (ledger.MonthlyBillFormat): its lines come from
+// bills of every kind, and its data reaches as far as x_DataEnd says, the
+// end of data of the ledger it came from, not to the end of the month.
+func gpubillExportFormat() *Format {
+	f := *focusFormat
+	f.ID = "gpubill-export"
+	f.Version = "1"
+	f.NameZH = "gpubill 导出的 FOCUS 数据（gpubill export）"
+	f.NameEN = "gpubill's FOCUS export (gpubill export)"
+	f.Confidence = ConfidenceDoc
+	f.DetectZH = "FOCUS 表头，另含 x_Provider、x_Kind、x_RowKey 列"
+	f.DetectEN = "a FOCUS header with the x_Provider, x_Kind and x_RowKey columns"
+	f.DedupeKey = "x_RowKey: the dedupe key of the ledger the export came from"
+	f.match = func(b *binding) bool {
+		return b.idx("x_provider") >= 0 && b.idx("x_kind") >= 0 && b.idx("x_row_key") >= 0
+	}
+	return &f
+}
 
 var focusFormat = &Format{
 	ID:         "focus",
@@ -76,9 +104,29 @@ var focusFormat = &Format{
 		{Field: "publisher_name", Headers: []string{"PublisherName"}, RawOnly: true},
 		{Field: "sku_price_id", Headers: []string{"SkuPriceId"}, RawOnly: true},
 		{Field: "sub_account_name", Headers: []string{"SubAccountName"}, RawOnly: true},
+		// gpubill's own x_ columns (gpubill export, docs/export.md): what
+		// the ledger knows beyond FOCUS, read back so that an exported
+		// ledger survives the round trip.
+		{Field: "x_provider", Headers: []string{"x_Provider"}},
+		{Field: "x_kind", Headers: []string{"x_Kind"}},
+		{Field: "x_pricing_model", Headers: []string{"x_PricingModel"}},
+		{Field: "x_parent_resource_id", Headers: []string{"x_ParentResourceId"}},
+		{Field: "x_usage_start", Headers: []string{"x_UsageStart"}},
+		{Field: "x_usage_end", Headers: []string{"x_UsageEnd"}},
+		{Field: "x_gpu_model", Headers: []string{"x_GpuModel"}},
+		{Field: "x_gpu_count", Headers: []string{"x_GpuCount"}},
+		{Field: "x_voucher_paid", Headers: []string{"x_VoucherPaid"}},
+		{Field: "x_cash_paid", Headers: []string{"x_CashPaid"}},
+		{Field: "x_other_paid", Headers: []string{"x_OtherPaid"}},
+		{Field: "x_unpaid", Headers: []string{"x_Unpaid"}},
+		{Field: "x_source_scales", Headers: []string{"x_SourceScales"}},
+		{Field: "x_row_key", Headers: []string{"x_RowKey"}},
+		{Field: "x_data_end", Headers: []string{"x_DataEnd"}},
 	},
 	match: func(b *binding) bool { return b.idx("provider") >= 0 || b.idx("service_name") >= 0 },
 	lines: focusLines,
+	// gpubill's own export states every paid part as the ledger settled it.
+	settled: func(b *binding) bool { return b.idx("x_cash_paid") >= 0 },
 }
 
 // focusLines maps FOCUS rows.
@@ -95,6 +143,15 @@ func focusLines(b *binding, env *mapEnv) (lineMapper, error) {
 		b.idx("region_name"), b.idx("availability_zone"), b.idx("consumed_quantity"), b.idx("consumed_unit"),
 		b.idx("pricing_quantity"), b.idx("pricing_unit"), b.idx("list_unit_price"), b.idx("list_cost"),
 		b.idx("billing_currency"), b.idx("tags"),
+	}
+	x := struct {
+		provider, kind, pricing, parent, usageStart, usageEnd, gpuModel, gpuCount,
+		voucher, cash, other, unpaid, scales, rowKey, dataEnd int
+	}{
+		b.idx("x_provider"), b.idx("x_kind"), b.idx("x_pricing_model"), b.idx("x_parent_resource_id"),
+		b.idx("x_usage_start"), b.idx("x_usage_end"), b.idx("x_gpu_model"), b.idx("x_gpu_count"),
+		b.idx("x_voucher_paid"), b.idx("x_cash_paid"), b.idx("x_other_paid"), b.idx("x_unpaid"),
+		b.idx("x_source_scales"), b.idx("x_row_key"), b.idx("x_data_end"),
 	}
 	cell := func(c *rowCtx, i int) string { return focusText(c.cell(i)) }
 	// Derived from texts that repeat row after row (textMemo): the provider
@@ -177,9 +234,114 @@ func focusLines(b *binding, env *mapEnv) (lineMapper, error) {
 		if t := cell(c, ix.tags); t != "" && strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
 			li.Tags = t
 		}
+		if err := focusExtras(c, li, x.provider, x.kind, x.pricing, x.parent, x.usageStart, x.usageEnd,
+			x.gpuModel, x.gpuCount, x.voucher, x.cash, x.other, x.unpaid, x.scales); err != nil {
+			return false, err
+		}
+		// gpubill's own export carries the ledger's dedupe key: it was
+		// made from the source row, which the export cannot reproduce
+		// (the paid parts were settled after it), and kept, it makes a
+		// re-imported export add nothing twice.
+		li.RowKey = focusText(c.cell(x.rowKey))
+		if end, err := c.time(x.dataEnd, time.UTC); err != nil {
+			return false, err
+		} else if !end.IsZero() && end.After(env.dataEnds[li.Provider]) {
+			if env.dataEnds == nil {
+				env.dataEnds = map[string]time.Time{}
+			}
+			env.dataEnds[li.Provider] = end
+		}
 		li.Raw = c.raw()
 		return false, nil
 	}, nil
+}
+
+// focusExtras reads gpubill's x_ columns (gpubill export) over what the
+// FOCUS columns gave: the ledger's own provider slug, kind, pricing model,
+// parent, actual run times, GPU, paid parts, and the decimals each amount
+// had (x_SourceScales, written by the Parquet export, whose DECIMAL
+// columns have one scale). A column the file lacks (index < 0) leaves the
+// derived value.
+func focusExtras(c *rowCtx, li *ledger.LineItem, provider, kind, pricing, parent, usageStart, usageEnd,
+	gpuModel, gpuCount, voucher, cash, other, unpaid, scales int) error {
+	var err error
+	if s := focusText(c.cell(provider)); s != "" {
+		if !ledger.ValidProviderSlug(s) {
+			return c.errAt(provider, fmt.Sprintf("%q is not a provider slug", s))
+		}
+		li.Provider = s
+	}
+	if s := focusText(c.cell(kind)); s != "" {
+		if !slices.Contains(ledger.Kinds, s) {
+			return c.errAt(kind, fmt.Sprintf("%q is not a charge kind (%s)", s, strings.Join(ledger.Kinds, ", ")))
+		}
+		li.Kind = s
+	}
+	if s := focusText(c.cell(pricing)); s != "" {
+		if !slices.Contains(ledger.PricingModels, s) {
+			return c.errAt(pricing, fmt.Sprintf("%q is not a pricing model (%s)", s, strings.Join(ledger.PricingModels, ", ")))
+		}
+		li.PricingModel = s
+	}
+	if parent >= 0 {
+		li.ParentResourceID = focusText(c.cell(parent))
+	}
+	if li.UsageStart, err = c.time(usageStart, time.UTC); err != nil {
+		return err
+	}
+	if li.UsageEnd, err = c.time(usageEnd, time.UTC); err != nil {
+		return err
+	}
+	if gpuModel >= 0 {
+		li.GPUModel = focusText(c.cell(gpuModel))
+	}
+	if gpuCount >= 0 {
+		if li.GPUCount, err = c.count(gpuCount); err != nil {
+			return err
+		}
+	}
+	for _, p := range []struct {
+		i int
+		d *decimal.NullDecimal
+	}{{voucher, &li.VoucherPaid}, {cash, &li.CashPaid}, {other, &li.OtherPaid}, {unpaid, &li.Unpaid}} {
+		if *p.d, err = c.amount(p.i); err != nil {
+			return err
+		}
+	}
+	s := focusText(c.cell(scales))
+	if s == "" {
+		return nil
+	}
+	amounts := map[string]*decimal.NullDecimal{
+		"ListCost": &li.ListCost, "ListUnitPrice": &li.ListUnitPrice, "ConsumedQuantity": &li.ConsumedQuantity,
+		"PricingQuantity": &li.PricingQuantity, "x_VoucherPaid": &li.VoucherPaid, "x_CashPaid": &li.CashPaid,
+		"x_OtherPaid": &li.OtherPaid, "x_Unpaid": &li.Unpaid,
+	}
+	for _, kv := range strings.Split(s, ",") {
+		name, v, ok := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(v)
+		if !ok || err != nil || n < 0 || n > 40 {
+			return c.errAt(scales, fmt.Sprintf("%q is not a list of Column=decimals", s))
+		}
+		if name == "BilledCost" {
+			li.BilledCost = rescale(li.BilledCost, int32(n))
+		} else if d := amounts[name]; d != nil && d.Valid {
+			d.Decimal = rescale(d.Decimal, int32(n))
+		}
+	}
+	return nil
+}
+
+// rescale gives d n decimals where it has more, all of them zeros (a
+// DECIMAL column's fixed scale): the value never changes.
+func rescale(d decimal.Decimal, n int32) decimal.Decimal {
+	if -d.Exponent() <= n {
+		return d
+	}
+	if t := d.Truncate(n); t.Equal(d) {
+		return t
+	}
+	return d
 }
 
 // focusText turns FOCUS's NULL (written as text) into an empty cell.

@@ -62,6 +62,10 @@ type Format struct {
 	// billedIsCash: a line that states no voucher or cash part was paid in
 	// money (ledger.SettlePaid).
 	billedIsCash bool
+	// settled, when set, tells a table whose paid parts are
+	// ledger.SettlePaid's already (gpubill's own export): it is not run
+	// again, which would count a credit's voucher twice.
+	settled func(b *binding) bool
 	// txs builds the row mapper of a detected table (Target transactions).
 	txs func(b *binding, env *mapEnv) (txMapper, error)
 	// pays builds the row mapper of a detected table (Target payments).
@@ -259,6 +263,9 @@ type mapEnv struct {
 	// export's 共N笔记录, in its preamble or footer); 0 = it says nothing.
 	// It is never trusted for totals, only compared with the rows read.
 	stated int
+	// dataEnds is, per provider, how far the file says its data reaches
+	// beyond its charges (gpubill export's x_DataEnd); nil = it says nothing.
+	dataEnds map[string]time.Time
 
 	lastMonth     int // year*12+month of lastMonthText, for month
 	lastMonthText string

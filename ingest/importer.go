@@ -138,6 +138,7 @@ type store interface {
 	InsertPayments(ctx context.Context, ps []ledger.Payment) (int, error)
 	Overlaps(ctx context.Context, format string, keys []ledger.PeriodKey) ([]ledger.Overlap, error)
 	AddImportPeriods(ctx context.Context, importID int64, counts map[ledger.PeriodKey]int) error
+	RaiseDataEnd(provider string, end time.Time)
 }
 
 // discardStore takes every row as new and keeps nothing.
@@ -151,6 +152,7 @@ func (discardStore) AddImportPeriods(context.Context, int64, map[ledger.PeriodKe
 	return nil
 }
 func (discardStore) FinishImport(context.Context, *ledger.Import) error { return nil }
+func (discardStore) RaiseDataEnd(string, time.Time)                     {}
 func (discardStore) InsertLineItemRows(_ context.Context, rows *ledger.LineItemRows) (int, error) {
 	return rows.Len(), nil
 }
@@ -419,6 +421,8 @@ type importer struct {
 	providers map[string]bool
 	// billedIsCash is the current table's Format.billedIsCash (SettlePaid).
 	billedIsCash bool
+	// settled: the current table's paid parts are settled (Format.settled).
+	settled bool
 	// periods counts the line items of the current table per provider and
 	// month; written by the parse goroutine, read after it is done.
 	periods map[ledger.PeriodKey]int
@@ -451,6 +455,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	}
 	im.periods = map[ledger.PeriodKey]int{}
 	im.billedIsCash = b.format.billedIsCash
+	im.settled = b.format.settled != nil && b.format.settled(b)
 	var lm lineMapper
 	var tm txMapper
 	var pm payMapper
@@ -529,6 +534,9 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	}
 	if err := im.checkOverlaps(itx, b.format.ID, imp.ID); err != nil {
 		return err
+	}
+	for p, end := range env.dataEnds {
+		itx.RaiseDataEnd(p, end)
 	}
 	if mapped := cnt.read - cnt.skipped; env.stated > 0 && mapped != env.stated {
 		im.res.Warnings = append(im.res.Warnings, Warning{
@@ -755,7 +763,9 @@ func (im *importer) render(ctx context.Context, in <-chan *batch, out chan<- *ba
 			for i := range bt.items {
 				li := &bt.items[i]
 				// After the key: the keys stay those of earlier versions.
-				ledger.SettlePaid(li, im.billedIsCash)
+				if !im.settled {
+					ledger.SettlePaid(li, im.billedIsCash)
+				}
 				bt.rows.Append(li)
 				if len(im.res.Preview) < im.opts.Preview {
 					im.res.Preview = append(im.res.Preview, *li)

@@ -29,6 +29,18 @@ func (t *ImportTx) noteEnds(rows []lineItemRow) {
 	}
 }
 
+// RaiseDataEnd raises the end of the data of provider to end when it is
+// later: for a file that states how far its data reaches beyond its own
+// charges (gpubill's export carries the ledger's end of data).
+func (t *ImportTx) RaiseDataEnd(provider string, end time.Time) {
+	if t.ends == nil {
+		t.ends = map[string]string{}
+	}
+	if s := FormatTime(end); s > t.ends[provider] {
+		t.ends[provider] = s
+	}
+}
+
 // saveEnds writes t.ends into data_ends, keeping a later end stored there.
 func (t *ImportTx) saveEnds(ctx context.Context) error {
 	for p, end := range t.ends {

@@ -150,6 +150,7 @@ Start with:  gpubill demo` + "\n" + helpTail,
 		a.packetCommand(),
 		a.doctorCommand(),
 		a.backupCommand(),
+		a.exportCommand(),
 	)
 	return root
 }
@@ -182,7 +183,7 @@ func (a *app) setup(cmd *cobra.Command) error {
 // that writes neither (only reports and audit do; template and packet
 // check their own --format), instead of silently printing a table.
 func (a *app) checkFormat(cmd *cobra.Command) error {
-	if n := cmd.Name(); n == "template" || n == "packet" {
+	if n := cmd.Name(); n == "template" || n == "packet" || n == "export" {
 		return nil // their --format names the file they write, checked by them
 	}
 	switch a.format {
