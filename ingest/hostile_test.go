@@ -697,10 +697,10 @@ func TestExtraCellsAllowTrailingSeparators(t *testing.T) {
 	}{
 		{"trailing empty cells", templateHeader + "AutoDL,t-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,,\n", ""},
 		{"unquoted thousands separator", templateHeader + "AutoDL,t-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1,234.56\n",
-			"x.csv:2:7: row 2 has 7 fields, the header has 6: a value with an unquoted comma?"},
+			"x.csv:2:7: row 2 has 7 cells, the header has 6: a value with an unquoted comma?"},
 		{"quoted thousands separator", templateHeader + "AutoDL,t-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,\"1,234.56\"\n", ""},
 		{"tab separated", strings.ReplaceAll(templateHeader, ",", "\t") + "AutoDL\tt-1\tGPU计算\t2026-10-02 10:00\t2026-10-02 11:00\t1.88\tx\n",
-			"x.csv:2:7: row 2 has 7 fields, the header has 6: a value with an unquoted tab?"},
+			"x.csv:2:7: row 2 has 7 cells, the header has 6: a value with an unquoted tab?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -724,6 +724,12 @@ func TestExtraCellsAllowTrailingSeparators(t *testing.T) {
 // before any of its shifted cells is read as the wrong column; a row that
 // only lacks optional trailing cells is read.
 func TestRowLength(t *testing.T) {
+	const tmpl23 = "provider,account,project,resource_id,resource_name,parent_resource_id,kind,pricing_model,gpu_model,gpu_count," +
+		"start,end,usage_start,usage_end,billed_quantity,unit,unit_price,list_cost,billed_cost,voucher_paid,cash_paid,description,currency\n"
+	tmplRow := func(cost, desc string) string {
+		return "autodl,lab-a,p,i1,n,,compute,on_demand,RTX 4090,1,2026-10-03 10:00:00,2026-10-03 11:00:00,,,1,hour,1.88," +
+			cost + "," + cost + ",0," + cost + "," + desc + ",CNY\n"
+	}
 	const header = "平台,实例ID,费用类型,开始时间,结束时间,应付金额,项目,说明\n"
 	tests := []struct {
 		name    string
@@ -737,9 +743,22 @@ func TestRowLength(t *testing.T) {
 		{"lost separator", "账单导出\n\n" + header +
 			"AutoDL,r-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,p,x\n" +
 			"AutoDL,r-2,GPU计算,2026-10-02 10:002026-10-02 11:00,1.88\n",
-			"x.csv:5: row 5 has 5 fields, the header has 8 (column 应付金额 is missing)"},
+			"x.csv:5: row 5 has 5 cells, the header has 8 (column 应付金额 is missing)"},
 		{"extra cell", header + "AutoDL,r-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1,88,p,x\n",
-			"x.csv:2:9: row 2 has 9 fields, the header has 8: a value with an unquoted comma?"},
+			"x.csv:2:9: row 2 has 9 cells, the header has 8: a value with an unquoted comma?"},
+		// The 23 columns of the template, 原价 lost in the middle of row 4:
+		// 代金券's 0 would land in 应付金额 and the currency in 说明.
+		{"gap in the middle", tmpl23 + tmplRow("1.88", "") + tmplRow("1.88", "") +
+			"autodl,lab-a,p,i1,n,,compute,on_demand,RTX 4090,1,2026-10-03 12:00:00,2026-10-03 13:00:00,,,1,hour,1.88,1.88,0,1.88,,CNY\n",
+			"x.csv:4: row 4 has 22 cells, the header has 23 (column currency is missing)"},
+		// An 8-cell row is refused for its length, not for an empty time.
+		{"8 of 23 cells", tmpl23 + tmplRow("1.88", "") + "autodl,lab-a,p,i1,n,,compute,on_demand\n",
+			"x.csv:3: row 3 has 8 cells, the header has 23 (column start is missing)"},
+		{"template without trailing description and currency", tmpl23 +
+			"autodl,lab-a,p,i1,n,,compute,on_demand,RTX 4090,1,2026-10-03 12:00:00,2026-10-03 13:00:00,,,1,hour,1.88,1.88,1.88,0,1.88\n",
+			"x.csv:2: row 2 has 21 cells, the header has 23 (column currency is missing)"},
+		{"template without trailing description", strings.Replace(tmpl23, ",description,currency", ",currency,description", 1) +
+			"autodl,lab-a,p,i1,n,,compute,on_demand,RTX 4090,1,2026-10-03 12:00:00,2026-10-03 13:00:00,,,1,hour,1.88,1.88,1.88,0,1.88,CNY\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
