@@ -218,10 +218,11 @@ func hostileFiles(t testing.TB) map[string][]byte {
 		// quotes and ragged rows
 		"unbalanced_quote_mid.csv": []byte(templateHeader + "AutoDL,h-1,GPU\"计算,2026-10-02 10:00,2026-10-02 11:00,1.88\n" +
 			"AutoDL,\"h-2,GPU计算,2026-10-02 11:00,2026-10-02 12:00,1.88\n" + goodRows),
-		"ragged_short_row.csv": []byte(templateHeader + goodRows + "AutoDL,h-1,GPU计算\n"),
-		"ragged_long_row.csv":  []byte(templateHeader + "AutoDL,h-9,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,extra,cells,here\n"),
-		"bad_amount.csv":       []byte(templateHeader + "AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,12,3O\n"),
-		"bad_time.csv":         []byte(templateHeader + "AutoDL,h-1,GPU计算,yesterday,2026-10-02 11:00,1.88\n"),
+		"ragged_short_row.csv":           []byte(templateHeader + goodRows + "AutoDL,h-1,GPU计算\n"),
+		"ragged_long_row.csv":            []byte(templateHeader + "AutoDL,h-9,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,extra,cells,here\n"),
+		"bad_amount.csv":                 []byte(templateHeader + "AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,12,3O\n"),
+		"bad_time.csv":                   []byte(templateHeader + "AutoDL,h-1,GPU计算,yesterday,2026-10-02 11:00,1.88\n"),
+		"accounting_negative_signed.csv": []byte(templateHeader + goodRows + "AutoDL,h-1,GPU计算,2026-10-02 12:00,2026-10-02 13:00,(-1.20)\n"),
 		// encodings
 		"gbk.csv":                 gbk(t, templateHeader+goodRows),
 		"utf16le_bom.csv":         utf16le(templateHeader+goodRows, true),
