@@ -202,18 +202,21 @@ func hostileFiles(t testing.TB) map[string][]byte {
 
 	files := map[string][]byte{
 		// empty, truncated, random
-		"empty.csv":               {},
-		"bom_only.csv":            {0xEF, 0xBB, 0xBF},
-		"blank_lines.csv":         []byte("\n\n   \n\t\n"),
-		"random.csv":              random,
-		"random_printable.csv":    printable,
-		"nul_in_text.csv":         []byte(templateHeader + "AutoDL,h\x00-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88\n"),
-		"truncated_mid_row.csv":   []byte(templateHeader + goodRows + "AutoDL,h-1,GPU计算,2026-10-02 12:00,2026-10-02 1"),
-		"truncated_in_quote.csv":  []byte(templateHeader + goodRows + "AutoDL,\"h-1,GPU计算,2026-10-02 12:00,2026-10-02 13:00,1.88\n"),
-		"header_only.csv":         []byte(templateHeader),
-		"truncated.xlsx":          goodXLSX[:len(goodXLSX)/2],
-		"truncated_zip.zip":       hzip(t, hzEntry{name: "a.csv", data: good}, hzEntry{name: "b.csv", data: good})[:200],
-		"cr_only_line_ends.csv":   []byte(strings.ReplaceAll(templateHeader+goodRows, "\n", "\r")),
+		"empty.csv":              {},
+		"bom_only.csv":           {0xEF, 0xBB, 0xBF},
+		"blank_lines.csv":        []byte("\n\n   \n\t\n"),
+		"random.csv":             random,
+		"random_printable.csv":   printable,
+		"nul_in_text.csv":        []byte(templateHeader + "AutoDL,h\x00-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88\n"),
+		"truncated_mid_row.csv":  []byte(templateHeader + goodRows + "AutoDL,h-1,GPU计算,2026-10-02 12:00,2026-10-02 1"),
+		"truncated_in_quote.csv": []byte(templateHeader + goodRows + "AutoDL,\"h-1,GPU计算,2026-10-02 12:00,2026-10-02 13:00,1.88\n"),
+		"header_only.csv":        []byte(templateHeader),
+		"truncated.xlsx":         goodXLSX[:len(goodXLSX)/2],
+		"truncated_zip.zip":      hzip(t, hzEntry{name: "a.csv", data: good}, hzEntry{name: "b.csv", data: good})[:200],
+		"cr_only_line_ends.csv":  []byte(strings.ReplaceAll(templateHeader+goodRows, "\n", "\r")),
+		"crlf_line_ends.csv":     []byte(strings.ReplaceAll(templateHeader+goodRows, "\n", "\r\n")),
+		"cr_only_quoted_cell.csv": []byte(strings.ReplaceAll(strings.TrimSuffix(templateHeader, "\n")+",说明\n"+
+			"AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,\"two\nlines\"\n", "\n", "\r")),
 		"header_repeated_mid.csv": []byte(templateHeader + goodRows + templateHeader + goodRows),
 		// quotes and ragged rows
 		"unbalanced_quote_mid.csv": []byte(templateHeader + "AutoDL,h-1,GPU\"计算,2026-10-02 10:00,2026-10-02 11:00,1.88\n" +
@@ -229,6 +232,19 @@ func hostileFiles(t testing.TB) map[string][]byte {
 		"utf16be_no_bom.csv":      utf16be(templateHeader + goodRows),
 		"mixed_utf8_gbk.csv":      append([]byte(templateHeader), gbk(t, goodRows)...),
 		"mixed_encoding_late.csv": lateMixed,
+		// A UTF-8 file with BOM and one row in GBK (a free-text cell: no
+		// column check would catch it).
+		"utf8_bom_gbk_row.csv": append(append([]byte("\xef\xbb\xbf"+strings.TrimSuffix(templateHeader, "\n")+",说明\n"+
+			"AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,测试\n"),
+			gbk(t, "AutoDL,h-1,GPU计算,2026-10-02 11:00,2026-10-02 12:00,1.88,测试\n")...),
+			"AutoDL,h-1,GPU计算,2026-10-02 12:00,2026-10-02 13:00,1.88,x\n"...),
+		// ASCII but for two bytes that are no text in any encoding read.
+		"ascii_invalid_bytes.csv": []byte("provider,resource_id,kind,start,end,billed_cost,description\n" +
+			"autodl,h-1,compute,2026-10-02 10:00,2026-10-02 11:00,1.88,ok\n" +
+			"autodl,h-1,compute,2026-10-02 11:00,2026-10-02 12:00,1.88,a\xff\x80b\n"),
+		// Valid UTF-8 holding U+FFFD: characters an earlier conversion lost.
+		"utf8_replacement_char.csv": []byte(strings.TrimSuffix(templateHeader, "\n") + ",说明\n" +
+			"AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,\ufffd\ufffd\n"),
 		"shift_jis.csv": func() []byte {
 			b, _ := japanese.ShiftJIS.NewEncoder().Bytes([]byte("プラットフォーム,インスタンス,種類,開始,終了,金額\nAutoDL,h-1,計算,2026-10-02 10:00,2026-10-02 11:00,1.88\n"))
 			return b

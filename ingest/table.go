@@ -59,6 +59,10 @@ func (t *csvTable) next() ([]string, error) {
 		if err == io.EOF {
 			return nil, io.EOF
 		}
+		var ee *encodingError
+		if errors.As(err, &ee) {
+			return nil, &InputError{File: t.path, Line: ee.line, Msg: ee.msg}
+		}
 		var le *lineTooLongError
 		if errors.As(err, &le) {
 			return nil, &InputError{File: t.path, Line: le.line,
@@ -178,9 +182,21 @@ func openSource(path string, r io.Reader) (src *source, err error) {
 		}
 		return nil, &InputError{File: path, Msg: "cannot read", Err: err}
 	}
-	tb := bufio.NewReaderSize(text, sniffSize)
+	// Excel's "CSV (Macintosh)" ends lines with CR alone, which the CSV
+	// reader takes for one endless line: such text is read with LF instead.
+	raw := bufio.NewReaderSize(text, sniffSize)
+	if head, _ := raw.Peek(sniffSize); crOnly(head) {
+		text = crToLF{raw}
+	} else {
+		text = raw
+	}
+	tb := bufio.NewReaderSize(newTextChecker(text, enc), sniffSize)
 	sample, err := tb.Peek(sniffSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		var ee *encodingError
+		if errors.As(err, &ee) {
+			return nil, &InputError{File: path, Line: ee.line, Msg: ee.msg}
+		}
 		return nil, &InputError{File: path, Msg: "cannot decode text as " + enc, Err: err}
 	}
 	if looksJSON(sample) {
