@@ -25,6 +25,9 @@ type Options struct {
 	Preview  int            // how many mapped rows to keep in Result.Preview / PreviewTx / PreviewPay
 	Zip      ZipLimits      // limits for reading ZIP archives (zero fields: defaults)
 	Progress *Progress      // updated as the import goes, for a display; nil = none
+	// HiddenSheets reads a workbook's hidden and veryHidden sheets too
+	// (readSheet); by default they are left out, with a warning.
+	HiddenSheets bool
 }
 
 // Result is the outcome of importing one file.
@@ -175,9 +178,10 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	if opts.Provider != "" {
 		opts.Provider = focusProvider(strings.TrimSpace(opts.Provider), "")
 	}
+	var scans map[string]*sheetScan
 	if ra, ok := r.(io.ReaderAt); ok {
 		if kind, _ := sniffZip(ra, size); kind == zipWorkbook {
-			if err := checkWorkbook(path, ra, size, opts.Zip); err != nil {
+			if scans, err = checkWorkbook(path, ra, size, opts.Zip); err != nil {
 				return err
 			}
 		}
@@ -186,6 +190,7 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	if err != nil {
 		return err
 	}
+	src.scans = scans
 	defer src.close()
 	res.Encoding = src.encoding
 	if src.isXLSX() {
@@ -211,7 +216,11 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	defer im.keys.close()
 	var formats []string
 	var cands []string
+	read := map[[32]byte]string{} // digests of the sheets read → their names
 	for i := 0; i < src.numTables(); i++ {
+		if src.isXLSX() && !im.readSheet(src, i, read) {
+			continue
+		}
 		t, err := src.openTable(i)
 		if err != nil {
 			return err
@@ -270,6 +279,42 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	res.Format = strings.Join(formats, ",")
 	res.Provider = joinKeys(im.providers)
 	return nil
+}
+
+// readSheet decides whether sheet i of a workbook is read, and says why
+// not when it is not. A hidden or veryHidden sheet is not read unless
+// Options.HiddenSheets: users export a bill, then keep a copy of it, or of
+// other charges, out of sight, and Excel shows neither. A sheet that holds
+// exactly the cells of a sheet read before (Excel's Move or Copy makes
+// "费用明细 (2)") is not read again: its rows would be booked twice, since
+// the occurrence numbers of identical rows count on across a file's sheets.
+// read maps the digests of the sheets read so far to their names.
+func (im *importer) readSheet(src *source, i int, read map[[32]byte]string) bool {
+	name := src.sheets[i]
+	if !im.opts.HiddenSheets {
+		if visible, err := src.book.GetSheetVisible(name); err == nil && !visible {
+			if sc := src.scans[name]; sc == nil || sc.cells > 0 {
+				im.res.Warnings = append(im.res.Warnings, Warning{
+					ZH: fmt.Sprintf("工作表“%s”是隐藏的，未导入；要导入隐藏工作表，请加 --hidden-sheets", name),
+					EN: fmt.Sprintf("sheet %q is hidden: not imported; --hidden-sheets reads hidden sheets", name),
+				})
+			}
+			return false
+		}
+	}
+	sc := src.scans[name]
+	if sc == nil || sc.cells == 0 {
+		return true
+	}
+	if first, ok := read[sc.digest]; ok {
+		im.res.Warnings = append(im.res.Warnings, Warning{
+			ZH: fmt.Sprintf("工作表“%s”与工作表“%s”内容完全相同（副本？），只导入一次", name, first),
+			EN: fmt.Sprintf("sheet %q holds exactly the cells of sheet %q (a copy?): imported once", name, first),
+		})
+		return false
+	}
+	read[sc.digest] = name
+	return true
 }
 
 // Bulk imports build the ledger's secondary indexes once at commit instead

@@ -175,41 +175,51 @@ func looksXMLSpreadsheet(sample []byte) bool {
 // its parts declare, which archive/zip holds them to while reading, so that
 // a workbook bomb is refused without unpacking it; and every worksheet is
 // searched for a formula without a cached value, which gpubill cannot read
-// (it never evaluates formulas) and refuses at its cell.
-func checkWorkbook(file string, ra io.ReaderAt, size int64, lim ZipLimits) error {
+// (it never evaluates formulas) and refuses at its cell, and scanned for
+// rows out of order and for cells whose raw value is not what Excel shows
+// (scanWorksheet; the scans are returned by sheet name).
+func checkWorkbook(file string, ra io.ReaderAt, size int64, lim ZipLimits) (map[string]*sheetScan, error) {
 	lim = lim.withDefaults()
 	zr, err := zip.NewReader(ra, size)
 	if err != nil {
-		return nil // not readable as a ZIP: openXLSX reports it
+		return nil, nil // not readable as a ZIP: openXLSX reports it
 	}
 	var total uint64
 	for _, f := range zr.File {
 		decl, comp := f.UncompressedSize64, f.CompressedSize64
 		if decl > uint64(lim.MemberSize) {
-			return &InputError{File: file, Msg: fmt.Sprintf("workbook part %s declares %d bytes uncompressed, over the limit of %d: refused (possible zip bomb)",
+			return nil, &InputError{File: file, Msg: fmt.Sprintf("workbook part %s declares %d bytes uncompressed, over the limit of %d: refused (possible zip bomb)",
 				f.Name, decl, lim.MemberSize)}
 		}
 		if decl > zipRatioFloor && decl/uint64(lim.Ratio) >= comp+1 {
-			return &InputError{File: file, Msg: fmt.Sprintf("workbook part %s has a compression ratio over %d:1 (%d bytes from %d): refused (possible zip bomb)",
+			return nil, &InputError{File: file, Msg: fmt.Sprintf("workbook part %s has a compression ratio over %d:1 (%d bytes from %d): refused (possible zip bomb)",
 				f.Name, lim.Ratio, decl, comp)}
 		}
 		total += decl
 		if total > uint64(lim.ArchiveSize) {
-			return &InputError{File: file, Msg: fmt.Sprintf("the workbook's parts hold more than %d bytes uncompressed (limit): refused (possible zip bomb)",
+			return nil, &InputError{File: file, Msg: fmt.Sprintf("the workbook's parts hold more than %d bytes uncompressed (limit): refused (possible zip bomb)",
 				lim.ArchiveSize)}
 		}
 	}
 	sheets := worksheetNames(zr)
+	scans := map[string]*sheetScan{}
 	for _, f := range zr.File {
 		name, ok := sheets[f.Name]
 		if !ok {
 			continue
 		}
 		if err := checkFormulas(file, name, f); err != nil {
-			return err
+			return nil, err
+		}
+		sc, err := scanWorksheet(file, name, f)
+		if err != nil {
+			return nil, err
+		}
+		if sc != nil {
+			scans[name] = sc
 		}
 	}
-	return nil
+	return scans, nil
 }
 
 // worksheetNames maps the ZIP names of a workbook's worksheets to their

@@ -98,6 +98,8 @@ type xlsxTable struct {
 	name string
 	rows *excelize.Rows
 	row  int
+	// shown replaces raw values by what a spreadsheet shows (sheetScan).
+	shown map[[2]int]string
 }
 
 func (t *xlsxTable) sheet() string { return t.name }
@@ -120,6 +122,9 @@ func (t *xlsxTable) next() (rec []string, err error) {
 		return nil, &InputError{File: t.path, Sheet: t.name, Line: t.row, Msg: "cannot read row", Err: err}
 	}
 	for i, c := range cols {
+		if s, ok := t.shown[[2]int{t.row, i + 1}]; ok {
+			c = s
+		}
 		cols[i] = trimCell(c)
 	}
 	if err := checkRecord(t.path, t.name, cols, t.line); err != nil {
@@ -145,6 +150,9 @@ type source struct {
 	json      bool         // text is JSON (AutoDL's saved web-API lists, autodl_json.go)
 	jsonBase  int64        // bytes before the decoded text (a UTF-8 BOM), for byte offsets
 	pq        *parquetFile // a Parquet file (parquet.go)
+	// scans are the worksheets' scans by sheet name (xlsxscan.go), nil
+	// when the workbook was not scanned (a ZIP member read from memory).
+	scans map[string]*sheetScan
 }
 
 // Magic numbers of files that are not bills in a form gpubill reads.
@@ -293,7 +301,11 @@ func (s *source) openTable(i int) (t table, err error) {
 	if err != nil {
 		return nil, &InputError{File: s.path, Sheet: s.sheets[i], Msg: "cannot open worksheet", Err: err}
 	}
-	return &xlsxTable{path: s.path, name: s.sheets[i], rows: rows}, nil
+	xt := &xlsxTable{path: s.path, name: s.sheets[i], rows: rows}
+	if sc := s.scans[s.sheets[i]]; sc != nil {
+		xt.shown = sc.shown
+	}
+	return xt, nil
 }
 
 func closeTable(t table) {
