@@ -19,6 +19,7 @@ const (
 	colGPUCount  = 16
 	colImportID  = 36
 	colSourceRow = 37
+	colRowKey    = 38
 )
 
 // lineItemRow is one line item as it is bound: the text of each column, a
