@@ -22,7 +22,7 @@ const maxAmountExp = 60
 // place where bill numbers become decimals.
 //
 // It accepts an optional sign (+ or -), or parentheses for a negative amount
-// ("(1.20)" = -1.20); a ¥ or ￥ sign before the number (also after a sign);
+// ("(1.20)" = -1.20; a sign inside them, "(-1.20)", is refused); a ¥ or ￥ sign before the number (also after a sign);
 // a 元 suffix; thousands separators in groups of three ("1,234.56"); a plain
 // exponent ("1e-3", "2.5E+2", at most e±60; FOCUS files may write them);
 // full-width digits; and spaces or tabs around any of these. The empty text,
@@ -127,14 +127,18 @@ func fastDecimal(t string) bool {
 // decimal.NewFromString should read.
 func cleanAmount(t string) (string, bool) {
 	t = narrowDigits(t)
-	neg := false
+	neg, paren := false, false
 	// Parentheses: accounting notation for a negative amount.
 	if strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") {
 		t = trimCell(t[1 : len(t)-1])
-		neg = true
+		neg, paren = true, true
 	}
 	t = trimCell(strings.TrimSuffix(t, "元"))
+	signed := false
 	sign := func() {
+		if strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") {
+			signed = true
+		}
 		if strings.HasPrefix(t, "-") {
 			neg = !neg
 			t = trimCell(t[1:])
@@ -150,7 +154,9 @@ func cleanAmount(t string) (string, bool) {
 			break
 		}
 	}
-	if t == "" || len(t) > maxAmountLen {
+	// "(-1.20)" is no amount: a sign inside accounting parentheses says
+	// neither plainly negative nor positive, and two negations read +1.20.
+	if t == "" || len(t) > maxAmountLen || (paren && signed) {
 		return "", false
 	}
 	mant, exp, hasExp := t, "", false

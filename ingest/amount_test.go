@@ -46,6 +46,10 @@ var amountCases = []struct {
 	{name: "spaces only", in: "   ", want: ""},
 	{name: "letter O for zero", in: "12,3O", isErr: true},
 	{name: "bad grouping", in: "12,3", isErr: true},
+	// Two negations read +1.20: a sign inside parentheses is refused.
+	{name: "minus inside parentheses", in: "(-1.20)", isErr: true},
+	{name: "plus inside parentheses", in: "(+1.20)", isErr: true},
+	{name: "minus after yen inside parentheses", in: "(¥-1.20)", isErr: true},
 	{name: "bad grouping 2", in: "1,23.4", isErr: true},
 	{name: "european decimal comma", in: "12,50", isErr: true},
 	{name: "two dots", in: "1.2.3", isErr: true},

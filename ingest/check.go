@@ -64,7 +64,7 @@ func checkContent(path string, r io.Reader) (CheckResult, error) {
 	if f, ok := r.(*os.File); ok { // the workbook limits, as for an import (limits.go)
 		if st, err := f.Stat(); err == nil {
 			if kind, _ := sniffZip(f, st.Size()); kind == zipWorkbook {
-				if err := checkWorkbook(path, f, st.Size(), ZipLimits{}); err != nil {
+				if _, err := checkWorkbook(path, f, st.Size(), ZipLimits{}); err != nil {
 					return res, err
 				}
 			}

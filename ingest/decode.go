@@ -62,10 +62,111 @@ func decodeText(r io.Reader) (io.Reader, string, error) {
 	if full {
 		head = dropPartialRune(head)
 	}
-	if utf8.Valid(head) {
+	if utf8.Valid(head) || mixedUTF8(head) {
 		return br, EncUTF8, nil
 	}
 	return transform.NewReader(br, simplifiedchinese.GB18030.NewDecoder()), EncGB18030, nil
+}
+
+// mixedUTF8 reports text that is UTF-8 up to an invalid byte and already
+// wrote whole lines of Chinese in UTF-8 before it: a UTF-8 file with rows
+// pasted in from a GBK one. Read as UTF-8, the first bad line is refused
+// (textChecker); read as GB18030 the header would turn to noise. GBK text
+// can look like UTF-8 for a character or two (C6 BD, 平, is also "ƽ"), but
+// not for whole lines of three-byte characters.
+func mixedUTF8(b []byte) bool {
+	wide, lineWide, lines := 0, 0, 0
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			return lines > 0 && wide >= 2
+		case r == '\n':
+			if lineWide > 0 {
+				lines++
+			}
+			lineWide = 0
+		case n >= 3:
+			wide++
+			lineWide++
+		}
+		b = b[n:]
+	}
+	return false
+}
+
+// textChecker passes decoded text through and fails, naming the line, at
+// the first byte that is not UTF-8 (a row in another encoding) or at a
+// replacement character U+FFFD (a byte the decoder could not read, or a
+// character an earlier conversion already lost): either would be stored
+// as text nobody wrote. It also counts the lines for that message.
+type textChecker struct {
+	r    io.Reader
+	enc  string
+	line int    // 1-based line of the next byte
+	tail []byte // an incomplete character at the end of the last read
+	err  error
+}
+
+// encodingError is the first line of text that does not decode.
+type encodingError struct {
+	line int
+	msg  string
+}
+
+func (e *encodingError) Error() string { return e.msg }
+
+// encName is an encoding as users know it.
+func encName(enc string) string {
+	switch enc {
+	case EncUTF8, EncUTF8BOM:
+		return "UTF-8"
+	case EncGB18030:
+		return "GBK/GB18030"
+	case EncUTF16LE, EncUTF16BE:
+		return "UTF-16"
+	}
+	return enc
+}
+
+func newTextChecker(r io.Reader, enc string) *textChecker {
+	return &textChecker{r: r, enc: enc, line: 1}
+}
+
+func (c *textChecker) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.r.Read(p)
+	b := p[:n]
+	// The characters cut by the last read's end are checked with this one.
+	buf := append(c.tail, b...)
+	c.tail = nil
+	for i := 0; i < len(buf); {
+		if buf[i] < utf8.RuneSelf {
+			if buf[i] == '\n' {
+				c.line++
+			}
+			i++
+			continue
+		}
+		if !utf8.FullRune(buf[i:]) && err == nil {
+			c.tail = append([]byte(nil), buf[i:]...)
+			break
+		}
+		r, size := utf8.DecodeRune(buf[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			c.err = &encodingError{line: c.line, msg: "not valid " + encName(c.enc) + " text (a row saved in another encoding, such as GBK?): save the whole file in one encoding"}
+		case r == utf8.RuneError:
+			c.err = &encodingError{line: c.line, msg: "the replacement character U+FFFD (bytes that are no " + encName(c.enc) + " text, or characters lost by an earlier conversion): save the whole file in one encoding"}
+		}
+		if c.err != nil {
+			return 0, c.err
+		}
+		i += size
+	}
+	return n, err
 }
 
 // utf16Guess tells UTF-16 without BOM from binary data: text in UTF-16 has a
@@ -149,4 +250,23 @@ done:
 		delim = ';'
 	}
 	return delim
+}
+
+// crOnly reports text whose lines end with CR alone (classic Mac OS, and
+// Excel's "CSV (Macintosh)"): a CR and no LF in the sniffed start.
+func crOnly(head []byte) bool {
+	return bytes.IndexByte(head, '\r') >= 0 && bytes.IndexByte(head, '\n') < 0
+}
+
+// crToLF turns every CR into LF.
+type crToLF struct{ r io.Reader }
+
+func (c crToLF) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i, b := range p[:n] {
+		if b == '\r' {
+			p[i] = '\n'
+		}
+	}
+	return n, err
 }

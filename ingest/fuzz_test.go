@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -119,6 +120,15 @@ func checkScan(t *testing.T, path string, res Result, err error) {
 			t.Fatalf("line item %d: got no provider", i)
 		}
 		checkAmount(t, fmt.Sprintf("line item %d: billed cost", i), decimal.NullDecimal{Decimal: li.BilledCost, Valid: true})
+		// Text files: no cell is stored as bytes that are no UTF-8, or as
+		// replacement characters nobody wrote (textChecker).
+		if res.Encoding != "xlsx" && res.Encoding != "parquet" && res.Encoding != "" {
+			for _, s := range []string{li.Description, li.ResourceID, li.ResourceName, li.Provider} {
+				if !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) {
+					t.Fatalf("line item %d: stored %q, want valid UTF-8 without U+FFFD", i, s)
+				}
+			}
+		}
 		for _, a := range []struct {
 			what string
 			d    decimal.NullDecimal

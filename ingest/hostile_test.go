@@ -202,32 +202,49 @@ func hostileFiles(t testing.TB) map[string][]byte {
 
 	files := map[string][]byte{
 		// empty, truncated, random
-		"empty.csv":               {},
-		"bom_only.csv":            {0xEF, 0xBB, 0xBF},
-		"blank_lines.csv":         []byte("\n\n   \n\t\n"),
-		"random.csv":              random,
-		"random_printable.csv":    printable,
-		"nul_in_text.csv":         []byte(templateHeader + "AutoDL,h\x00-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88\n"),
-		"truncated_mid_row.csv":   []byte(templateHeader + goodRows + "AutoDL,h-1,GPU计算,2026-10-02 12:00,2026-10-02 1"),
-		"truncated_in_quote.csv":  []byte(templateHeader + goodRows + "AutoDL,\"h-1,GPU计算,2026-10-02 12:00,2026-10-02 13:00,1.88\n"),
-		"header_only.csv":         []byte(templateHeader),
-		"truncated.xlsx":          goodXLSX[:len(goodXLSX)/2],
-		"truncated_zip.zip":       hzip(t, hzEntry{name: "a.csv", data: good}, hzEntry{name: "b.csv", data: good})[:200],
-		"cr_only_line_ends.csv":   []byte(strings.ReplaceAll(templateHeader+goodRows, "\n", "\r")),
+		"empty.csv":              {},
+		"bom_only.csv":           {0xEF, 0xBB, 0xBF},
+		"blank_lines.csv":        []byte("\n\n   \n\t\n"),
+		"random.csv":             random,
+		"random_printable.csv":   printable,
+		"nul_in_text.csv":        []byte(templateHeader + "AutoDL,h\x00-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88\n"),
+		"truncated_mid_row.csv":  []byte(templateHeader + goodRows + "AutoDL,h-1,GPU计算,2026-10-02 12:00,2026-10-02 1"),
+		"truncated_in_quote.csv": []byte(templateHeader + goodRows + "AutoDL,\"h-1,GPU计算,2026-10-02 12:00,2026-10-02 13:00,1.88\n"),
+		"header_only.csv":        []byte(templateHeader),
+		"truncated.xlsx":         goodXLSX[:len(goodXLSX)/2],
+		"truncated_zip.zip":      hzip(t, hzEntry{name: "a.csv", data: good}, hzEntry{name: "b.csv", data: good})[:200],
+		"cr_only_line_ends.csv":  []byte(strings.ReplaceAll(templateHeader+goodRows, "\n", "\r")),
+		"crlf_line_ends.csv":     []byte(strings.ReplaceAll(templateHeader+goodRows, "\n", "\r\n")),
+		"cr_only_quoted_cell.csv": []byte(strings.ReplaceAll(strings.TrimSuffix(templateHeader, "\n")+",说明\n"+
+			"AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,\"two\nlines\"\n", "\n", "\r")),
 		"header_repeated_mid.csv": []byte(templateHeader + goodRows + templateHeader + goodRows),
 		// quotes and ragged rows
 		"unbalanced_quote_mid.csv": []byte(templateHeader + "AutoDL,h-1,GPU\"计算,2026-10-02 10:00,2026-10-02 11:00,1.88\n" +
 			"AutoDL,\"h-2,GPU计算,2026-10-02 11:00,2026-10-02 12:00,1.88\n" + goodRows),
-		"ragged_short_row.csv": []byte(templateHeader + goodRows + "AutoDL,h-1,GPU计算\n"),
-		"ragged_long_row.csv":  []byte(templateHeader + "AutoDL,h-9,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,extra,cells,here\n"),
-		"bad_amount.csv":       []byte(templateHeader + "AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,12,3O\n"),
-		"bad_time.csv":         []byte(templateHeader + "AutoDL,h-1,GPU计算,yesterday,2026-10-02 11:00,1.88\n"),
+		"ragged_short_row.csv":           []byte(templateHeader + goodRows + "AutoDL,h-1,GPU计算\n"),
+		"ragged_long_row.csv":            []byte(templateHeader + "AutoDL,h-9,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,extra,cells,here\n"),
+		"bad_amount.csv":                 []byte(templateHeader + "AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,12,3O\n"),
+		"bad_time.csv":                   []byte(templateHeader + "AutoDL,h-1,GPU计算,yesterday,2026-10-02 11:00,1.88\n"),
+		"accounting_negative_signed.csv": []byte(templateHeader + goodRows + "AutoDL,h-1,GPU计算,2026-10-02 12:00,2026-10-02 13:00,(-1.20)\n"),
 		// encodings
 		"gbk.csv":                 gbk(t, templateHeader+goodRows),
 		"utf16le_bom.csv":         utf16le(templateHeader+goodRows, true),
 		"utf16be_no_bom.csv":      utf16be(templateHeader + goodRows),
 		"mixed_utf8_gbk.csv":      append([]byte(templateHeader), gbk(t, goodRows)...),
 		"mixed_encoding_late.csv": lateMixed,
+		// A UTF-8 file with BOM and one row in GBK (a free-text cell: no
+		// column check would catch it).
+		"utf8_bom_gbk_row.csv": append(append([]byte("\xef\xbb\xbf"+strings.TrimSuffix(templateHeader, "\n")+",说明\n"+
+			"AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,测试\n"),
+			gbk(t, "AutoDL,h-1,GPU计算,2026-10-02 11:00,2026-10-02 12:00,1.88,测试\n")...),
+			"AutoDL,h-1,GPU计算,2026-10-02 12:00,2026-10-02 13:00,1.88,x\n"...),
+		// ASCII but for two bytes that are no text in any encoding read.
+		"ascii_invalid_bytes.csv": []byte("provider,resource_id,kind,start,end,billed_cost,description\n" +
+			"autodl,h-1,compute,2026-10-02 10:00,2026-10-02 11:00,1.88,ok\n" +
+			"autodl,h-1,compute,2026-10-02 11:00,2026-10-02 12:00,1.88,a\xff\x80b\n"),
+		// Valid UTF-8 holding U+FFFD: characters an earlier conversion lost.
+		"utf8_replacement_char.csv": []byte(strings.TrimSuffix(templateHeader, "\n") + ",说明\n" +
+			"AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,\ufffd\ufffd\n"),
 		"shift_jis.csv": func() []byte {
 			b, _ := japanese.ShiftJIS.NewEncoder().Bytes([]byte("プラットフォーム,インスタンス,種類,開始,終了,金額\nAutoDL,h-1,計算,2026-10-02 10:00,2026-10-02 11:00,1.88\n"))
 			return b
@@ -697,10 +714,10 @@ func TestExtraCellsAllowTrailingSeparators(t *testing.T) {
 	}{
 		{"trailing empty cells", templateHeader + "AutoDL,t-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,,\n", ""},
 		{"unquoted thousands separator", templateHeader + "AutoDL,t-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1,234.56\n",
-			"x.csv:2:7: row 2 has 7 fields, the header has 6: a value with an unquoted comma?"},
+			"x.csv:2:7: row 2 has 7 cells, the header has 6: a value with an unquoted comma?"},
 		{"quoted thousands separator", templateHeader + "AutoDL,t-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,\"1,234.56\"\n", ""},
 		{"tab separated", strings.ReplaceAll(templateHeader, ",", "\t") + "AutoDL\tt-1\tGPU计算\t2026-10-02 10:00\t2026-10-02 11:00\t1.88\tx\n",
-			"x.csv:2:7: row 2 has 7 fields, the header has 6: a value with an unquoted tab?"},
+			"x.csv:2:7: row 2 has 7 cells, the header has 6: a value with an unquoted tab?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -724,6 +741,12 @@ func TestExtraCellsAllowTrailingSeparators(t *testing.T) {
 // before any of its shifted cells is read as the wrong column; a row that
 // only lacks optional trailing cells is read.
 func TestRowLength(t *testing.T) {
+	const tmpl23 = "provider,account,project,resource_id,resource_name,parent_resource_id,kind,pricing_model,gpu_model,gpu_count," +
+		"start,end,usage_start,usage_end,billed_quantity,unit,unit_price,list_cost,billed_cost,voucher_paid,cash_paid,description,currency\n"
+	tmplRow := func(cost, desc string) string {
+		return "autodl,lab-a,p,i1,n,,compute,on_demand,RTX 4090,1,2026-10-03 10:00:00,2026-10-03 11:00:00,,,1,hour,1.88," +
+			cost + "," + cost + ",0," + cost + "," + desc + ",CNY\n"
+	}
 	const header = "平台,实例ID,费用类型,开始时间,结束时间,应付金额,项目,说明\n"
 	tests := []struct {
 		name    string
@@ -737,9 +760,22 @@ func TestRowLength(t *testing.T) {
 		{"lost separator", "账单导出\n\n" + header +
 			"AutoDL,r-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,p,x\n" +
 			"AutoDL,r-2,GPU计算,2026-10-02 10:002026-10-02 11:00,1.88\n",
-			"x.csv:5: row 5 has 5 fields, the header has 8 (column 应付金额 is missing)"},
+			"x.csv:5: row 5 has 5 cells, the header has 8 (column 应付金额 is missing)"},
 		{"extra cell", header + "AutoDL,r-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1,88,p,x\n",
-			"x.csv:2:9: row 2 has 9 fields, the header has 8: a value with an unquoted comma?"},
+			"x.csv:2:9: row 2 has 9 cells, the header has 8: a value with an unquoted comma?"},
+		// The 23 columns of the template, 原价 lost in the middle of row 4:
+		// 代金券's 0 would land in 应付金额 and the currency in 说明.
+		{"gap in the middle", tmpl23 + tmplRow("1.88", "") + tmplRow("1.88", "") +
+			"autodl,lab-a,p,i1,n,,compute,on_demand,RTX 4090,1,2026-10-03 12:00:00,2026-10-03 13:00:00,,,1,hour,1.88,1.88,0,1.88,,CNY\n",
+			"x.csv:4: row 4 has 22 cells, the header has 23 (column currency is missing)"},
+		// An 8-cell row is refused for its length, not for an empty time.
+		{"8 of 23 cells", tmpl23 + tmplRow("1.88", "") + "autodl,lab-a,p,i1,n,,compute,on_demand\n",
+			"x.csv:3: row 3 has 8 cells, the header has 23 (column start is missing)"},
+		{"template without trailing description and currency", tmpl23 +
+			"autodl,lab-a,p,i1,n,,compute,on_demand,RTX 4090,1,2026-10-03 12:00:00,2026-10-03 13:00:00,,,1,hour,1.88,1.88,1.88,0,1.88\n",
+			"x.csv:2: row 2 has 21 cells, the header has 23 (column currency is missing)"},
+		{"template without trailing description", strings.Replace(tmpl23, ",description,currency", ",currency,description", 1) +
+			"autodl,lab-a,p,i1,n,,compute,on_demand,RTX 4090,1,2026-10-03 12:00:00,2026-10-03 13:00:00,,,1,hour,1.88,1.88,1.88,0,1.88,CNY\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

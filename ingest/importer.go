@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,9 @@ type Options struct {
 	// are removed inside its transaction before its rows are written (a
 	// provisional month fetched again, package fetch).
 	Replace []int64
+	// HiddenSheets reads a workbook's hidden and veryHidden sheets too
+	// (readSheet); by default they are left out, with a warning.
+	HiddenSheets bool
 }
 
 // Result is the outcome of importing one file.
@@ -139,6 +143,7 @@ type store interface {
 	Overlaps(ctx context.Context, format string, keys []ledger.PeriodKey) ([]ledger.Overlap, error)
 	AddImportPeriods(ctx context.Context, importID int64, counts map[ledger.PeriodKey]int) error
 	RaiseDataEnd(provider string, end time.Time)
+	DropReExported(ctx context.Context, importID int64, keys []ledger.PeriodKey) (int, []int64, error)
 }
 
 // discardStore takes every row as new and keeps nothing.
@@ -153,6 +158,9 @@ func (discardStore) AddImportPeriods(context.Context, int64, map[ledger.PeriodKe
 }
 func (discardStore) FinishImport(context.Context, *ledger.Import) error { return nil }
 func (discardStore) RaiseDataEnd(string, time.Time)                     {}
+func (discardStore) DropReExported(context.Context, int64, []ledger.PeriodKey) (int, []int64, error) {
+	return 0, nil, nil
+}
 func (discardStore) InsertLineItemRows(_ context.Context, rows *ledger.LineItemRows) (int, error) {
 	return rows.Len(), nil
 }
@@ -181,9 +189,15 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	if opts.Provider != "" {
 		opts.Provider = focusProvider(strings.TrimSpace(opts.Provider), "")
 	}
+	if db != nil {
+		if err := warnEdited(ctx, db, path, sum, res); err != nil {
+			return err
+		}
+	}
+	var scans map[string]*sheetScan
 	if ra, ok := r.(io.ReaderAt); ok {
 		if kind, _ := sniffZip(ra, size); kind == zipWorkbook {
-			if err := checkWorkbook(path, ra, size, opts.Zip); err != nil {
+			if scans, err = checkWorkbook(path, ra, size, opts.Zip); err != nil {
 				return err
 			}
 		}
@@ -192,6 +206,7 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	if err != nil {
 		return err
 	}
+	src.scans = scans
 	defer src.close()
 	res.Encoding = src.encoding
 	if src.isXLSX() {
@@ -217,7 +232,11 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	defer im.keys.close()
 	var formats []string
 	var cands []string
+	read := map[[32]byte]string{} // digests of the sheets read → their names
 	for i := 0; i < src.numTables(); i++ {
+		if src.isXLSX() && !im.readSheet(src, i, read) {
+			continue
+		}
 		t, err := src.openTable(i)
 		if err != nil {
 			return err
@@ -282,6 +301,67 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	res.Format = strings.Join(formats, ",")
 	res.Provider = joinKeys(im.providers)
 	return nil
+}
+
+// warnEdited warns when path was imported before with another content:
+// the file was edited (or replaced) since, and its changed rows come in as
+// new charges beside the old ones, which stay until that import is undone.
+func warnEdited(ctx context.Context, db *ledger.DB, path, sum string, res *Result) error {
+	ims, err := db.Imports(ctx, 0)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, im := range ims {
+		if im.Path == path && im.SHA256 != sum && !contains(ids, strconv.FormatInt(im.ID, 10)) {
+			ids = append(ids, strconv.FormatInt(im.ID, 10))
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	sort.Strings(ids)
+	res.Warnings = append(res.Warnings, Warning{
+		ZH: fmt.Sprintf("此路径的文件已导入过（导入 %s），内容已改变：改动过的行会作为新费用记入，旧行仍在；若文件是被编辑过，请用 gpubill imports undo %s 撤销旧的导入", strings.Join(ids, ", "), ids[0]),
+		EN: fmt.Sprintf("a file at this path was imported before (import %s) with other content: edited rows come in as new charges and the old ones stay; if the file was edited, undo the earlier import with gpubill imports undo %s", strings.Join(ids, ", "), ids[0]),
+	})
+	return nil
+}
+
+// readSheet decides whether sheet i of a workbook is read, and says why
+// not when it is not. A hidden or veryHidden sheet is not read unless
+// Options.HiddenSheets: users export a bill, then keep a copy of it, or of
+// other charges, out of sight, and Excel shows neither. A sheet that holds
+// exactly the cells of a sheet read before (Excel's Move or Copy makes
+// "费用明细 (2)") is not read again: its rows would be booked twice, since
+// the occurrence numbers of identical rows count on across a file's sheets.
+// read maps the digests of the sheets read so far to their names.
+func (im *importer) readSheet(src *source, i int, read map[[32]byte]string) bool {
+	name := src.sheets[i]
+	if !im.opts.HiddenSheets {
+		if visible, err := src.book.GetSheetVisible(name); err == nil && !visible {
+			if sc := src.scans[name]; sc == nil || sc.cells > 0 {
+				im.res.Warnings = append(im.res.Warnings, Warning{
+					ZH: fmt.Sprintf("工作表“%s”是隐藏的，未导入；要导入隐藏工作表，请加 --hidden-sheets", name),
+					EN: fmt.Sprintf("sheet %q is hidden: not imported; --hidden-sheets reads hidden sheets", name),
+				})
+			}
+			return false
+		}
+	}
+	sc := src.scans[name]
+	if sc == nil || sc.cells == 0 {
+		return true
+	}
+	if first, ok := read[sc.digest]; ok {
+		im.res.Warnings = append(im.res.Warnings, Warning{
+			ZH: fmt.Sprintf("工作表“%s”与工作表“%s”内容完全相同（副本？），只导入一次", name, first),
+			EN: fmt.Sprintf("sheet %q holds exactly the cells of sheet %q (a copy?): imported once", name, first),
+		})
+		return false
+	}
+	read[sc.digest] = name
+	return true
 }
 
 // Bulk imports build the ledger's secondary indexes once at commit instead
@@ -523,6 +603,13 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	if err := im.ctx.Err(); err != nil {
 		return err
 	}
+	if lm != nil && added > 0 {
+		n, err := im.dropReExported(itx, imp.ID)
+		if err != nil {
+			return err
+		}
+		added -= n
+	}
 	imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped = cnt.read, added, sent-added, cnt.skipped
 	imp.RowMap = cnt.rowMap
 	im.res.Read += cnt.read
@@ -545,6 +632,31 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 		})
 	}
 	return nil
+}
+
+// dropReExported takes back the rows of this table that the ledger already
+// held with only their free text changed (ledger.ImportTx.DropReExported):
+// the dedupe key hashes the description, which a vendor may rewrite from
+// one export to the next, and the same charges would be booked twice. The
+// user is told, with the imports that brought them first.
+func (im *importer) dropReExported(st store, importID int64) (int, error) {
+	keys := make([]ledger.PeriodKey, 0, len(im.periods))
+	for k := range im.periods {
+		keys = append(keys, k)
+	}
+	n, from, err := st.DropReExported(im.ctx, importID, keys)
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	ids := make([]string, len(from))
+	for i, id := range from {
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	im.res.Warnings = append(im.res.Warnings, Warning{
+		ZH: fmt.Sprintf("%d 行与已导入的费用（导入 %s）除说明外完全相同：是同一批费用的再次导出，未重复记入", n, strings.Join(ids, ", ")),
+		EN: fmt.Sprintf("%d rows are charges already in the ledger (import %s) with only their description changed: a re-export of the same charges, not added again", n, strings.Join(ids, ", ")),
+	})
+	return n, nil
 }
 
 // checkOverlaps warns when an earlier import in another format brought line

@@ -85,11 +85,15 @@ func checkRecord(file, sheet string, rec []string, line func(col int) int) error
 // unquoted separator ("1,234.56") or a lost one, and every cell after it
 // lands in the wrong column (an amount of 1 instead of 1234.56, or a time
 // read as an amount). Empty cells beyond the header (a trailing separator)
-// are fine, and so is a row that stops early where only optional columns
-// are missing (exports and hand-made files drop empty trailing cells). The
-// row named is the line the record starts on, as a text editor or a
-// spreadsheet shows it. Sheets are not checked: a spreadsheet row has no
-// separators to lose, and excelize drops a row's empty trailing cells.
+// are fine. A row that stops early is read only when every column it has
+// no cell for is free text (shortRowFields) or unknown to the format: hand-
+// made files drop empty trailing cells, but a cell lost in the middle of a
+// row shifts the rest left, and only the last columns tell: if one of them
+// is an amount, a currency or a time, the row is refused (a lost 原价 moved
+// 代金券's 0 into 应付金额 and the currency into 说明). The row named is
+// the line the record starts on, as a text editor or a spreadsheet shows
+// it. Sheets are not checked: a spreadsheet row has no separators to lose,
+// and excelize drops a row's empty trailing cells.
 func checkRowLength(t table, rec []string, b *binding) error {
 	ct, ok := t.(*csvTable)
 	if !ok {
@@ -100,18 +104,38 @@ func checkRowLength(t table, rec []string, b *binding) error {
 	switch {
 	case n > len(header):
 		return &InputError{File: ct.path, Line: t.line(0), Col: len(header) + 1,
-			Msg: fmt.Sprintf("row %d has %d fields, the header has %d: a value with an unquoted %s? Quote that cell, or remove the extra cells",
+			Msg: fmt.Sprintf("row %d has %d cells, the header has %d: a value with an unquoted %s? Quote that cell, or remove the extra cells",
 				t.line(0), n, len(header), separatorName(ct.r.Comma))}
 	case len(rec) < len(header):
+		missing := -1
 		for ci, c := range b.format.Columns {
-			if p := b.pos[ci]; c.Required && p >= len(rec) {
-				return &InputError{File: ct.path, Line: t.line(0),
-					Msg: fmt.Sprintf("row %d has %d fields, the header has %d (column %s is missing): a lost %s, or cells moved? Every row needs a cell for each column of the header",
-						t.line(0), len(rec), len(header), b.header[p], separatorName(ct.r.Comma))}
+			p := b.pos[ci]
+			if p < len(rec) || p >= len(header) {
+				continue
 			}
+			if c.Required {
+				missing = p
+				break
+			}
+			if !shortRowFields[c.Field] && (missing < 0 || p < missing) {
+				missing = p
+			}
+		}
+		if missing >= 0 {
+			return &InputError{File: ct.path, Line: t.line(0),
+				Msg: fmt.Sprintf("row %d has %d cells, the header has %d (column %s is missing): a lost %s, or cells moved? Every row needs a cell for each column of the header",
+					t.line(0), len(rec), len(header), b.header[missing], separatorName(ct.r.Comma))}
 		}
 	}
 	return nil
+}
+
+// shortRowFields are the columns a row may leave out at its end: free text
+// that carries no money, time or currency, so that a cell lost before them
+// cannot move an amount into another column unnoticed.
+var shortRowFields = map[string]bool{
+	"description": true, "project": true, "sub_account": true, "resource_name": true,
+	"note": true, "remark": true, "tags": true,
 }
 
 func separatorName(r rune) string {
@@ -151,41 +175,51 @@ func looksXMLSpreadsheet(sample []byte) bool {
 // its parts declare, which archive/zip holds them to while reading, so that
 // a workbook bomb is refused without unpacking it; and every worksheet is
 // searched for a formula without a cached value, which gpubill cannot read
-// (it never evaluates formulas) and refuses at its cell.
-func checkWorkbook(file string, ra io.ReaderAt, size int64, lim ZipLimits) error {
+// (it never evaluates formulas) and refuses at its cell, and scanned for
+// rows out of order and for cells whose raw value is not what Excel shows
+// (scanWorksheet; the scans are returned by sheet name).
+func checkWorkbook(file string, ra io.ReaderAt, size int64, lim ZipLimits) (map[string]*sheetScan, error) {
 	lim = lim.withDefaults()
 	zr, err := zip.NewReader(ra, size)
 	if err != nil {
-		return nil // not readable as a ZIP: openXLSX reports it
+		return nil, nil // not readable as a ZIP: openXLSX reports it
 	}
 	var total uint64
 	for _, f := range zr.File {
 		decl, comp := f.UncompressedSize64, f.CompressedSize64
 		if decl > uint64(lim.MemberSize) {
-			return &InputError{File: file, Msg: fmt.Sprintf("workbook part %s declares %d bytes uncompressed, over the limit of %d: refused (possible zip bomb)",
+			return nil, &InputError{File: file, Msg: fmt.Sprintf("workbook part %s declares %d bytes uncompressed, over the limit of %d: refused (possible zip bomb)",
 				f.Name, decl, lim.MemberSize)}
 		}
 		if decl > zipRatioFloor && decl/uint64(lim.Ratio) >= comp+1 {
-			return &InputError{File: file, Msg: fmt.Sprintf("workbook part %s has a compression ratio over %d:1 (%d bytes from %d): refused (possible zip bomb)",
+			return nil, &InputError{File: file, Msg: fmt.Sprintf("workbook part %s has a compression ratio over %d:1 (%d bytes from %d): refused (possible zip bomb)",
 				f.Name, lim.Ratio, decl, comp)}
 		}
 		total += decl
 		if total > uint64(lim.ArchiveSize) {
-			return &InputError{File: file, Msg: fmt.Sprintf("the workbook's parts hold more than %d bytes uncompressed (limit): refused (possible zip bomb)",
+			return nil, &InputError{File: file, Msg: fmt.Sprintf("the workbook's parts hold more than %d bytes uncompressed (limit): refused (possible zip bomb)",
 				lim.ArchiveSize)}
 		}
 	}
 	sheets := worksheetNames(zr)
+	scans := map[string]*sheetScan{}
 	for _, f := range zr.File {
 		name, ok := sheets[f.Name]
 		if !ok {
 			continue
 		}
 		if err := checkFormulas(file, name, f); err != nil {
-			return err
+			return nil, err
+		}
+		sc, err := scanWorksheet(file, name, f)
+		if err != nil {
+			return nil, err
+		}
+		if sc != nil {
+			scans[name] = sc
 		}
 	}
-	return nil
+	return scans, nil
 }
 
 // worksheetNames maps the ZIP names of a workbook's worksheets to their

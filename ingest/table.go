@@ -59,6 +59,10 @@ func (t *csvTable) next() ([]string, error) {
 		if err == io.EOF {
 			return nil, io.EOF
 		}
+		var ee *encodingError
+		if errors.As(err, &ee) {
+			return nil, &InputError{File: t.path, Line: ee.line, Msg: ee.msg}
+		}
 		var le *lineTooLongError
 		if errors.As(err, &le) {
 			return nil, &InputError{File: t.path, Line: le.line,
@@ -94,6 +98,8 @@ type xlsxTable struct {
 	name string
 	rows *excelize.Rows
 	row  int
+	// shown replaces raw values by what a spreadsheet shows (sheetScan).
+	shown map[[2]int]string
 }
 
 func (t *xlsxTable) sheet() string { return t.name }
@@ -116,6 +122,9 @@ func (t *xlsxTable) next() (rec []string, err error) {
 		return nil, &InputError{File: t.path, Sheet: t.name, Line: t.row, Msg: "cannot read row", Err: err}
 	}
 	for i, c := range cols {
+		if s, ok := t.shown[[2]int{t.row, i + 1}]; ok {
+			c = s
+		}
 		cols[i] = trimCell(c)
 	}
 	if err := checkRecord(t.path, t.name, cols, t.line); err != nil {
@@ -141,6 +150,9 @@ type source struct {
 	json      bool         // text is JSON (AutoDL's saved web-API lists, autodl_json.go)
 	jsonBase  int64        // bytes before the decoded text (a UTF-8 BOM), for byte offsets
 	pq        *parquetFile // a Parquet file (parquet.go)
+	// scans are the worksheets' scans by sheet name (xlsxscan.go), nil
+	// when the workbook was not scanned (a ZIP member read from memory).
+	scans map[string]*sheetScan
 }
 
 // Magic numbers of files that are not bills in a form gpubill reads.
@@ -178,9 +190,21 @@ func openSource(path string, r io.Reader) (src *source, err error) {
 		}
 		return nil, &InputError{File: path, Msg: "cannot read", Err: err}
 	}
-	tb := bufio.NewReaderSize(text, sniffSize)
+	// Excel's "CSV (Macintosh)" ends lines with CR alone, which the CSV
+	// reader takes for one endless line: such text is read with LF instead.
+	raw := bufio.NewReaderSize(text, sniffSize)
+	if head, _ := raw.Peek(sniffSize); crOnly(head) {
+		text = crToLF{raw}
+	} else {
+		text = raw
+	}
+	tb := bufio.NewReaderSize(newTextChecker(text, enc), sniffSize)
 	sample, err := tb.Peek(sniffSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		var ee *encodingError
+		if errors.As(err, &ee) {
+			return nil, &InputError{File: path, Line: ee.line, Msg: ee.msg}
+		}
 		return nil, &InputError{File: path, Msg: "cannot decode text as " + enc, Err: err}
 	}
 	if looksJSON(sample) {
@@ -277,7 +301,11 @@ func (s *source) openTable(i int) (t table, err error) {
 	if err != nil {
 		return nil, &InputError{File: s.path, Sheet: s.sheets[i], Msg: "cannot open worksheet", Err: err}
 	}
-	return &xlsxTable{path: s.path, name: s.sheets[i], rows: rows}, nil
+	xt := &xlsxTable{path: s.path, name: s.sheets[i], rows: rows}
+	if sc := s.scans[s.sheets[i]]; sc != nil {
+		xt.shown = sc.shown
+	}
+	return xt, nil
 }
 
 func closeTable(t table) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // PeriodKey is a provider and billing month.
@@ -59,4 +60,101 @@ func (t *ImportTx) Overlaps(ctx context.Context, format string, keys []PeriodKey
 		return a.BillingPeriod < b.BillingPeriod
 	})
 	return out, nil
+}
+
+// reExportColumns are the columns of a line item's dedupe key but for the
+// free text (description): two rows equal on all of them are the same
+// charge, whatever note the vendor wrote on it each time.
+var reExportColumns = []string{"provider", "resource_id", "charge_period_start", "billing_account_id", "kind",
+	"charge_category", "charge_period_end", "usage_start", "usage_end", "pricing_quantity", "pricing_unit",
+	"consumed_quantity", "consumed_unit", "list_unit_price", "list_cost", "billed_cost", "voucher_paid", "cash_paid", "currency"}
+
+// DropReExported removes the line items that import importID added but that
+// the ledger already held under other imports with only their free text
+// changed (a re-export whose 说明 differs), and records them as claims of
+// those rows (row_claims), so that they count as duplicates. Identical
+// charges are matched by number: of n equal rows in the import, as many go
+// as the ledger held before that this import did not already match by key.
+// It looks only when other imports brought line items for one of the
+// provider-months keys; it returns how many rows went and from which
+// imports their twins came.
+func (t *ImportTx) DropReExported(ctx context.Context, importID int64, keys []PeriodKey) (int, []int64, error) {
+	other := false
+	for _, k := range keys {
+		if err := t.c.query(ctx, `SELECT 1 FROM import_periods WHERE provider = ? AND billing_period = ? AND import_id != ? LIMIT 1`,
+			[]any{k.Provider, k.BillingPeriod, importID}, func(Row) error { other = true; return nil }); err != nil {
+			return 0, nil, fmt.Errorf("ledger: re-exported rows: %w", err)
+		}
+	}
+	if !other {
+		return 0, nil, nil
+	}
+	// Each row's group: its key columns but the free text, as one text.
+	var g []string
+	for _, c := range reExportColumns {
+		g = append(g, "coalesce("+c+", x'00')")
+	}
+	group := strings.Join(g, " || x'1f' || ")
+	for _, q := range []string{
+		`CREATE TEMP TABLE IF NOT EXISTS reexport_new(g TEXT, id INTEGER, source_row INTEGER)`,
+		`CREATE TEMP TABLE IF NOT EXISTS reexport_old(g TEXT, id INTEGER, row_key TEXT, import_id INTEGER)`,
+		`DELETE FROM reexport_new`, `DELETE FROM reexport_old`,
+	} {
+		if _, err := t.c.exec(ctx, q); err != nil {
+			return 0, nil, fmt.Errorf("ledger: re-exported rows: %w", err)
+		}
+	}
+	if _, err := t.c.exec(ctx, `INSERT INTO reexport_new SELECT `+group+`, id, source_row FROM line_items WHERE import_id = ?`, importID); err != nil {
+		return 0, nil, fmt.Errorf("ledger: re-exported rows: %w", err)
+	}
+	// The rows of other imports in the same provider-months that this
+	// import has not matched by key already.
+	for _, k := range keys {
+		if _, err := t.c.exec(ctx, `INSERT INTO reexport_old SELECT `+group+`, id, row_key, import_id FROM line_items li
+			WHERE billing_period = ?1 AND provider = ?2 AND import_id != ?3
+			AND NOT EXISTS (SELECT 1 FROM row_claims c WHERE c.tbl = 'line_items' AND c.row_key = li.row_key AND c.import_id = ?3)`,
+			k.BillingPeriod, k.Provider, importID); err != nil {
+			return 0, nil, fmt.Errorf("ledger: re-exported rows: %w", err)
+		}
+	}
+	type twin struct {
+		id, sourceRow, from int64
+		key                 string
+	}
+	// The k-th row of a group in this import matches the k-th of the
+	// group's unmatched rows before it, if there is one.
+	var twins []twin
+	if err := t.c.query(ctx, `SELECT n.id, n.source_row, o.row_key, o.import_id
+		FROM (SELECT *, row_number() OVER (PARTITION BY g ORDER BY source_row, id) AS rn FROM reexport_new) n
+		JOIN (SELECT *, row_number() OVER (PARTITION BY g ORDER BY id) AS rn FROM reexport_old) o ON o.g = n.g AND o.rn = n.rn
+		ORDER BY n.id`, nil, func(r Row) error {
+		twins = append(twins, twin{id: r.Int64(0), sourceRow: r.Int64(1), key: r.Text(2), from: r.Int64(3)})
+		return nil
+	}); err != nil {
+		return 0, nil, fmt.Errorf("ledger: re-exported rows: %w", err)
+	}
+	for _, tw := range twins {
+		if _, err := t.c.exec(ctx, `INSERT OR IGNORE INTO row_claims(tbl, row_key, import_id, source_row) VALUES ('line_items', ?, ?, ?)`,
+			tw.key, importID, tw.sourceRow); err != nil {
+			return 0, nil, fmt.Errorf("ledger: re-exported rows: %w", err)
+		}
+	}
+	for _, q := range []string{`DELETE FROM reexport_new`, `DELETE FROM reexport_old`} {
+		if _, err := t.c.exec(ctx, q); err != nil {
+			return 0, nil, fmt.Errorf("ledger: re-exported rows: %w", err)
+		}
+	}
+	var from []int64
+	seen := map[int64]bool{}
+	for _, tw := range twins {
+		if _, err := t.c.exec(ctx, `DELETE FROM line_items WHERE id = ?`, tw.id); err != nil {
+			return 0, nil, fmt.Errorf("ledger: re-exported rows: %w", err)
+		}
+		if !seen[tw.from] {
+			seen[tw.from] = true
+			from = append(from, tw.from)
+		}
+	}
+	sort.Slice(from, func(i, j int) bool { return from[i] < from[j] })
+	return len(twins), from, nil
 }

@@ -55,7 +55,9 @@ func (db *DB) Imports(ctx context.Context, limit int) ([]Import, error) {
 // UndoImport removes one import record and every row it added (line items,
 // money flow, payments), in one transaction, and returns how many rows went.
 // Rows that the import only found as duplicates belong to the earlier import
-// and stay. Findings are not touched: the next audit recomputes them.
+// and stay; rows it stored that a later import also brought (row_claims)
+// stay too, handed to that import. Findings are not touched: the next audit
+// recomputes them.
 func (db *DB) UndoImport(ctx context.Context, id int64) (removed int64, err error) {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
@@ -71,6 +73,24 @@ func (db *DB) UndoImport(ctx context.Context, id int64) (removed int64, err erro
 		return 0, fmt.Errorf("no import with id %d", id)
 	} else if err != nil {
 		return 0, fmt.Errorf("ledger: undo import: %w", err)
+	}
+	// Rows another import brought too go to the earliest such import, with
+	// the record number they have in its file, instead of going away.
+	for _, table := range []string{"line_items", "transactions", "payments"} {
+		claimed := `FROM row_claims c WHERE c.tbl = '` + table + `' AND c.row_key = ` + table + `.row_key AND c.import_id != ?1`
+		if _, err = tx.ExecContext(ctx, `UPDATE `+table+` SET
+			import_id = (SELECT c.import_id `+claimed+` ORDER BY c.import_id LIMIT 1),
+			source_row = (SELECT c.source_row `+claimed+` ORDER BY c.import_id LIMIT 1)
+			WHERE import_id = ?1 AND EXISTS (SELECT 1 `+claimed+`)`, id); err != nil {
+			return 0, fmt.Errorf("ledger: undo import %d: %w", id, err)
+		}
+		if _, err = tx.ExecContext(ctx, `DELETE FROM row_claims WHERE tbl = ?1 AND EXISTS
+			(SELECT 1 FROM `+table+` x WHERE x.row_key = row_claims.row_key AND x.import_id = row_claims.import_id)`, table); err != nil {
+			return 0, fmt.Errorf("ledger: undo import %d: %w", id, err)
+		}
+	}
+	if _, err = tx.ExecContext(ctx, `DELETE FROM row_claims WHERE import_id = ?`, id); err != nil {
+		return 0, fmt.Errorf("ledger: undo import %d: %w", id, err)
 	}
 	for _, table := range []string{"line_items", "transactions", "payments", "invoices"} {
 		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE import_id = ?`, id)

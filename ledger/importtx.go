@@ -313,6 +313,16 @@ func (t *ImportTx) InsertLineItemRows(ctx context.Context, batch *LineItemRows) 
 		if err != nil {
 			return added, fmt.Errorf("ledger: insert line items: %w", err)
 		}
+		if int(k) < n {
+			claims := make([]rowClaim, n)
+			key, imp, src := insertAt("row_key"), insertAt("import_id"), insertAt("source_row")
+			for i := range rows[:n] {
+				claims[i] = rowClaim{rows[i].col(key), rows[i].ints[imp], rows[i].ints[src]}
+			}
+			if err := t.claim(ctx, "line_items", claims); err != nil {
+				return added, err
+			}
+		}
 		added += int(k)
 		rows = rows[n:]
 	}
@@ -335,6 +345,11 @@ func (t *ImportTx) InsertTransactions(ctx context.Context, txs []Transaction) (i
 			nullDec(x.Balance), x.Reference, x.Description, string(raw), x.ImportID, x.SourceRow, x.RowKey)
 		if err != nil {
 			return added, fmt.Errorf("ledger: insert transaction: %w", err)
+		}
+		if n == 0 {
+			if err := t.claim(ctx, "transactions", []rowClaim{{x.RowKey, x.ImportID, int64(x.SourceRow)}}); err != nil {
+				return added, err
+			}
 		}
 		added += int(n)
 	}
@@ -359,6 +374,11 @@ func (t *ImportTx) InsertPayments(ctx context.Context, ps []Payment) (int, error
 		if err != nil {
 			return added, fmt.Errorf("ledger: insert payment: %w", err)
 		}
+		if n == 0 {
+			if err := t.claim(ctx, "payments", []rowClaim{{p.RowKey, p.ImportID, int64(p.SourceRow)}}); err != nil {
+				return added, err
+			}
+		}
 		added += int(n)
 	}
 	return added, nil
@@ -369,4 +389,38 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// rowClaim is a row an import brought, by key, with its record number.
+type rowClaim struct {
+	key       string
+	importID  int64
+	sourceRow int64
+}
+
+// claim records, for each of rows that the table already holds under
+// another import, that this import brought it too (row_claims); rows that
+// are not in the table, or are there under the same import, are left out.
+// It runs only for batches in which some rows were duplicates.
+func (t *ImportTx) claim(ctx context.Context, table string, rows []rowClaim) error {
+	for len(rows) > 0 {
+		n := min(len(rows), 300) // 3 parameters a row, under SQLite's 999
+		var b strings.Builder
+		args := make([]any, 0, 3*n+1)
+		b.WriteString(`INSERT OR IGNORE INTO row_claims(tbl, row_key, import_id, source_row)
+			SELECT '` + table + `', v.column1, v.column2, v.column3 FROM (VALUES `)
+		for i, r := range rows[:n] {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("(?,?,?)")
+			args = append(args, r.key, r.importID, r.sourceRow)
+		}
+		b.WriteString(`) v JOIN ` + table + ` x ON x.row_key = v.column1 WHERE x.import_id != v.column2`)
+		if _, err := t.c.exec(ctx, b.String(), args...); err != nil {
+			return fmt.Errorf("ledger: record duplicate rows: %w", err)
+		}
+		rows = rows[n:]
+	}
+	return nil
 }

@@ -5,7 +5,7 @@
 // escalates.
 //
 // alert.go judges one poll (pure: instances, the state before, a clock);
-// state.go keeps the state in the ledger (migration 0013) under the write
+// state.go keeps the state in the ledger (migration 0014) under the write
 // lock, so that two watchers never send the same alert; notify.go holds the
 // notifiers (--exec, 企业微信, 飞书, 钉钉 group robots); watch.go runs one
 // poll end to end. Package watchtest holds a webhook sink that checks what

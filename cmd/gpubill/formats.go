@@ -23,9 +23,14 @@ func (a *app) formatsCommand() *cobra.Command {
 		Long: `List every format gpubill can read: how it is recognised (by content, never by file
 name), which columns form its dedupe key, and how sure we are of it (doc: the vendor
 documents it; parser: seen in third-party code that reads real files; guess; ours:
-gpubill's own template).
+gpubill's own template). A bill line that equals one of another import in every column
+of its key but the free text (description) is a re-export of the same charge: it is not
+added again, and the import says so. Hidden sheets of a workbook are read only with
+import --hidden-sheets; a sheet that copies another is read once.
 
-列出所有可读取的账单格式：如何识别（按内容，不看文件名）、去重键、可信程度。`,
+列出所有可读取的账单格式：如何识别（按内容，不看文件名）、去重键、可信程度。除说明外与另一次导入的
+费用完全相同的行视为再次导出，不重复记入，并给出提示。工作簿的隐藏工作表只在 import --hidden-sheets
+时读取；内容完全相同的工作表只读一次。`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w, closeOut, err := a.out()

@@ -20,6 +20,7 @@ type importOptions struct {
 	provider string
 	preview  int
 	profiles []string
+	hidden   bool
 }
 
 func (a *app) importCommand() *cobra.Command {
@@ -49,6 +50,7 @@ Alipay / WeChat Pay records: see gpubill formats.
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would be added without writing")
 	cmd.Flags().StringVar(&o.provider, "provider", "", "platform slug for files that cannot tell it (e.g. autodl)")
 	cmd.Flags().IntVar(&o.preview, "preview", 5, "rows to show per file with --dry-run")
+	cmd.Flags().BoolVar(&o.hidden, "hidden-sheets", false, "read the hidden sheets of workbooks too (left out by default, with a warning)")
 	cmd.Flags().StringArrayVar(&o.profiles, "profile", nil,
 		"profile FILE (TOML, docs/profiles.md) or built-in profile id, tried before the built-in formats; repeatable")
 	return cmd
@@ -77,7 +79,7 @@ func (a *app) runImport(cmd *cobra.Command, o importOptions, paths []string) err
 	// per-file errors, which are reported below with the summary.
 	progress, stopProgress := a.showProgress()
 	results, _ := ingest.ImportPaths(ctx, db, paths, ingest.Options{
-		DryRun: o.dryRun, Provider: o.provider, TZ: a.loc, Preview: o.preview, Progress: progress,
+		DryRun: o.dryRun, HiddenSheets: o.hidden, Provider: o.provider, TZ: a.loc, Preview: o.preview, Progress: progress,
 	})
 	stopProgress()
 	w, closeOut, err := a.out()
