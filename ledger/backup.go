@@ -50,11 +50,14 @@ func (db *DB) Backup(ctx context.Context, dst string, overwrite bool) (int64, er
 	if dst == "" {
 		return 0, badDest(nil, "no destination file")
 	}
+	if s, ok := LedgerFile(db.path, dst); ok && s != "" {
+		return 0, badDest(nil, "%s is the ledger's %s file", dst, s[1:])
+	}
 	if st, err := os.Stat(dst); err == nil {
 		if st.IsDir() {
 			return 0, badDest(nil, "%s is a directory", dst)
 		}
-		if src, err := os.Stat(db.path); err == nil && os.SameFile(src, st) {
+		if s, ok := LedgerFile(db.path, dst); ok && s == "" {
 			return 0, badDest(nil, "%s is the ledger itself", dst)
 		}
 		if !overwrite {

@@ -115,8 +115,8 @@ Start with:  gpubill demo` + "\n" + helpTail,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return a.setup(cmd)
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return a.setup(cmd, args)
 		},
 	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
@@ -150,8 +150,9 @@ Start with:  gpubill demo` + "\n" + helpTail,
 	return root
 }
 
-// setup validates the global flags once, before any command runs.
-func (a *app) setup(cmd *cobra.Command) error {
+// setup validates the global flags once, before any command runs; args are
+// the command's arguments (for an import, the files it reads).
+func (a *app) setup(cmd *cobra.Command, args []string) error {
 	loc, err := time.LoadLocation(a.tz)
 	if err != nil {
 		return fmt.Errorf("--tz %q: %w", a.tz, err)
@@ -170,6 +171,13 @@ func (a *app) setup(cmd *cobra.Command) error {
 	}
 	if f := cmd.Flags().Lookup("format"); f != nil {
 		a.formatOn = f.Changed
+	}
+	var inputs []string
+	if cmd.Name() == "import" { // gpubill import, gpubill invoice import
+		inputs = args
+	}
+	if err := a.checkOutputPath("-o", a.output, inputs); err != nil {
+		return err
 	}
 	return a.checkFormat(cmd)
 }
