@@ -11,7 +11,7 @@ import (
 )
 
 // TestPacketLook reads the workbook back and compares how it looks with a
-// golden dump: every cell's value, formula and style (number format, font,
+// golden dump: every cell's value as shown, formula and style (number format, font,
 // fill, alignment), the column widths, row heights, merged cells, frozen
 // panes, print setup (A4, orientation, fit to width, margins, header and
 // footer, repeated header rows) and defined names. How the workbook is
@@ -111,7 +111,8 @@ func lookDump(t *testing.T, f *excelize.File) string {
 			fmt.Fprintf(&b, "row %d height %v\n", r, h)
 			for c := 1; c <= cols; c++ {
 				ref, _ := excelize.CoordinatesToCellName(c, r)
-				v, err := f.GetCellValue(s, ref, excelize.Options{RawCellValue: true})
+				// As shown: a number through its number format.
+				v, err := f.GetCellValue(s, ref, excelize.Options{RawCellValue: false})
 				check(err)
 				formula, err := f.GetCellFormula(s, ref)
 				check(err)
