@@ -59,7 +59,7 @@ type Shown struct {
 
 // Line is one line item of the packet with what it claims.
 type Line struct {
-	Item ledger.LineItem
+	Item *ledger.LineItem // the ledger's row, shared, not copied (a month holds hundreds of thousands)
 	// Billed is what the line bills in the packet: billed_cost, except that a
 	// credit line recording a voucher used (ledger.SettlePaid) bills
 	// billed_cost + voucher_paid, since the voucher paid charges billed in
@@ -261,7 +261,7 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 }
 
 func newLine(li *ledger.LineItem) Line {
-	l := Line{Item: *li, Billed: li.BilledCost, Status: StatusClaimed}
+	l := Line{Item: li, Billed: li.BilledCost, Status: StatusClaimed}
 	if li.Kind == ledger.KindCredit {
 		// A voucher paying for charges billed in full (ledger.SettlePaid):
 		// the voucher used is not invoiceable, and its cash part (negative)

@@ -533,7 +533,7 @@ func (x *xw) lines() error {
 	}
 	for i := range p.Lines {
 		l := &p.Lines[i]
-		li := &l.Item
+		li := l.Item
 		r := i + 2
 		fill := ""
 		switch l.Status {
