@@ -1,6 +1,8 @@
 package packet
 
 import (
+	"archive/zip"
+	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -428,10 +430,34 @@ func (p *Packet) WriteXLSX(w io.Writer) error {
 	}
 	// Formula cells hold numeric cached values already: the stream writer
 	// types a cell by its value.
-	if err := f.Write(w); err != nil {
+	var buf bytes.Buffer
+	if err := f.Write(&buf); err != nil {
+		return fmt.Errorf("packet: xlsx: %w", err)
+	}
+	if err := sortedZip(w, buf.Bytes()); err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
 	return nil
+}
+
+// sortedZip copies the zip package data to w with its members in name
+// order: excelize writes streamed sheets in the order of a map, and the
+// same packet must give the same bytes. Members are copied compressed, as
+// they are (zip.Writer.Copy).
+func sortedZip(w io.Writer, data []byte) error {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return err
+	}
+	files := slices.Clone(zr.File)
+	slices.SortFunc(files, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
+	zw := zip.NewWriter(w)
+	for _, zf := range files {
+		if err := zw.Copy(zf); err != nil {
+			return err
+		}
+	}
+	return zw.Close()
 }
 
 // sheet writes one sheet with fn: a pass that measures, then one that
