@@ -200,10 +200,6 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 	}
 	p.Generated = p.Generated.In(opts.TZ)
 
-	items, err := db.LineItems(ctx, ledger.Filter{Month: opts.Month, NoRaw: true})
-	if err != nil {
-		return nil, fmt.Errorf("packet: %w", err)
-	}
 	imps, err := db.Imports(ctx, 0)
 	if err != nil {
 		return nil, fmt.Errorf("packet: %w", err)
@@ -213,10 +209,11 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 		byImport[imps[i].ID] = &imps[i]
 	}
 	byID := map[int64]int{}
-	for i := range items {
-		li := &items[i]
+	// Each item is kept by its line, not copied, nor first gathered in a
+	// slice of its own (a month holds hundreds of thousands).
+	err = db.EachLineItem(ctx, ledger.Filter{Month: opts.Month, NoRaw: true}, func(li *ledger.LineItem) error {
 		if opts.Project != "" && li.SubAccount != opts.Project {
-			continue
+			return nil
 		}
 		byID[li.ID] = len(p.Lines)
 		l := newLine(li)
@@ -227,6 +224,10 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 			}
 		}
 		p.Lines = append(p.Lines, l)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("packet: %w", err)
 	}
 
 	if p.Audited, err = audited(ctx, db, opts.Month); err != nil {

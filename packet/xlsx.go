@@ -402,6 +402,9 @@ func (p *Packet) WriteXLSX(w io.Writer) error {
 			return fmt.Errorf("packet: xlsx: %w", err)
 		}
 	}
+	// Before the sheets are streamed: setting the active sheet reads every
+	// worksheet, and would read a streamed one back whole.
+	f.SetActiveSheet(0)
 	for _, step := range []struct {
 		sheet string
 		fn    func() error
@@ -412,7 +415,6 @@ func (p *Packet) WriteXLSX(w io.Writer) error {
 			return fmt.Errorf("packet: xlsx sheet %s: %w", step.sheet, err)
 		}
 	}
-	f.SetActiveSheet(0)
 	if err := f.SetDocProps(&excelize.DocProperties{
 		Title:          "报销材料 " + p.Month,
 		Creator:        "gpubill",
