@@ -148,5 +148,5 @@ func (a *app) packetWriteFile(path string, data []byte) error {
 	if strings.TrimSpace(filepath.Base(path)) == "" {
 		return fmt.Errorf("output file %q: empty name", path)
 	}
-	return os.WriteFile(path, data, 0o644)
+	return os.WriteFile(path, data, outputMode)
 }

@@ -290,13 +290,19 @@ func (a *app) sayMonth(m string) {
 		"no --month given: using %s (the latest month that holds the bulk of the data; --month YYYY-MM for another)", m)
 }
 
+// outputMode is the mode of the files gpubill writes for -o (reports,
+// findings, packets, attachments): they hold ledger data, and are as
+// private as the ledger and its backups (0600). A file that exists keeps
+// its mode: the user chose it.
+const outputMode = 0o600
+
 // out opens the destination of a command's data: -o FILE or stdout.
 // The returned close function must be called (it reports write errors).
 func (a *app) out() (io.Writer, func() error, error) {
 	if a.output == "" || a.output == "-" {
 		return a.stdout, func() error { return nil }, nil
 	}
-	f, err := os.OpenFile(a.output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(a.output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, outputMode)
 	if err != nil {
 		return nil, nil, err
 	}
