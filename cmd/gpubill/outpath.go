@@ -82,3 +82,24 @@ func (a *app) errorf(zh, en string, args ...any) error {
 	}
 	return fmt.Errorf(en, args...)
 }
+
+// checkLedgerPath refuses a ledger path that is a symbolic link to nothing
+// (opening it would create the ledger wherever the link points), and
+// warns when the ledger's folder is writable by everyone (anyone could
+// replace the ledger, or plant its -wal file).
+func (a *app) checkLedgerPath(path string) error {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		if _, err := os.Stat(path); err != nil {
+			target, _ := os.Readlink(path)
+			return a.errorf("账本 %s 是指向不存在文件 %s 的符号链接：请删除该链接，或用 --db 指定账本",
+				"the ledger %s is a symbolic link to %s, which does not exist: remove the link, or give the ledger with --db",
+				path, target)
+		}
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o002 != 0 {
+		a.say("警告：账本所在文件夹 %s 任何人都可写入，他人可替换或篡改账本；请用 chmod o-w 收紧权限，或把账本放到别处",
+			"warning: the ledger's folder %s is writable by everyone, who could replace or tamper with the ledger: chmod o-w it, or keep the ledger elsewhere", dir)
+	}
+	return nil
+}

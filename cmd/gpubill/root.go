@@ -238,6 +238,9 @@ func (a *app) openLedger(ctx context.Context) (*ledger.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.checkLedgerPath(p); err != nil {
+		return nil, err
+	}
 	// A second gpubill waits for the first to finish writing, however long
 	// it takes, and says so once on a terminal.
 	var opts ledger.Options
