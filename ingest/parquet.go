@@ -50,6 +50,7 @@ func openParquet(path string, f *os.File, br io.Reader) (src *source, err error)
 			return nil, fmt.Errorf("spool %s: %w", path, err)
 		}
 		pf.tmp = tmp
+		os.Remove(tmp.Name()) // read through tmp only: nothing left behind if killed (Unix; else close removes it)
 		if _, err := io.Copy(tmp, br); err != nil {
 			pf.close()
 			return nil, &InputError{File: path, Msg: "cannot read", Err: err}

@@ -328,6 +328,10 @@ func (w *zipWalk) extract(za *zipArc, f *zip.File, mpath string, archiveSize int
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("%s: temporary file: %w", mpath, err)
 	}
+	// Unlinked at once where the system allows it (Unix): the member is
+	// read through out only, so an import killed meanwhile leaves no
+	// extracted member behind. Elsewhere it is removed after use.
+	os.Remove(out.Name())
 	defer func() {
 		if err != nil {
 			out.Close()
