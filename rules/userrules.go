@@ -163,7 +163,7 @@ func hasSQL(s string) bool {
 type userRuleRun struct {
 	in    *Input
 	ro    *ledger.DB
-	items map[int64]*ledger.Item // the month's items and context, by id
+	items map[int64]*ledger.LineItem // the month's items and context, by id
 }
 
 // runUserRule runs one user rule and turns its rows into findings (not yet
@@ -523,7 +523,7 @@ func (r *userRuleRun) lookup(ctx context.Context, ids []int64) error {
 			return fmt.Errorf("look up evidence: %w", err)
 		}
 		for rows.Next() {
-			var li ledger.Item
+			var li ledger.LineItem
 			var s, e string
 			if err := rows.Scan(&li.ID, &li.Provider, &li.Currency, &s, &e, &li.SourceRow, &li.RowKey, &li.File); err != nil {
 				rows.Close()
@@ -563,7 +563,7 @@ func runUserRules(ctx context.Context, db *ledger.DB, in *Input, finish func(rul
 		return urs, append(warns, Warning{File: dir, Err: err}), nil
 	}
 	defer ro.Close()
-	run := &userRuleRun{in: in, ro: ro, items: make(map[int64]*ledger.Item, len(in.Items)+len(in.Context))}
+	run := &userRuleRun{in: in, ro: ro, items: make(map[int64]*ledger.LineItem, len(in.Items)+len(in.Context))}
 	for _, li := range in.itemsAndContext() {
 		run.items[li.ID] = li
 	}
