@@ -896,8 +896,39 @@ func (im *importer) render(ctx context.Context, in <-chan *batch, out chan<- *ba
 	}
 }
 
+// regularFile refuses what is not a regular file (a device such as
+// /dev/zero or /dev/urandom, a pipe, a socket): reading one may never end,
+// and opening a pipe waits for a writer. A symbolic link counts as its
+// target.
+func regularFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().IsRegular() || st.IsDir() {
+		return nil // reported by the open, or a folder (expandPaths)
+	}
+	return &InputError{File: path, Msg: fmt.Sprintf("not a regular file (%s): only bill files are imported; save the bill to a file and import that",
+		fileKind(st.Mode()))}
+}
+
+// fileKind names a mode that is not a regular file's.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.String()
+}
+
 // fileDigest returns the SHA-256 (hex) and size of a file.
 func fileDigest(path string) (string, int64, error) {
+	if err := regularFile(path); err != nil {
+		return "", 0, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", 0, fmt.Errorf("open %s: %w", path, err)
@@ -958,7 +989,7 @@ func expandPaths(paths []string) []pathEntry {
 			continue
 		}
 		if !st.IsDir() {
-			out = append(out, pathEntry{path: p})
+			out = append(out, pathEntry{p, regularFile(p)})
 			continue
 		}
 		// WalkDir visits entries in lexical order.

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,6 +50,7 @@ func openParquet(path string, f *os.File, br io.Reader) (src *source, err error)
 			return nil, fmt.Errorf("spool %s: %w", path, err)
 		}
 		pf.tmp = tmp
+		os.Remove(tmp.Name()) // read through tmp only: nothing left behind if killed (Unix; else close removes it)
 		if _, err := io.Copy(tmp, br); err != nil {
 			pf.close()
 			return nil, &InputError{File: path, Msg: "cannot read", Err: err}
@@ -79,11 +81,38 @@ func openParquet(path string, f *os.File, br io.Reader) (src *source, err error)
 	if !bytes.Equal(tail[:], magicParquet) {
 		return nil, &InputError{File: path, Msg: "a truncated or damaged Parquet file (no PAR1 at its end)"}
 	}
+	if err := checkParquetFooter(path, f, size); err != nil {
+		return nil, err
+	}
 	pf.file, err = parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, &InputError{File: path, Msg: "not a readable Parquet file (truncated or damaged?)", Err: err}
 	}
 	return &source{path: path, encoding: "parquet", pq: pf}, nil
+}
+
+// checkParquetFooter reads the footer of the Parquet file f (size bytes)
+// and refuses one that does not fit in the file or whose metadata claims
+// more than it holds (checkThriftCompact), before parquet-go reads it.
+func checkParquetFooter(path string, f *os.File, size int64) error {
+	var lenb [4]byte
+	if _, err := f.ReadAt(lenb[:], size-8); err != nil {
+		return &InputError{File: path, Msg: "cannot read", Err: err}
+	}
+	n := int64(binary.LittleEndian.Uint32(lenb[:]))
+	if n > size-12 {
+		return &InputError{File: path, Msg: "not a readable Parquet file (truncated or damaged?)",
+			Err: fmt.Errorf("its footer claims %d bytes, the file has %d", n, size)}
+	}
+	footer := make([]byte, n)
+	if _, err := f.ReadAt(footer, size-8-n); err != nil {
+		return &InputError{File: path, Msg: "cannot read", Err: err}
+	}
+	if err := checkThriftCompact(footer); err != nil {
+		return &InputError{File: path, Msg: "not a readable Parquet file (truncated or damaged?)",
+			Err: fmt.Errorf("its footer (metadata, from byte %d of the file) does not hold what it claims: %w", size-8-n, err)}
+	}
+	return nil
 }
 
 func (pf *parquetFile) close() error {

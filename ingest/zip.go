@@ -167,6 +167,20 @@ func (w *zipWalk) archive(display string, zr *zipArc, size int64, depth int) int
 	files := make([]*zip.File, len(zr.File))
 	copy(files, zr.File)
 	sort.SliceStable(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	// Refused whole, before any member is read: too many members, or
+	// members that share their data.
+	if n := countFiles(files); w.members+n > w.lim.Members {
+		w.stop = fmt.Errorf("the archive holds %d members, over the limit of %d", w.members+n, w.lim.Members)
+		w.visit(zipMember{path: display, err: &InputError{File: display,
+			Msg: "refused whole, no member read: unpack it and import the folder in parts", Err: w.stop}})
+		return 1
+	}
+	if a, b, ok := overlapping(files); ok {
+		w.stop = fmt.Errorf("members %q and %q share their compressed data", a, b)
+		w.visit(zipMember{path: display, err: &InputError{File: display,
+			Msg: "overlapping members (a zip bomb's trick, no archiver writes them): refused whole, no member read", Err: w.stop}})
+		return 1
+	}
 	visited := 0
 	for i, f := range files {
 		if w.ctx.Err() != nil {
@@ -235,6 +249,33 @@ func (w *zipWalk) member(mpath string, tmp *os.File, sum string, n int64, depth 
 	w.archive(mpath, zr, n, depth+1)
 }
 
+// overlapping reports two members whose compressed data overlap in the
+// archive (as in the "overlapping" zip bomb, where hundreds of entries
+// point at one member's data), by their data offsets and compressed
+// sizes. A member whose local header cannot be read is left to extract,
+// which reports it.
+func overlapping(files []*zip.File) (a, b string, ok bool) {
+	type span struct {
+		start, end int64
+		name       string
+	}
+	spans := make([]span, 0, len(files))
+	for _, f := range files {
+		off, err := f.DataOffset()
+		if err != nil || f.CompressedSize64 == 0 {
+			continue
+		}
+		spans = append(spans, span{off, off + int64(f.CompressedSize64), f.Name})
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	for i := 1; i < len(spans); i++ {
+		if spans[i].start < spans[i-1].end {
+			return spans[i-1].name, spans[i].name, true
+		}
+	}
+	return "", "", false
+}
+
 // countFiles counts the members of files that walkZip would read.
 func countFiles(files []*zip.File) int {
 	n := 0
@@ -287,6 +328,10 @@ func (w *zipWalk) extract(za *zipArc, f *zip.File, mpath string, archiveSize int
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("%s: temporary file: %w", mpath, err)
 	}
+	// Unlinked at once where the system allows it (Unix): the member is
+	// read through out only, so an import killed meanwhile leaves no
+	// extracted member behind. Elsewhere it is removed after use.
+	os.Remove(out.Name())
 	defer func() {
 		if err != nil {
 			out.Close()

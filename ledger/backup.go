@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // ErrBackupExists is returned by Backup when the destination exists and
@@ -50,11 +51,14 @@ func (db *DB) Backup(ctx context.Context, dst string, overwrite bool) (int64, er
 	if dst == "" {
 		return 0, badDest(nil, "no destination file")
 	}
+	if s, ok := LedgerFile(db.path, dst); ok && s != "" {
+		return 0, badDest(nil, "%s is the ledger's %s file", dst, s[1:])
+	}
 	if st, err := os.Stat(dst); err == nil {
 		if st.IsDir() {
 			return 0, badDest(nil, "%s is a directory", dst)
 		}
-		if src, err := os.Stat(db.path); err == nil && os.SameFile(src, st) {
+		if s, ok := LedgerFile(db.path, dst); ok && s == "" {
 			return 0, badDest(nil, "%s is the ledger itself", dst)
 		}
 		if !overwrite {
@@ -63,8 +67,9 @@ func (db *DB) Backup(ctx context.Context, dst string, overwrite bool) (int64, er
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return 0, badDest(err, "%s", dst)
 	}
+	removeStaleBackupTemps(filepath.Dir(dst))
 	// CreateTemp makes the file 0600; VACUUM INTO accepts an empty file.
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".gpubill-backup-*.db")
+	tmp, err := os.CreateTemp(filepath.Dir(dst), backupTempPattern)
 	if err != nil {
 		return 0, badDest(err, "cannot write next to %s", dst)
 	}
@@ -117,6 +122,28 @@ func (db *DB) Backup(ctx context.Context, dst string, overwrite bool) (int64, er
 	}
 	syncDir(filepath.Dir(dst))
 	return st.Size(), nil
+}
+
+// backupTempPattern names the hidden copy a backup makes next to its
+// destination before it takes the destination's name.
+const backupTempPattern = ".gpubill-backup-*.db"
+
+// staleBackupAge is how old a hidden copy must be for the next backup to
+// the folder to remove it as the leftover of a killed one: a running
+// backup writes its copy (VACUUM INTO) or checks it (integrity_check)
+// within minutes, even for a large ledger.
+var staleBackupAge = 6 * time.Hour
+
+// removeStaleBackupTemps removes, in dir, the hidden copies (and their
+// journals) of backups killed before they finished, older than
+// staleBackupAge (best effort).
+func removeStaleBackupTemps(dir string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, backupTempPattern+"*"))
+	for _, m := range matches {
+		if st, err := os.Lstat(m); err == nil && st.Mode().IsRegular() && time.Since(st.ModTime()) > staleBackupAge {
+			os.Remove(m)
+		}
+	}
 }
 
 // verifyCopy runs PRAGMA integrity_check on the database file at path.

@@ -60,7 +60,7 @@ type Shown struct {
 
 // Line is one line item of the packet with what it claims.
 type Line struct {
-	Item ledger.LineItem
+	Item *ledger.LineItem // the ledger's row, shared, not copied (a month holds hundreds of thousands)
 	// Billed is what the line bills in the packet: billed_cost, except that a
 	// credit line recording a voucher used (ledger.SettlePaid) bills
 	// billed_cost + voucher_paid, since the voucher paid charges billed in
@@ -201,10 +201,6 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 	}
 	p.Generated = p.Generated.In(opts.TZ)
 
-	items, err := db.LineItems(ctx, ledger.Filter{Month: opts.Month, NoRaw: true})
-	if err != nil {
-		return nil, fmt.Errorf("packet: %w", err)
-	}
 	imps, err := db.Imports(ctx, 0)
 	if err != nil {
 		return nil, fmt.Errorf("packet: %w", err)
@@ -214,10 +210,11 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 		byImport[imps[i].ID] = &imps[i]
 	}
 	byID := map[int64]int{}
-	for i := range items {
-		li := &items[i]
+	// Each item is kept by its line, not copied, nor first gathered in a
+	// slice of its own (a month holds hundreds of thousands).
+	err = db.EachLineItem(ctx, ledger.Filter{Month: opts.Month, NoRaw: true}, func(li *ledger.LineItem) error {
 		if opts.Project != "" && li.SubAccount != opts.Project {
-			continue
+			return nil
 		}
 		byID[li.ID] = len(p.Lines)
 		l := newLine(li)
@@ -228,6 +225,10 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 			}
 		}
 		p.Lines = append(p.Lines, l)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("packet: %w", err)
 	}
 
 	if p.Audited, err = audited(ctx, db, opts.Month); err != nil {
@@ -262,7 +263,7 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 }
 
 func newLine(li *ledger.LineItem) Line {
-	l := Line{Item: *li, Billed: li.BilledCost, Status: StatusClaimed}
+	l := Line{Item: li, Billed: li.BilledCost, Status: StatusClaimed}
 	if li.Kind == ledger.KindCredit {
 		// A voucher paying for charges billed in full (ledger.SettlePaid):
 		// the voucher used is not invoiceable, and its cash part (negative)

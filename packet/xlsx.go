@@ -1,10 +1,13 @@
 package packet
 
 import (
+	"archive/zip"
 	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -99,12 +102,40 @@ const (
 	fmtTime  = "yyyy-mm-dd hh:mm"
 )
 
-// xw is a workbook under construction.
+// xw is a workbook under construction. Every sheet is written twice by
+// its function (lines, cover, invoices, exceptions): a first pass only
+// measures the text of every cell for the column widths, which a streamed
+// sheet must declare before its first row; the second writes the cells
+// through excelize's StreamWriter, row by row, so that a month of hundreds
+// of thousands of line items is never held as a workbook in memory (the
+// stream spills to a temporary file).
 type xw struct {
-	f      *excelize.File
-	p      *Packet
-	styles map[string]int
-	widths map[string][]int // per sheet, display width per column
+	f       *excelize.File
+	p       *Packet
+	styles  map[string]int
+	widths  map[string][]int // per sheet, display width per column
+	measure bool             // the first pass: widths only
+	out     *sheetOut        // the sheet being written in the second pass
+	layout  map[string]sheetLayout
+}
+
+// sheetLayout is what finish records of a sheet in the first pass, for the
+// second to set before its first row.
+type sheetLayout struct {
+	headerRow int
+	landscape bool
+	maxWidth  int
+}
+
+// sheetOut is a sheet being streamed: its cells wait in rows until flush
+// writes them in order.
+type sheetOut struct {
+	name    string
+	sw      *excelize.StreamWriter
+	rows    map[int][]any
+	heights map[int]float64
+	merges  [][2]string
+	written int // rows up to this one are written
 }
 
 // style returns a cell style: number format ("" = general), bold, fill
@@ -142,6 +173,9 @@ type cellOpts struct {
 }
 
 func (x *xw) width(sheet string, col int, shown string) {
+	if !x.measure {
+		return
+	}
 	w := x.widths[sheet]
 	for len(w) < col {
 		w = append(w, 0)
@@ -152,53 +186,148 @@ func (x *xw) width(sheet string, col int, shown string) {
 	x.widths[sheet] = w
 }
 
-// text writes bill or report text, neutralised (see safeText).
-func (x *xw) text(sheet string, col, row int, s string, o cellOpts) error {
-	ref, _ := excelize.CoordinatesToCellName(col, row)
-	s = safeText(s)
-	if s != "" {
-		if err := x.f.SetCellStr(sheet, ref, s); err != nil {
+// put sets the cell at col, row of the sheet being written to value (nil:
+// no value, only the style) in the look of o and number format numFmt.
+// A cell without value and style is left out.
+func (x *xw) put(col, row int, value any, formula, numFmt string, o cellOpts) error {
+	if x.measure {
+		return nil
+	}
+	id := 0
+	if numFmt != "" || o.bold || o.fill != "" || o.wrap {
+		var err error
+		if id, err = x.style(numFmt, o.bold, o.fill, o.wrap); err != nil {
 			return err
 		}
 	}
+	if value == nil && formula == "" && id == 0 {
+		return nil
+	}
+	return x.setCell(col, row, excelize.Cell{StyleID: id, Value: value, Formula: formula})
+}
+
+// setCell places c at col, row of the sheet being written.
+func (x *xw) setCell(col, row int, c excelize.Cell) error {
+	o := x.out
+	if row <= o.written {
+		return fmt.Errorf("row %d written already (internal error)", row)
+	}
+	r := o.rows[row]
+	for len(r) < col {
+		r = append(r, nil)
+	}
+	r[col-1] = c
+	o.rows[row] = r
+	return nil
+}
+
+// cellStyle sets the style of a cell placed already.
+func (x *xw) cellStyle(col, row, style int) {
+	if x.measure {
+		return
+	}
+	if r := x.out.rows[row]; col <= len(r) {
+		if c, ok := r[col-1].(excelize.Cell); ok {
+			c.StyleID = style
+			r[col-1] = c
+		}
+	}
+}
+
+// rowHeight sets the height of a row, in points.
+func (x *xw) rowHeight(row int, h float64) {
+	if !x.measure {
+		x.out.heights[row] = h
+	}
+}
+
+// merge merges the cells from to (A1 references).
+func (x *xw) merge(from, to string) {
+	if !x.measure {
+		x.out.merges = append(x.out.merges, [2]string{from, to})
+	}
+}
+
+// flush writes the rows before row (every row when row is 0) of the sheet
+// being written, in order.
+func (x *xw) flush(row int) error {
+	o := x.out
+	if x.measure || len(o.rows) == 0 {
+		return nil
+	}
+	nums := make([]int, 0, len(o.rows))
+	for r := range o.rows {
+		if row == 0 || r < row {
+			nums = append(nums, r)
+		}
+	}
+	slices.Sort(nums)
+	for _, r := range nums {
+		ref, _ := excelize.CoordinatesToCellName(1, r)
+		var opts []excelize.RowOpts
+		if h, ok := o.heights[r]; ok {
+			opts = append(opts, excelize.RowOpts{Height: h})
+		}
+		if err := o.sw.SetRow(ref, o.rows[r], opts...); err != nil {
+			return err
+		}
+		delete(o.rows, r)
+		o.written = r
+	}
+	return nil
+}
+
+// text writes bill or report text, neutralised (see safeText).
+func (x *xw) text(sheet string, col, row int, s string, o cellOpts) error {
+	s = safeText(s)
 	if !o.spill {
 		x.width(sheet, col, s)
 	} else {
 		x.width(sheet, col, "")
 	}
-	return x.apply(sheet, ref, "", o)
+	var v any
+	if s != "" {
+		v = s
+	}
+	return x.put(col, row, v, "", "", o)
 }
 
-func (x *xw) apply(sheet, ref, numFmt string, o cellOpts) error {
-	if numFmt == "" && !o.bold && o.fill == "" && !o.wrap {
-		return nil
+// number is the cell value of the exact amount d. Excel keeps every number
+// as an IEEE double, and excelize's stream writer takes numbers as float64
+// and writes them in strconv's shortest form that reads back as the same
+// double: a decimal of at most 15 significant digits (any amount at the fen
+// below 10^13, any serial date) comes out as its own digits. That is
+// checked, so the cell holds exactly d, never a neighbour of it.
+func number(d decimal.Decimal) (float64, error) {
+	f, _ := d.Float64()
+	back, err := decimal.NewFromString(strconv.FormatFloat(f, 'f', -1, 64))
+	if err != nil || !back.Equal(d) {
+		return 0, fmt.Errorf("the amount %s has more digits than a spreadsheet number keeps", ledger.DecimalString(d))
 	}
-	st, err := x.style(numFmt, o.bold, o.fill, o.wrap)
-	if err != nil {
-		return err
-	}
-	return x.f.SetCellStyle(sheet, ref, ref, st)
+	return f, nil
 }
 
-// money writes an amount as a number (its decimal string goes into the cell
-// XML as it is, never through float64), with the money format. The packet
+// money writes an amount as a number with the money format. The packet
 // passes printed amounts, already at the minor unit.
 func (x *xw) money(sheet string, col, row int, d decimal.Decimal, o cellOpts) error {
-	ref, _ := excelize.CoordinatesToCellName(col, row)
-	if err := x.f.SetCellDefault(sheet, ref, ledger.DecimalString(d)); err != nil {
-		return err
-	}
-	x.width(sheet, col, shownMoney(d))
-	return x.apply(sheet, ref, fmtMoney, o)
+	return x.moneyFormula(sheet, col, row, "", d, o)
 }
 
 // formula writes a formula whose cached value is the exact amount d.
 func (x *xw) formula(sheet string, col, row int, formula string, d decimal.Decimal, o cellOpts) error {
-	if err := x.money(sheet, col, row, d, o); err != nil {
+	return x.moneyFormula(sheet, col, row, formula, d, o)
+}
+
+func (x *xw) moneyFormula(sheet string, col, row int, formula string, d decimal.Decimal, o cellOpts) error {
+	x.width(sheet, col, shownMoney(d))
+	if x.measure {
+		return nil
+	}
+	v, err := number(d)
+	if err != nil {
 		return err
 	}
-	ref, _ := excelize.CoordinatesToCellName(col, row)
-	return x.f.SetCellFormula(sheet, ref, formula)
+	return x.put(col, row, v, formula, fmtMoney, o)
 }
 
 // timeCell writes t as an Excel date-time in the packet's zone.
@@ -206,21 +335,20 @@ func (x *xw) timeCell(sheet string, col, row int, t time.Time) error {
 	if t.IsZero() {
 		return nil
 	}
-	ref, _ := excelize.CoordinatesToCellName(col, row)
-	if err := x.f.SetCellDefault(sheet, ref, xlsxcell.Serial(t.In(x.p.TZ))); err != nil {
+	x.width(sheet, col, "2006-01-02 15:04")
+	if x.measure {
+		return nil
+	}
+	v, err := number(decimal.RequireFromString(xlsxcell.Serial(t.In(x.p.TZ))))
+	if err != nil {
 		return err
 	}
-	x.width(sheet, col, "2006-01-02 15:04")
-	return x.apply(sheet, ref, fmtTime, cellOpts{})
+	return x.put(col, row, v, "", fmtTime, cellOpts{})
 }
 
 func (x *xw) intCell(sheet string, col, row, n int) error {
-	ref, _ := excelize.CoordinatesToCellName(col, row)
-	if err := x.f.SetCellInt(sheet, ref, int64(n)); err != nil {
-		return err
-	}
 	x.width(sheet, col, fmt.Sprint(n))
-	return nil
+	return x.put(col, row, int64(n), "", "", cellOpts{})
 }
 
 // rowCell writes where a line is in its file: a number for a text file's
@@ -251,16 +379,13 @@ func (x *xw) header2(sheet string, row int, titles []string) error {
 		}
 		// Our own text: written as it is (safeText would turn the line
 		// break into a space).
-		ref, _ := excelize.CoordinatesToCellName(i+1, row)
-		if err := x.f.SetCellStr(sheet, ref, h); err != nil {
-			return err
-		}
 		x.width(sheet, i+1, h)
-		if err := x.apply(sheet, ref, "", cellOpts{bold: true, fill: "D9E1F2", wrap: true}); err != nil {
+		if err := x.put(i+1, row, h, "", "", cellOpts{bold: true, fill: "D9E1F2", wrap: true}); err != nil {
 			return err
 		}
 	}
-	return x.f.SetRowHeight(sheet, row, 30)
+	x.rowHeight(row, 30)
+	return nil
 }
 
 // WriteXLSX writes the packet as an XLSX workbook with the sheets 封面,
@@ -268,7 +393,7 @@ func (x *xw) header2(sheet string, row int, titles []string) error {
 func (p *Packet) WriteXLSX(w io.Writer) error {
 	f := excelize.NewFile()
 	defer f.Close()
-	x := &xw{f: f, p: p, styles: map[string]int{}, widths: map[string][]int{}}
+	x := &xw{f: f, p: p, styles: map[string]int{}, widths: map[string][]int{}, layout: map[string]sheetLayout{}}
 	if err := f.SetSheetName("Sheet1", SheetCover); err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
@@ -277,17 +402,19 @@ func (p *Packet) WriteXLSX(w io.Writer) error {
 			return fmt.Errorf("packet: xlsx: %w", err)
 		}
 	}
+	// Before the sheets are streamed: setting the active sheet reads every
+	// worksheet, and would read a streamed one back whole.
+	f.SetActiveSheet(0)
 	for _, step := range []struct {
 		sheet string
 		fn    func() error
 	}{
 		{SheetLines, x.lines}, {SheetCover, x.cover}, {SheetInvoices, x.invoices}, {SheetExceptions, x.exceptions},
 	} {
-		if err := step.fn(); err != nil {
+		if err := x.sheet(step.sheet, step.fn); err != nil {
 			return fmt.Errorf("packet: xlsx sheet %s: %w", step.sheet, err)
 		}
 	}
-	f.SetActiveSheet(0)
 	if err := f.SetDocProps(&excelize.DocProperties{
 		Title:          "报销材料 " + p.Month,
 		Creator:        "gpubill",
@@ -303,37 +430,101 @@ func (p *Packet) WriteXLSX(w io.Writer) error {
 	if err := f.SetCalcProps(&excelize.CalcPropsOptions{FullCalcOnLoad: &full}); err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
+	// Formula cells hold numeric cached values already: the stream writer
+	// types a cell by its value.
 	var buf bytes.Buffer
 	if err := f.Write(&buf); err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
-	out, err := xlsxcell.NumericFormulaCaches(buf.Bytes())
-	if err != nil {
+	if err := sortedZip(w, buf.Bytes()); err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
-	_, err = w.Write(out)
-	return err
+	return nil
 }
 
-// finish sets a sheet's column widths, frozen header, print setup (A4,
-// orientation, fit to width, header row repeated on every page, page
-// numbers in the footer).
-func (x *xw) finish(sheet string, headerRow int, landscape bool, maxWidth int) error {
-	f := x.f
-	for i, w := range x.widths[sheet] {
-		col, _ := excelize.ColumnNumberToName(i + 1)
-		// Bold CJK text is wider than its display width in digit units in
-		// LibreOffice's fonts: a tenth more, plus padding.
-		if err := f.SetColWidth(sheet, col, col, float64(min(max(w+w/10+2, 6), maxWidth))); err != nil {
+// sortedZip copies the zip package data to w with its members in name
+// order: excelize writes streamed sheets in the order of a map, and the
+// same packet must give the same bytes. Members are copied compressed, as
+// they are (zip.Writer.Copy).
+func sortedZip(w io.Writer, data []byte) error {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return err
+	}
+	files := slices.Clone(zr.File)
+	slices.SortFunc(files, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
+	zw := zip.NewWriter(w)
+	for _, zf := range files {
+		if err := zw.Copy(zf); err != nil {
 			return err
 		}
 	}
-	if headerRow > 0 {
-		top := fmt.Sprintf("A%d", headerRow+1)
-		if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: headerRow, TopLeftCell: top, ActivePane: "bottomLeft",
+	return zw.Close()
+}
+
+// sheet writes one sheet with fn: a pass that measures, then one that
+// streams the cells (see xw).
+func (x *xw) sheet(name string, fn func() error) error {
+	x.measure = true
+	if err := fn(); err != nil {
+		return err
+	}
+	x.measure = false
+	// The sheet's properties go out when the stream starts.
+	fit := true
+	if err := x.f.SetSheetProps(name, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return err
+	}
+	sw, err := x.f.NewStreamWriter(name)
+	if err != nil {
+		return err
+	}
+	x.out = &sheetOut{name: name, sw: sw, rows: map[int][]any{}, heights: map[int]float64{}}
+	lo := x.layout[name]
+	for i, w := range x.widths[name] {
+		// Bold CJK text is wider than its display width in digit units in
+		// LibreOffice's fonts: a tenth more, plus padding.
+		if err := sw.SetColWidth(i+1, i+1, float64(min(max(w+w/10+2, 6), lo.maxWidth))); err != nil {
+			return err
+		}
+	}
+	if lo.headerRow > 0 {
+		top := fmt.Sprintf("A%d", lo.headerRow+1)
+		if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: lo.headerRow, TopLeftCell: top, ActivePane: "bottomLeft",
 			Selection: []excelize.Selection{{SQRef: top, ActiveCell: top, Pane: "bottomLeft"}}}); err != nil {
 			return err
 		}
+	}
+	if err := fn(); err != nil {
+		return err
+	}
+	if err := x.flush(0); err != nil {
+		return err
+	}
+	for _, m := range x.out.merges {
+		if err := sw.MergeCell(m[0], m[1]); err != nil {
+			return err
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	x.out = nil
+	return nil
+}
+
+// finish records a sheet's layout in the first pass (see sheet) and sets
+// its print setup in the second, before the stream is flushed: A4,
+// orientation, fit to width (sheet sets fit to page), header row repeated
+// on every page, page numbers in the footer. The page setup lives in the
+// worksheet's own settings, which the stream writer writes after the rows.
+func (x *xw) finish(sheet string, headerRow int, landscape bool, maxWidth int) error {
+	if x.measure {
+		x.layout[sheet] = sheetLayout{headerRow: headerRow, landscape: landscape, maxWidth: maxWidth}
+		return nil
+	}
+	f := x.f
+	if headerRow > 0 {
 		if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", Scope: sheet,
 			RefersTo: fmt.Sprintf("'%s'!$%d:$%d", sheet, headerRow, headerRow)}); err != nil {
 			return err
@@ -344,10 +535,6 @@ func (x *xw) finish(sheet string, headerRow int, landscape bool, maxWidth int) e
 		orient = "landscape"
 	}
 	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Size: &size, Orientation: &orient, FitToWidth: &one, FitToHeight: &zero}); err != nil {
-		return err
-	}
-	fit := true
-	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
 		return err
 	}
 	m := 0.5
@@ -374,7 +561,7 @@ func (x *xw) lines() error {
 	}
 	for i := range p.Lines {
 		l := &p.Lines[i]
-		li := &l.Item
+		li := l.Item
 		r := i + 2
 		fill := ""
 		switch l.Status {
@@ -409,12 +596,15 @@ func (x *xw) lines() error {
 		if err := x.rowCell(s, claimed+4, r, l.Row); err != nil {
 			return err
 		}
+		if err := x.flush(r + 1); err != nil {
+			return err
+		}
 	}
 	if len(p.Lines) == 0 {
 		if err := x.text(s, 1, 2, "本月没有账单明细 / no line items this month", cellOpts{}); err != nil {
 			return err
 		}
-	} else {
+	} else if !x.measure {
 		last := p.linesLast()
 		end, _ := excelize.CoordinatesToCellName(len(heads), last)
 		if err := x.f.AutoFilter(s, "A1:"+end, nil); err != nil {
@@ -577,20 +767,16 @@ func (x *xw) cover() error {
 	if err := x.text(s, 1, 1, title, cellOpts{bold: true, spill: true}); err != nil {
 		return err
 	}
-	if err := f.MergeCell(s, "A1", "I1"); err != nil {
-		return err
+	x.merge("A1", "I1")
+	if !x.measure {
+		big, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Size: 16},
+			Alignment: &excelize.Alignment{Horizontal: "center", Vertical: "center"}})
+		if err != nil {
+			return err
+		}
+		x.cellStyle(1, 1, big)
 	}
-	big, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true, Size: 16},
-		Alignment: &excelize.Alignment{Horizontal: "center", Vertical: "center"}})
-	if err != nil {
-		return err
-	}
-	if err := f.SetCellStyle(s, "A1", "A1", big); err != nil {
-		return err
-	}
-	if err := f.SetRowHeight(s, 1, 30); err != nil {
-		return err
-	}
+	x.rowHeight(1, 30)
 	start, _ := time.Parse("2006-01", p.Month)
 	project := p.Project
 	if project == "" {

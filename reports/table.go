@@ -122,6 +122,12 @@ func (g *grid) writeTSV(w io.Writer) error {
 		cells := make([]string, len(r))
 		for i, cell := range r {
 			cells[i] = oneLine(cell)
+			if !g.cols[i].numeric && cells[i] != "-" {
+				// TSV is what a pipe gets by default, and what a paste
+				// into a spreadsheet reads: neutralised as in writeCSV,
+				// except the lone "-" of an unknown value (no formula).
+				cells[i] = xlsxcell.Neutralise(cells[i])
+			}
 		}
 		bw.WriteString(strings.Join(cells, "\t") + "\n")
 	}

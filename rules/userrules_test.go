@@ -366,3 +366,34 @@ func TestDocExamples(t *testing.T) {
 		t.Errorf("old_storage: got reason %q, want the 30 days", res.Findings[1].ReasonEN)
 	}
 }
+
+// TestUserRuleBounds: a user rule returning more rows, or more bytes, than
+// a rule may fails with a warning naming it and the limit, and keeps no
+// finding; the other rules' findings stand.
+func TestUserRuleBounds(t *testing.T) {
+	db := userLedger(t)
+	rows, bytes := userRuleMaxRows, userRuleMaxBytes
+	t.Cleanup(func() { userRuleMaxRows, userRuleMaxBytes = rows, bytes })
+	userRuleMaxRows, userRuleMaxBytes = 1000, 1<<20
+	dir := writeRules(t, map[string]string{
+		"many.sql": `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000)
+			SELECT 'r' || x AS resource_id, 'alarm' AS status, 'r' AS reason, NULL AS amount_at_risk, '' AS line_item_ids FROM c`,
+		"wide.sql": `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100)
+			SELECT 'w' || x AS resource_id, 'alarm' AS status, printf('%.*c', 100000, 'x') AS reason, NULL AS amount_at_risk, '' AS line_item_ids FROM c`,
+		"big_charge.sql": bigChargeSQL,
+	})
+	res, err := Audit(context.Background(), db, "2026-10", userOnly(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range res.Warnings {
+		got = append(got, w.Error())
+	}
+	all := strings.Join(got, "\n")
+	if len(got) != 2 || !strings.Contains(all, "many.sql") || !strings.Contains(all, "more than 1000 rows") ||
+		!strings.Contains(all, "wide.sql") || !strings.Contains(all, "more than 1 MB") {
+		t.Errorf("got warnings:\n%s\nwant many.sql over 1000 rows and wide.sql over 1 MB", all)
+	}
+	checkFindings(t, res.Findings, []want{{rule: "user.big_charge", resource: "inst-1", amount: "120.5", severity: "medium", evidence: 1}})
+}

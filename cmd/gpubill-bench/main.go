@@ -16,7 +16,7 @@
 // imported template ledger with `gpubill audit` and prints the total
 // against the import it followed (the target: at most half of it); with
 // -reports (the default) it times every report of the first month of each
-// imported template ledger. Neither runs on the 阿里云 ledgers: that file's
+// imported template ledger, and the reimbursement packet of that month. Neither runs on the 阿里云 ledgers: that file's
 // newer header has a 日期 and no usage times, so every hourly row is charged
 // its whole day and the rules and reports would measure artefacts (an
 // overlapping charge on every instance-day).
@@ -264,7 +264,7 @@ func runCSV(bin, against string, n int, f benchFormat, runs int, dir string, aud
 				*sd.audits = append(*sd.audits, a)
 			}
 		}
-		for _, r := range reportNames {
+		for _, r := range append(reportNames, "packet") {
 			for _, sd := range sides {
 				if reports {
 					t, err := reportTime(sd.bin, sd.db, r)
@@ -308,8 +308,10 @@ func runCSV(bin, against string, n int, f benchFormat, runs int, dir string, aud
 				fmt.Sprintf("(gpubill audit / -against: %.2f)", ma.wall.Seconds()/mt.wall.Seconds()))
 		}
 	}
-	for _, r := range reportNames {
-		if t := reportTimes[r]; len(t) > 0 {
+	for _, r := range append(reportNames, "packet") {
+		if t := reportTimes[r]; len(t) > 0 && r == "packet" {
+			printRow(n, f.name, "packet 2026-10", median(t), "", "(target: 10 s, 500 MB at a million rows)")
+		} else if len(t) > 0 {
 			printRow(n, f.name, "report "+r+" 2026-10", median(t), "", "(target: 0.5 s at a million rows)")
 		}
 		if t := theirReports[r]; len(t) > 0 {
@@ -339,8 +341,19 @@ func printRow(rows int, format, what string, s sample, ratio, note string) {
 // reportNames are the reports -reports times.
 var reportNames = []string{"spend", "findings", "gpuhour", "whatif", "instances", "refunds"}
 
-// reportTime runs one report of the generated data's first month.
+// reportTime runs one report of the generated data's first month; name
+// "packet" writes the month's reimbursement packet (to a file beside db,
+// removed afterwards).
 func reportTime(bin, db, name string) (sample, error) {
+	if name == "packet" {
+		out := filepath.Join(filepath.Dir(db), "packet.xlsx")
+		defer os.Remove(out)
+		s, err := measure(exec.Command(bin, "packet", "--db", db, "--month", "2026-10", "-o", out))
+		if err != nil {
+			return s, fmt.Errorf("gpubill packet: %w", err)
+		}
+		return s, nil
+	}
 	s, err := measure(exec.Command(bin, "report", name, "--db", db, "--month", "2026-10", "--format", "json"))
 	if err != nil {
 		return s, fmt.Errorf("gpubill report %s: %w", name, err)

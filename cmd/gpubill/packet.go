@@ -74,6 +74,9 @@ func (a *app) runPacket(ctx context.Context, o packetOptions) error {
 	if a.output == "" || (a.output == "-" && isTerminal(a.stdout)) {
 		return fmt.Errorf("packet writes an XLSX workbook: give -o FILE.xlsx (or pipe -o -)")
 	}
+	if err := a.checkOutputPath("--cover", o.cover, nil); err != nil {
+		return err
+	}
 	if a.formatOn && a.format != reports.FormatXLSX {
 		return fmt.Errorf("--format %s: packet writes xlsx only", a.format)
 	}
@@ -145,5 +148,5 @@ func (a *app) packetWriteFile(path string, data []byte) error {
 	if strings.TrimSpace(filepath.Base(path)) == "" {
 		return fmt.Errorf("output file %q: empty name", path)
 	}
-	return os.WriteFile(path, data, 0o644)
+	return os.WriteFile(path, data, outputMode)
 }

@@ -48,7 +48,7 @@ run audit first. Findings marked resolved are left out.
 					if err := rep.WriteAttachment(&b, a.lang, a.loc); err != nil {
 						return internal(err)
 					}
-					if err := os.WriteFile(attachment, b.Bytes(), 0o644); err != nil {
+					if err := os.WriteFile(attachment, b.Bytes(), outputMode); err != nil {
 						return err
 					}
 				}

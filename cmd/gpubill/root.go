@@ -116,8 +116,8 @@ Start with:  gpubill demo` + "\n" + helpTail,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return a.setup(cmd)
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return a.setup(cmd, args)
 		},
 	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
@@ -155,8 +155,9 @@ Start with:  gpubill demo` + "\n" + helpTail,
 	return root
 }
 
-// setup validates the global flags once, before any command runs.
-func (a *app) setup(cmd *cobra.Command) error {
+// setup validates the global flags once, before any command runs; args are
+// the command's arguments (for an import, the files it reads).
+func (a *app) setup(cmd *cobra.Command, args []string) error {
 	loc, err := time.LoadLocation(a.tz)
 	if err != nil {
 		return fmt.Errorf("--tz %q: %w", a.tz, err)
@@ -175,6 +176,13 @@ func (a *app) setup(cmd *cobra.Command) error {
 	}
 	if f := cmd.Flags().Lookup("format"); f != nil {
 		a.formatOn = f.Changed
+	}
+	var inputs []string
+	if cmd.Name() == "import" { // gpubill import, gpubill invoice import
+		inputs = args
+	}
+	if err := a.checkOutputPath("-o", a.output, inputs); err != nil {
+		return err
 	}
 	return a.checkFormat(cmd)
 }
@@ -233,6 +241,9 @@ func (a *app) ledgerPath() (string, error) {
 func (a *app) openLedger(ctx context.Context) (*ledger.DB, error) {
 	p, err := a.ledgerPath()
 	if err != nil {
+		return nil, err
+	}
+	if err := a.checkLedgerPath(p); err != nil {
 		return nil, err
 	}
 	// A second gpubill waits for the first to finish writing, however long
@@ -296,13 +307,19 @@ func (a *app) sayMonth(m string) {
 		"no --month given: using %s (the latest month that holds the bulk of the data; --month YYYY-MM for another)", m)
 }
 
+// outputMode is the mode of the files gpubill writes for -o (reports,
+// findings, packets, attachments): they hold ledger data, and are as
+// private as the ledger and its backups (0600). A file that exists keeps
+// its mode: the user chose it.
+const outputMode = 0o600
+
 // out opens the destination of a command's data: -o FILE or stdout.
 // The returned close function must be called (it reports write errors).
 func (a *app) out() (io.Writer, func() error, error) {
 	if a.output == "" || a.output == "-" {
 		return a.stdout, func() error { return nil }, nil
 	}
-	f, err := os.OpenFile(a.output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(a.output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, outputMode)
 	if err != nil {
 		return nil, nil, err
 	}
