@@ -381,12 +381,15 @@ func TestPacket(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := "portrait"
+			want, wide := "portrait", 1
 			if s != SheetCover {
 				want = "landscape"
 			}
-			if *lo.Size != 9 || *lo.Orientation != want || *lo.FitToWidth != 1 {
-				t.Errorf("%s: size %d orientation %s fit %d, want A4 (9) %s 1", s, *lo.Size, *lo.Orientation, *lo.FitToWidth, want)
+			if s == SheetLines {
+				wide = 2 // 18 columns: two pages across, readable
+			}
+			if *lo.Size != 9 || *lo.Orientation != want || *lo.FitToWidth != wide {
+				t.Errorf("%s: size %d orientation %s fit %d, want A4 (9) %s %d", s, *lo.Size, *lo.Orientation, *lo.FitToWidth, want, wide)
 			}
 			panes, err := f.GetPanes(s)
 			if err != nil || !panes.Freeze {
@@ -414,6 +417,9 @@ func TestPacket(t *testing.T) {
 		for _, n := range names {
 			if n.Name == "_xlnm.Print_Titles" {
 				titles++
+				if n.Scope == SheetLines && n.RefersTo != "'明细'!$A:$D,'明细'!$1:$1" {
+					t.Errorf("明细 print titles %q, want the header row and the columns naming a line", n.RefersTo)
+				}
 			}
 		}
 		if titles != 4 {

@@ -515,26 +515,42 @@ func (x *xw) sheet(name string, fn func() error) error {
 
 // finish records a sheet's layout in the first pass (see sheet) and sets
 // its print setup in the second, before the stream is flushed: A4,
-// orientation, fit to width (sheet sets fit to page), header row repeated
-// on every page, page numbers in the footer. The page setup lives in the
-// worksheet's own settings, which the stream writer writes after the rows.
+// orientation, fit to one page wide (sheet sets fit to page), header row
+// repeated on every page, page numbers in the footer. The page setup lives
+// in the worksheet's own settings, which the stream writer writes after
+// the rows.
 func (x *xw) finish(sheet string, headerRow int, landscape bool, maxWidth int) error {
+	return x.finishWide(sheet, headerRow, landscape, maxWidth, 1, 0)
+}
+
+// finishWide is finish for a sheet too wide for one page: it fits to
+// pagesWide pages across and repeats its first keyCols columns (what
+// names a row) on each of them.
+func (x *xw) finishWide(sheet string, headerRow int, landscape bool, maxWidth, pagesWide, keyCols int) error {
 	if x.measure {
 		x.layout[sheet] = sheetLayout{headerRow: headerRow, landscape: landscape, maxWidth: maxWidth}
 		return nil
 	}
 	f := x.f
 	if headerRow > 0 {
+		titles := fmt.Sprintf("'%s'!$%d:$%d", sheet, headerRow, headerRow)
+		if keyCols > 0 {
+			last, err := excelize.ColumnNumberToName(keyCols)
+			if err != nil {
+				return err
+			}
+			titles = fmt.Sprintf("'%s'!$A:$%s,", sheet, last) + titles
+		}
 		if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", Scope: sheet,
-			RefersTo: fmt.Sprintf("'%s'!$%d:$%d", sheet, headerRow, headerRow)}); err != nil {
+			RefersTo: titles}); err != nil {
 			return err
 		}
 	}
-	size, orient, one, zero := 9, "portrait", 1, 0 // 9 = A4
+	size, orient, zero := 9, "portrait", 0 // 9 = A4
 	if landscape {
 		orient = "landscape"
 	}
-	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Size: &size, Orientation: &orient, FitToWidth: &one, FitToHeight: &zero}); err != nil {
+	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Size: &size, Orientation: &orient, FitToWidth: &pagesWide, FitToHeight: &zero}); err != nil {
 		return err
 	}
 	m := 0.5
@@ -656,7 +672,10 @@ func (x *xw) lines() error {
 		}
 		row++
 	}
-	return x.finish(s, 1, true, 40)
+	// 18 columns on one A4 page print too small to read: two pages
+	// across, each naming the row by platform, account, project and
+	// resource.
+	return x.finishWide(s, 1, true, 40, 2, 4)
 }
 
 // roundingLabel names a 尾差 row: the exact total at the minor unit less the
