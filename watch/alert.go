@@ -54,7 +54,7 @@ type Alert struct {
 	Projection24h string `json:"projection_24h,omitempty"`
 	Currency      string `json:"currency"`
 	PricePerHour  string `json:"price_per_hour,omitempty"`
-	// PriceSource is api, catalog (rules/prices.json or the config's
+	// PriceSource is api, catalog (billing/prices.json or the config's
 	// [[price]]) or unknown.
 	PriceSource string     `json:"price_source"`
 	ReleaseAt   *time.Time `json:"release_at,omitempty"`
