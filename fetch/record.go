@@ -3,7 +3,9 @@ package fetch
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -152,4 +154,31 @@ func table(fixed []string, rows []map[string]string) ([]string, [][]string) {
 		out[i] = rec
 	}
 	return header, out
+}
+
+// envelope decodes a JSON response and its envelope object (Response,
+// ResponseMetadata): ae is the error the envelope carries ({Error: {Code,
+// Message}}), nil when it carries none. A body that is no JSON object is
+// a retryable error on 429 and 5xx, else a shape error naming api.
+func envelope(api string, status int, b []byte, name string) (top, env record, ae *apiError, err error) {
+	top, err = decodeObject(api, b)
+	if err != nil {
+		if status == http.StatusTooManyRequests || status >= 500 {
+			return record{}, record{}, nil, &apiError{status: status, code: strconv.Itoa(status), message: http.StatusText(status), retry: true}
+		}
+		return record{}, record{}, nil, err
+	}
+	if env, err = top.object(name); err != nil {
+		return record{}, record{}, nil, err
+	}
+	if !env.has("Error") {
+		return top, env, nil, nil
+	}
+	e, err := env.object("Error")
+	if err != nil {
+		return record{}, record{}, nil, err
+	}
+	code, _ := e.scalar("Code")
+	msg, _ := e.scalar("Message")
+	return top, env, &apiError{status: status, code: code, message: msg}, nil
 }

@@ -122,35 +122,21 @@ func tencentCheck(status int, b []byte) (record, error) {
 
 // tencentCheckAPI is tencentCheck for any API 3.0 action (named in errors).
 func tencentCheckAPI(api string, status int, b []byte) (record, error) {
-	top, err := decodeObject(api, b)
-	if err != nil {
-		if status == http.StatusTooManyRequests || status >= 500 {
-			return record{}, &apiError{status: status, code: strconv.Itoa(status), message: http.StatusText(status), retry: true}
-		}
-		return record{}, err
-	}
-	resp, err := top.object("Response")
+	_, resp, ae, err := envelope(api, status, b, "Response")
 	if err != nil {
 		return record{}, err
 	}
-	if resp.has("Error") {
-		e, err := resp.object("Error")
-		if err != nil {
-			return record{}, err
-		}
-		code, _ := e.scalar("Code")
-		msg, _ := e.scalar("Message")
-		ae := &apiError{status: status, code: code, message: msg}
-		switch {
-		case strings.HasPrefix(code, "RequestLimitExceeded"), code == "InternalError", status == http.StatusTooManyRequests:
-			ae.retry = true
-		case strings.HasPrefix(code, "AuthFailure"), strings.HasPrefix(code, "UnauthorizedOperation"),
-			strings.HasPrefix(code, "OperationDenied"):
-			ae.auth = true
-		}
-		return record{}, ae
+	if ae == nil {
+		return resp, nil
 	}
-	return resp, nil
+	switch code := ae.code; {
+	case strings.HasPrefix(code, "RequestLimitExceeded"), code == "InternalError", status == http.StatusTooManyRequests:
+		ae.retry = true
+	case strings.HasPrefix(code, "AuthFailure"), strings.HasPrefix(code, "UnauthorizedOperation"),
+		strings.HasPrefix(code, "OperationDenied"):
+		ae.auth = true
+	}
+	return record{}, ae
 }
 
 // tencentLines turns one BillDetail into one line per component.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 )
 
@@ -128,34 +127,20 @@ func volcCheck(status int, b []byte) (record, error) { return volcCheckAPI(volcA
 
 // volcCheckAPI is volcCheck for any 火山引擎 OpenAPI action (named in errors).
 func volcCheckAPI(api string, status int, b []byte) (record, error) {
-	top, err := decodeObject(api, b)
-	if err != nil {
-		if status == http.StatusTooManyRequests || status >= 500 {
-			return record{}, &apiError{status: status, code: strconv.Itoa(status), message: http.StatusText(status), retry: true}
-		}
-		return record{}, err
-	}
-	meta, err := top.object("ResponseMetadata")
+	top, _, ae, err := envelope(api, status, b, "ResponseMetadata")
 	if err != nil {
 		return record{}, err
 	}
-	if meta.has("Error") {
-		e, err := meta.object("Error")
-		if err != nil {
-			return record{}, err
-		}
-		code, _ := e.scalar("Code")
-		msg, _ := e.scalar("Message")
-		ae := &apiError{status: status, code: code, message: msg}
-		switch {
-		case code == "FlowLimitExceeded", strings.HasPrefix(code, "RequestLimitExceeded"), code == "InternalError",
-			code == "ServiceUnavailable", status == http.StatusTooManyRequests:
-			ae.retry = true
-		case strings.HasPrefix(code, "InvalidAccessKey"), code == "SignatureDoesNotMatch", strings.HasPrefix(code, "AccessDenied"),
-			code == "InvalidCredential", code == "InvalidTimestamp", status == http.StatusUnauthorized, status == http.StatusForbidden:
-			ae.auth = true
-		}
-		return record{}, ae
+	if ae == nil {
+		return top.object("Result")
 	}
-	return top.object("Result")
+	switch code := ae.code; {
+	case code == "FlowLimitExceeded", strings.HasPrefix(code, "RequestLimitExceeded"), code == "InternalError",
+		code == "ServiceUnavailable", status == http.StatusTooManyRequests:
+		ae.retry = true
+	case strings.HasPrefix(code, "InvalidAccessKey"), code == "SignatureDoesNotMatch", strings.HasPrefix(code, "AccessDenied"),
+		code == "InvalidCredential", code == "InvalidTimestamp", status == http.StatusUnauthorized, status == http.StatusForbidden:
+		ae.auth = true
+	}
+	return record{}, ae
 }
