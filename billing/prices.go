@@ -295,7 +295,7 @@ var (
 	// a count anywhere: "2卡", "8 gpus", "2 cards"
 	reGPUCountWord = regexp.MustCompile(`(^|[^\d.])(\d{1,2})\s*(?:卡|张|块|gpus\b|cards?\b)`)
 	// memory: "24G", "80 GB", "-40GB", "48GiB"
-	reGPUMem = regexp.MustCompile(`(^|[^\d.])(\d{1,3})\s*(?:gib|gb|g)\b`)
+	reGPUMem = regexp.MustCompile(`(^|[^\da-z.])(\d{1,3})\s*(?:gib|gb|g)\b`)
 	// words that name no model
 	reGPUNoise = regexp.MustCompile(`\b(?:nvidia|geforce|tesla|quadro|sxm\d?|pcie|pci-e|nvlink|hbm\d?e?|gddr\d?x?|gpu|graphics|tensor\s+core|ram|memory|mem)\b|英伟达|显卡|显存|内存|型号`)
 	// consumer cards by number: 4090, RTX 4090 D, 3080 Ti, GTX 1080Ti
@@ -314,7 +314,7 @@ var gpuStandardMemory = map[string]int{
 	"RTX4090": 24, "RTX4090D": 24, "RTX4080": 16, "RTX4080SUPER": 16, "RTX5090": 32,
 	"RTX3090": 24, "RTX3090TI": 24, "RTX3080TI": 12, "RTX2080TI": 11, "GTX1080TI": 11,
 	"RTXA6000": 48, "RTXA5000": 24, "RTXA4000": 16,
-	"A10": 24, "A30": 24, "A40": 48, "T4": 16, "L4": 24, "L20": 48, "L40": 48, "L40S": 48,
+	"A10": 24, "A10G": 24, "T4G": 16, "A30": 24, "A40": 48, "T4": 16, "L4": 24, "L20": 48, "L40": 48, "L40S": 48,
 	"H100": 80, "H800": 80, "H200": 141, "H20": 96,
 }
 

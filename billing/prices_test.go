@@ -15,6 +15,9 @@ func TestNormalizeGPUModel(t *testing.T) {
 		count          int
 	}{
 		{"rtx_4090", "RTX 4090", "RTX4090", 0},
+		{"a_letter_after_the_number_is_the_name", "A10G", "A10G", 0}, // AWS g5, not an A with 10 GB
+		{"t4g", "NVIDIA T4G", "T4G", 0},
+		{"a10g_with_memory", "A10G 24GB", "A10G", 0},
 		{"bare_number", "4090", "RTX4090", 0},
 		{"geforce_with_memory", "GeForce RTX 4090 24G", "RTX4090", 0},
 		{"nvidia_smi_name", "NVIDIA GeForce RTX 4090", "RTX4090", 0},
