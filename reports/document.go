@@ -100,6 +100,19 @@ type block struct {
 	list      []string // e.g. the evidence, one file per entry
 }
 
+// writeReport is the Write of a report whose JSON is a contract of its
+// own (json) and whose every other format lays out its document.
+func writeReport(w io.Writer, opts WriteOptions, json func(WriteOptions) any, doc func(WriteOptions) *document) error {
+	opts, err := opts.normalize()
+	if err != nil {
+		return err
+	}
+	if opts.Format == FormatJSON {
+		return writeJSON(w, json(opts))
+	}
+	return writeDocument(w, opts, doc(opts))
+}
+
 // writeDocument encodes doc in opts.Format (normalised). JSON is not
 // handled here: each report writes its own JSON contract.
 func writeDocument(w io.Writer, opts WriteOptions, doc *document) error {

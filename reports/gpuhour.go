@@ -838,14 +838,7 @@ func init() {
 
 // Write encodes the report (see WriteOptions).
 func (r *GPUHourReport) Write(w io.Writer, opts WriteOptions) error {
-	opts, err := opts.normalize()
-	if err != nil {
-		return err
-	}
-	if opts.Format == FormatJSON {
-		return writeJSON(w, r.json())
-	}
-	return writeDocument(w, opts, r.document(opts))
+	return writeReport(w, opts, func(_ WriteOptions) any { return r.json() }, r.document)
 }
 
 func (r *GPUHourReport) basisText(g *GPUHourRow, lang string, exact bool) string {

@@ -649,14 +649,7 @@ func (s *instanceSet) instanceOf(f *ledger.Finding) *instance {
 // contract; every other format lays out the document (the instances, then
 // the per-currency totals and notes).
 func (r *InstancesReport) Write(w io.Writer, opts WriteOptions) error {
-	opts, err := opts.normalize()
-	if err != nil {
-		return err
-	}
-	if opts.Format == FormatJSON {
-		return writeJSON(w, r.json(opts))
-	}
-	return writeDocument(w, opts, r.document(opts))
+	return writeReport(w, opts, func(opts WriteOptions) any { return r.json(opts) }, r.document)
 }
 
 func init() {

@@ -105,14 +105,7 @@ func init() {
 
 // Write encodes the report (see WriteOptions).
 func (r *ReplayReport) Write(w io.Writer, opts WriteOptions) error {
-	opts, err := opts.normalize()
-	if err != nil {
-		return err
-	}
-	if opts.Format == FormatJSON {
-		return writeJSON(w, r.json())
-	}
-	return writeDocument(w, opts, r.document(opts))
+	return writeReport(w, opts, func(_ WriteOptions) any { return r.json() }, r.document)
 }
 
 func (r *ReplayReport) targetText(g *ReplayGroup, row *ReplayRow, lang string, exact bool) string {

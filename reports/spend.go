@@ -214,14 +214,7 @@ func nilIfEmpty[T any](s []T) []T {
 // only (no totals line, so that re-summing a column does not count twice);
 // JSON holds rows and totals; table and markdown add the totals and notes.
 func (r *SpendReport) Write(w io.Writer, opts WriteOptions) error {
-	opts, err := opts.normalize()
-	if err != nil {
-		return err
-	}
-	if opts.Format == FormatJSON {
-		return writeJSON(w, r.json())
-	}
-	return writeDocument(w, opts, r.document(opts))
+	return writeReport(w, opts, func(_ WriteOptions) any { return r.json() }, r.document)
 }
 
 // document lays the report out: the groups, then the per-currency totals.

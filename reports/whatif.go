@@ -473,14 +473,7 @@ func (r *WhatIfReport) scenarioTitle(scenario, lang string) string {
 
 // Write encodes the report (see WriteOptions).
 func (r *WhatIfReport) Write(w io.Writer, opts WriteOptions) error {
-	opts, err := opts.normalize()
-	if err != nil {
-		return err
-	}
-	if opts.Format == FormatJSON {
-		return writeJSON(w, r.json())
-	}
-	return writeDocument(w, opts, r.document(opts))
+	return writeReport(w, opts, func(_ WriteOptions) any { return r.json() }, r.document)
 }
 
 func (r *WhatIfReport) document(opts WriteOptions) *document {
