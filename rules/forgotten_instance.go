@@ -53,72 +53,37 @@ func (forgottenInstance) Info() Info {
 	}
 }
 
+// Run gives a finding per forgotten session, in the order of the sessions.
 func (r forgottenInstance) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
-	var out []ledger.Finding
-	err := r.Stream(ctx, in, func(fs []ledger.Finding) error {
-		out = append(out, fs...)
-		return nil
-	})
-	return out, err
-}
-
-// forgottenChunk is how many findings Stream hands over at once (a
-// variable for the tests).
-var forgottenChunk = 1024
-
-// Stream emits the findings of Run, forgottenChunk at a time, in the order
-// of the sessions (streamer).
-func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]ledger.Finding) error) error {
 	limit, err := in.durationParam("limit")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	nightStart, err := in.clockParam("night_start")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	nightEnd, err := in.clockParam("night_end")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	th, err := in.thresholds()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Texts every finding shares, built once (a million-item month gives
 	// tens of thousands of findings).
 	limitText, limitZH := formatDuration(limit), formatDurationZH(limit)
 	nightZH := fmt.Sprintf("期间跨越夜间（%s–%s）。", clockText(nightStart), clockText(nightEnd))
 	nightEN := fmt.Sprintf("It ran through the night (%s–%s).", clockText(nightStart), clockText(nightEnd))
-	// Each chunk is made whole at once: grown by append, the findings of
-	// a million-item month took 41 MB for their 14.
 	var out []ledger.Finding
-	flush := func() error {
-		if len(out) == 0 {
-			return nil
-		}
-		fs := out
-		out = nil
-		return emit(fs)
-	}
 	exempt := in.exempt
 	if exempt == nil {
 		exempt = in.cfg.exemptions("forgotten_instance", in.TZ)
 	}
 	sessions := in.Sessions()
-	add := func(f ledger.Finding, i int) {
-		if out == nil { // at most a finding a session left
-			out = make([]ledger.Finding, 0, min(forgottenChunk, len(sessions)-i))
-		}
-		out = append(out, f)
-	}
 	for i := range sessions {
 		s := &sessions[i]
-		if len(out) >= forgottenChunk {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
 		last := s.LastItem()
 		if !in.InMonth(last) {
 			continue
@@ -159,7 +124,7 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 				s.ResourceID(), startText, durZH, formatTime(dataEnd, in.TZ), limitZH)
 			f.ReasonEN = fmt.Sprintf("Instance %s has run for %s since %s and was still running at the end of the data (%s); within the %s limit so far, check that it was not forgotten.",
 				s.ResourceID(), durText, startText, formatTime(dataEnd, in.TZ), limitText)
-			add(f, i)
+			out = append(out, f)
 			continue
 		}
 		cutoff := s.Start.Add(limit)
@@ -187,9 +152,9 @@ func (r forgottenInstance) Stream(ctx context.Context, in *Input, emit func([]le
 		}
 		f.ReasonZH = strings.Join(zh, "")
 		f.ReasonEN = strings.Join(en, " ")
-		add(f, i)
+		out = append(out, f)
 	}
-	return flush()
+	return out, nil
 }
 
 // costBeyond sums the items' billed cost after cutoff, each pro rata by the
