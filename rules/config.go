@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -95,11 +96,14 @@ func (cfg *Config) parseConfig(path string, b []byte) error {
 	var doc configFile
 	md, err := toml.Decode(string(b), &doc)
 	if err != nil {
+		// The parser's message may quote the text it stopped at, which can
+		// be a secret ([[account]], [[notify]]): the quotes are left out,
+		// the line and column say where to look.
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return fmt.Errorf("config %s: line %d, column %d: %s", path, pe.Position.Line, pe.Position.Col, pe.Message)
+			return fmt.Errorf("config %s: line %d, column %d: %s", path, pe.Position.Line, pe.Position.Col, unquoted(pe.Message))
 		}
-		return fmt.Errorf("config %s: %w", path, err)
+		return fmt.Errorf("config %s: %s", path, unquoted(err.Error()))
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		keys := make([]string, len(und))
@@ -414,3 +418,9 @@ func priceFromTOML(entry map[string]any) (billing.PriceEntry, error) {
 	}
 	return pj, nil
 }
+
+// quotedText is what a TOML parse message quotes: "…" or '…'.
+var quotedText = regexp.MustCompile(`"[^"]*"|'[^']*'`)
+
+// unquoted is msg with every quoted fragment replaced by "…".
+func unquoted(msg string) string { return quotedText.ReplaceAllString(msg, "…") }

@@ -29,6 +29,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		want       []string // substrings of the error, besides the file name
 	}{
 		{name: "syntax", text: "[params]\n\"a.b\" = = 3\n", want: []string{"line 2"}},
+		// the parser quotes what it stopped at: never a secret's text
+		{name: "syntax_secret", text: "[[account]]\nname = \"main\"\nsecret = TopSecretValue123\n", want: []string{"line 3, column 10", "found … instead"}},
 		{name: "unknown_top_key", text: "rule_dir = \"x\"\n", want: []string{"unknown key rule_dir"}},
 		{name: "unknown_param", text: "[params]\n\"forgotten_instance.limt\" = \"6h\"\n", want: []string{`params."forgotten_instance.limt"`, "unknown rule parameter"}},
 		{name: "bad_duration", text: "[params]\n\"forgotten_instance.limit\" = \"six hours\"\n", want: []string{`params."forgotten_instance.limit"`, "not a positive duration"}},
@@ -58,6 +60,9 @@ func TestLoadConfigErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("got error %q, want it to contain %q", err, w)
 				}
+			}
+			if strings.Contains(err.Error(), "TopSecret") {
+				t.Errorf("error %q quotes the secret", err)
 			}
 		})
 	}
