@@ -79,6 +79,7 @@ func checkContent(path string, r io.Reader) (CheckResult, error) {
 	if !src.isXLSX() && !src.json && src.pq == nil {
 		res.Delimiter = string(src.delimiter)
 	}
+	var foreign *foreignMatch // the first foreign export seen (foreign.go)
 	for i := 0; i < src.numTables(); i++ {
 		t, err := src.openTable(i)
 		if err != nil {
@@ -94,6 +95,9 @@ func checkContent(path string, r io.Reader) (CheckResult, error) {
 				res.Ignored = append(res.Ignored, t.sheet())
 			}
 			res.Candidates = append(res.Candidates, describeCandidates(t.sheet(), seen)...)
+			if foreign == nil {
+				foreign = foreignIn(seen)
+			}
 			continue
 		}
 		ct := CheckTable{Sheet: t.sheet(), HeaderRow: line, Header: b.header}
@@ -121,6 +125,9 @@ func checkContent(path string, r io.Reader) (CheckResult, error) {
 		res.Tables = append(res.Tables, ct)
 	}
 	if len(res.Tables) == 0 {
+		if foreign != nil {
+			return res, foreignError(path, foreign)
+		}
 		return res, noFormatError(path, res.Candidates)
 	}
 	return res, nil

@@ -232,6 +232,7 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	defer im.keys.close()
 	var formats []string
 	var cands []string
+	var foreign *foreignMatch     // the first foreign export seen (foreign.go)
 	read := map[[32]byte]string{} // digests of the sheets read → their names
 	for i := 0; i < src.numTables(); i++ {
 		if src.isXLSX() && !im.readSheet(src, i, read) {
@@ -248,6 +249,9 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 		}
 		if b == nil {
 			cands = append(cands, describeCandidates(t.sheet(), seen)...)
+			if foreign == nil {
+				foreign = foreignIn(seen)
+			}
 			closeTable(t)
 			continue
 		}
@@ -296,6 +300,9 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 		}
 	}
 	if res.Tables == 0 {
+		if foreign != nil {
+			return foreignError(path, foreign)
+		}
 		return noFormatError(path, cands)
 	}
 	res.Format = strings.Join(formats, ",")
@@ -456,7 +463,9 @@ func describeCandidates(sheet string, seen [][]string) []string {
 		if sheet != "" {
 			s = sheet + ": " + s
 		}
-		if hint := nearMiss(rec); hint != "" {
+		if m := recogniseForeign(rec); m != nil {
+			s += " " + m.hint()
+		} else if hint := nearMiss(rec); hint != "" {
 			s += " " + hint
 		}
 		out = append(out, s)

@@ -337,7 +337,10 @@ type InputError struct {
 	Col    int    // 1-based column (field) number; 0 = whole line
 	Column string // the column's header as written in the file, if known
 	Msg    string
-	Err    error // cause, if any
+	// MsgZH, when set, is Msg in Chinese (TextZH); most messages are
+	// English only and put into Chinese by the CLI.
+	MsgZH string
+	Err   error // cause, if any
 }
 
 func (e *InputError) Error() string {
@@ -370,6 +373,16 @@ func (e *InputError) Error() string {
 }
 
 func (e *InputError) Unwrap() error { return e.Err }
+
+// TextZH is Error with MsgZH for Msg (Error when there is no MsgZH).
+func (e *InputError) TextZH() string {
+	if e.MsgZH == "" {
+		return e.Error()
+	}
+	c := *e
+	c.Msg = e.MsgZH
+	return c.Error()
+}
 
 // columnLetters turns a 1-based column number into A, B, … Z, AA, ….
 func columnLetters(n int) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gpubill/gpubill/ingest"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -15,11 +16,16 @@ import (
 // come from the operating system and from SQLite (in English, from below
 // gpubill) are said in Chinese, and the context gpubill adds around them
 // ("ledger: open PATH") too; messages gpubill writes itself are left as
-// they are. English output is err's own text.
+// they are, except an input error that brings its own Chinese (MsgZH).
+// English output is err's own text.
 func errText(err error, lang string) string {
 	msg := err.Error()
 	if lang != "zh" {
 		return msg
+	}
+	var ie *ingest.InputError
+	if errors.As(err, &ie) && ie.MsgZH != "" {
+		msg = strings.Replace(msg, ie.Error(), ie.TextZH(), 1)
 	}
 	for _, r := range reasonsZH {
 		if i := strings.Index(msg, r.en); i >= 0 && r.match(err) {

@@ -1,0 +1,196 @@
+package ingest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// foreignExport is a cloud cost export gpubill does not read yet, known by
+// its header row, so that refusing it names what it is (and what to export
+// instead) rather than the nearest format it resembles: an Azure cost-details
+// file carries BillingCurrency and ResourceId and used to be called "focus
+// lacking BilledCost". It is consulted only when no format matched, so it
+// never changes how a readable file is read.
+type foreignExport struct {
+	id       string   // stable name, for tests
+	nameEN   string   // "an AWS Cost and Usage Report (legacy columns)"
+	nameZH   string   // "AWS 成本和使用情况报告（CUR，旧版列名）"
+	adviceEN string   // what to export instead
+	adviceZH string   //
+	all      []string // headers that must all be present (as normCol spells them)
+	// variant, when set, refines the name from the rest of the header
+	// (EA or MCA); it returns "" when the header does not say.
+	variant func(has func(string) bool) (en, zh string)
+}
+
+// foreignExports are checked in order; the first whose headers are all
+// present names the file. Sources of the column names (checked 2026-12):
+//   - AWS CUR legacy: docs.aws.amazon.com/cur/latest/userguide/data-dictionary.html
+//     (lineItem/UnblendedCost, lineItem/UsageStartDate, bill/BillingPeriodStartDate).
+//   - AWS CUR 2.0: docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2.html
+//     (line_item_unblended_cost, line_item_usage_start_date); a legacy CUR read
+//     through Athena uses the same snake_case names.
+//   - Azure cost details: learn.microsoft.com/azure/cost-management-billing/
+//     automate/understand-usage-details-fields and dataset-schema/cost-usage-details-ea
+//     and -mca (EA: CostInBillingCurrency, Date, MeterCategory, AccountOwnerId;
+//     MCA: costInBillingCurrency, date, meterCategory, invoiceId). Actual and
+//     amortized files share these columns, so the header cannot tell them apart.
+//   - GCP: the cost table report's CSV download ("Service description", "SKU
+//     description", "Usage start date"; cloud.google.com/billing/docs/how-to/cost-table)
+//     and the BigQuery billing export's fields (service.description,
+//     sku.description, usage_start_time, cost; …/export-data-bigquery-tables/standard-usage)
+//     flattened to CSV, with dots or underscores.
+//   - OCI cost reports: docs.oracle.com/iaas/Content/Billing/Concepts/usagereportsoverview.htm
+//     (lineItem/intervalUsageStart, product/service, cost/myCost).
+var foreignExports = []*foreignExport{
+	{
+		id:       "aws-cur-legacy",
+		nameEN:   "an AWS Cost and Usage Report (legacy columns)",
+		nameZH:   "AWS 成本和使用情况报告（CUR，旧版列名）",
+		adviceEN: "export FOCUS from AWS Data Exports instead",
+		adviceZH: "请改用 AWS Data Exports 导出 FOCUS 格式",
+		all:      []string{"lineItem/UnblendedCost", "lineItem/UsageStartDate"},
+	},
+	{
+		id:       "aws-cur2",
+		nameEN:   "an AWS Cost and Usage Report 2.0 (snake_case columns)",
+		nameZH:   "AWS 成本和使用情况报告 CUR 2.0（下划线列名）",
+		adviceEN: "export FOCUS from AWS Data Exports instead",
+		adviceZH: "请改用 AWS Data Exports 导出 FOCUS 格式",
+		all:      []string{"line_item_unblended_cost", "line_item_usage_start_date"},
+	},
+	{
+		id:       "azure-cost-details",
+		nameEN:   "an Azure cost-details export",
+		nameZH:   "Azure 成本明细导出（cost details）",
+		adviceEN: `export the "Cost and usage details (FOCUS)" dataset from Azure Cost Management instead`,
+		adviceZH: "请改在 Azure 成本管理中导出“成本和使用情况详细信息（FOCUS）”数据集",
+		all:      []string{"CostInBillingCurrency", "Date", "MeterCategory"},
+		variant: func(has func(string) bool) (string, string) {
+			switch {
+			case has("AccountOwnerId"):
+				return "Enterprise Agreement", "企业协议 EA"
+			case has("invoiceId"):
+				return "Microsoft Customer Agreement", "微软客户协议 MCA"
+			}
+			return "", ""
+		},
+	},
+	{
+		id:       "gcp-cost-table",
+		nameEN:   "a Google Cloud cost table report (CSV download)",
+		nameZH:   "Google Cloud 费用表报告（CSV 下载）",
+		adviceEN: "export FOCUS from the Google Cloud billing export (its FOCUS view in BigQuery) as CSV instead",
+		adviceZH: "请改用 Google Cloud 结算数据导出的 FOCUS 视图（BigQuery）导出 CSV",
+		all:      []string{"Service description", "SKU description", "Usage start date"},
+	},
+	{
+		id:       "gcp-billing-export",
+		nameEN:   "a Google Cloud billing export (BigQuery table as CSV)",
+		nameZH:   "Google Cloud 结算数据导出（BigQuery 表另存的 CSV）",
+		adviceEN: "export FOCUS from the Google Cloud billing export (its FOCUS view in BigQuery) as CSV instead",
+		adviceZH: "请改用 Google Cloud 结算数据导出的 FOCUS 视图（BigQuery）导出 CSV",
+		all:      []string{"service.description|service_description", "sku.description|sku_description", "usage_start_time", "cost"},
+	},
+	{
+		id:       "oci-cost-report",
+		nameEN:   "an Oracle Cloud (OCI) cost report",
+		nameZH:   "Oracle Cloud（OCI）成本报告",
+		adviceEN: "download the FOCUS report from OCI Cost and Usage Reports instead",
+		adviceZH: "请改为从 OCI 成本和使用情况报告下载 FOCUS 报告",
+		all:      []string{"lineItem/intervalUsageStart", "cost/myCost"},
+	},
+}
+
+// foreignMatch is a header row recognised as a foreign export.
+type foreignMatch struct {
+	export   *foreignExport
+	found    []string // the headers that identified it, as written
+	variantE string
+	variantZ string
+}
+
+// recogniseForeign names the foreign export whose headers rec carries (nil
+// when none). Headers match as normCol spells them (case and spaces aside);
+// "a|b" in foreignExport.all accepts either spelling.
+func recogniseForeign(rec []string) *foreignMatch {
+	pos := make(map[string]int, len(rec))
+	for i, h := range rec {
+		if n := normCol(h); n != "" {
+			if _, dup := pos[n]; !dup {
+				pos[n] = i
+			}
+		}
+	}
+	find := func(spellings string) (int, bool) {
+		for _, s := range strings.Split(spellings, "|") {
+			if i, ok := pos[normCol(s)]; ok {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	has := func(s string) bool { _, ok := find(s); return ok }
+	for _, fe := range foreignExports {
+		m := &foreignMatch{export: fe}
+		for _, h := range fe.all {
+			i, ok := find(h)
+			if !ok {
+				m = nil
+				break
+			}
+			m.found = append(m.found, strings.TrimSpace(rec[i]))
+		}
+		if m == nil {
+			continue
+		}
+		if fe.variant != nil {
+			m.variantE, m.variantZ = fe.variant(has)
+		}
+		return m
+	}
+	return nil
+}
+
+// foreignIn returns the first foreign export among the records read while
+// looking for a header (nil when none).
+func foreignIn(seen [][]string) *foreignMatch {
+	for _, rec := range seen {
+		if m := recogniseForeign(rec); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// nameEN and nameZH name the export with its variant.
+func (m *foreignMatch) nameEN() string {
+	if m.variantE != "" {
+		return m.export.nameEN + ", " + m.variantE
+	}
+	return m.export.nameEN
+}
+
+func (m *foreignMatch) nameZH() string {
+	if m.variantZ != "" {
+		return m.export.nameZH + "，" + m.variantZ
+	}
+	return m.export.nameZH
+}
+
+// hint is the short note describeCandidates adds to a header row.
+func (m *foreignMatch) hint() string {
+	return "looks like " + m.nameEN()
+}
+
+// foreignError is the refusal of a file whose only tables are a foreign
+// export, in English (Msg) and Chinese (MsgZH).
+func foreignError(path string, m *foreignMatch) error {
+	cols := strings.Join(m.found, ", ")
+	return &InputError{File: path,
+		Msg: fmt.Sprintf("this looks like %s, from its columns %s; gpubill does not read it yet; %s",
+			m.nameEN(), cols, m.export.adviceEN),
+		MsgZH: fmt.Sprintf("这看起来是%s（据列 %s 判断），gpubill 暂不支持读取；%s",
+			m.nameZH(), cols, m.export.adviceZH),
+	}
+}
