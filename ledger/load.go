@@ -184,6 +184,26 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols []string, part f
 	})()
 }
 
+// ScanItems is ScanLineItems with each row read into a line item: only
+// the fields of the named columns cols are set (by the column table), the
+// others are zero. Each range reuses one item, valid only inside the
+// callback; texts and amounts are shared as EachLineItem shares them.
+func (db *DB) ScanItems(ctx context.Context, f Filter, cols []string, part func(i int) func(*LineItem) error) (int, error) {
+	sel, _, err := selectColumns(cols, false)
+	if err != nil {
+		return 0, err
+	}
+	return db.ScanLineItems(ctx, f, cols, func(i int) func(Row) error {
+		fn, ir, li := part(i), newItemReader(sel, nil), &LineItem{}
+		return func(r Row) error {
+			if err := ir.read(r, li); err != nil {
+				return err
+			}
+			return fn(li)
+		}
+	})
+}
+
 // eachOrder is the order of an ordered EachLineItem (CompareItems).
 const eachOrder = " ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id"
 
