@@ -217,7 +217,7 @@ func (s *spendScan) merge(o *spendScan) {
 
 // keyOf builds in s.key the map key of columns cols of r (appendKey).
 func (s *spendScan) keyOf(r ledger.Row, cols ...int) {
-	s.key = appendKey(s.key[:0], r, cols...)
+	s.key = appendRowKey(s.key[:0], r, cols...)
 }
 
 func (s *spendScan) add(r ledger.Row) error {
