@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpubill/gpubill/ledger"
 )
 
 // TestSpendScanMergeIsExact: the month summed in three parts and merged
@@ -51,3 +53,14 @@ func TestSpendScanMergeIsExact(t *testing.T) {
 
 // selectList is the SQL list of a scan's columns.
 func selectList(cols []string) string { return "li." + strings.Join(cols, ", li.") }
+
+// itemRows is fn as a callback of the rows of a SELECT of cols (the
+// scans' ledger.ScanItems, for a query of a test's own).
+func itemRows(t *testing.T, cols []string, fn func(*ledger.LineItem) error) func(ledger.Row) error {
+	t.Helper()
+	add, err := ledger.ItemsOf(cols, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return add
+}
