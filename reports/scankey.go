@@ -9,7 +9,7 @@ import (
 )
 
 // Map keys of the narrow scans (spend, gpuhour, instances): the texts of a
-// row's columns, each after its length, so that no two lists of texts make
+// line item's fields, each after its length, so that no two lists of texts make
 // the same key ("ab"+"c" and "a"+"bc" differ, whatever bytes the texts
 // hold). Built into a reused buffer: callers look up with m[string(key)],
 // which allocates nothing, and copy only for a new entry.
@@ -43,12 +43,4 @@ func appendKeyAmount(b []byte, d decimal.NullDecimal) []byte {
 		return b
 	}
 	return appendKeyText(b[:at], ledger.AppendDecimal(nil, d.Decimal))
-}
-
-// appendRowKey appends the texts of columns cols of r to the key b.
-func appendRowKey(b []byte, r ledger.Row, cols ...int) []byte {
-	for _, c := range cols {
-		b = appendKeyText(b, r.Bytes(c))
-	}
-	return b
 }

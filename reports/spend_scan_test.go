@@ -20,7 +20,7 @@ func TestSpendScanMergeIsExact(t *testing.T) {
 	tz := time.FixedZone("CST", 8*3600)
 	scan := func(where string, args ...any) *spendScan {
 		s := newSpendScan(by, tz)
-		if err := db.Scan(ctx, "SELECT "+selectList(spendCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, s.add); err != nil {
+		if err := db.Scan(ctx, "SELECT "+selectList(spendCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, itemRows(t, spendCols, s.add)); err != nil {
 			t.Fatal(err)
 		}
 		return s
