@@ -275,9 +275,11 @@ type itemReader struct {
 	strs  map[string]string
 	decs  map[string]decimal.Decimal
 	last  []string // each column's text in the row before
-	// each amount column's text in the row before, and its amount
-	lastAmt [][]byte
-	lastDec []decimal.Decimal
+	// each amount or time column's text in the row before (lastAmt), and
+	// its amount or time
+	lastAmt  [][]byte
+	lastDec  []decimal.Decimal
+	lastTime []time.Time
 }
 
 // shareMax bounds the shared texts and amounts of one reader.
@@ -285,7 +287,8 @@ const shareMax = 1 << 16
 
 func newItemReader(cols []*column, paths map[int64]string) *itemReader {
 	return &itemReader{cols: cols, paths: paths, strs: map[string]string{}, decs: map[string]decimal.Decimal{},
-		last: make([]string, len(cols)), lastAmt: make([][]byte, len(cols)), lastDec: make([]decimal.Decimal, len(cols))}
+		last: make([]string, len(cols)), lastAmt: make([][]byte, len(cols)), lastDec: make([]decimal.Decimal, len(cols)),
+		lastTime: make([]time.Time, len(cols))}
 }
 
 // text is b as a shared string.
@@ -381,11 +384,16 @@ func (ir *itemReader) readColumn(r Row, i int, c *column, li *LineItem) error {
 			*v = time.Time{}
 			return nil
 		}
+		if ir.lastAmt[i] != nil && string(b) == string(ir.lastAmt[i]) {
+			*v = ir.lastTime[i]
+			return nil
+		}
 		t, err := parseTime(b)
 		if err != nil {
 			return err
 		}
 		*v = t
+		ir.lastAmt[i], ir.lastTime[i] = append(ir.lastAmt[i][:0], b...), t
 	case *[]string:
 		*v = []string{}
 		if b := r.Bytes(i); len(b) > 0 && string(b) != "[]" {
