@@ -12,7 +12,7 @@ import (
 )
 
 // The pass of the GPU-hour report over its month. It reads only the
-// columns the report needs (ledger.ScanLineItems), in id ranges side by
+// columns the report needs (ledger.ScanItems), in id ranges side by
 // side, each range tallied on its own goroutine and the tallies merged at
 // the end (ghTally.merge: exact, and independent of the order of rows).
 // Each row is a line item of the pass's columns (ledger.ScanItems), which

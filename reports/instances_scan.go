@@ -15,15 +15,15 @@ import (
 )
 
 // The pass of loadInstances over its month. It reads only the columns it
-// needs (ledger.ScanLineItems), in id ranges side by side, each range
+// needs (ledger.ScanItems), in id ranges side by side, each range
 // gathered on its own goroutine and the ranges merged at the end: every
 // figure is a sum, a count, a set, or the latest or earliest item by time
 // and id, so the result does not depend on how the month was split or the
 // order rows came in. Building a whole ledger.LineItem (40 columns) for
 // every row and handing it to one goroutine was four fifths of the report.
-// A row that belongs to an instance fills one line item per range, reused,
-// with the fields billing.IsRunning, billing.ActiveSpan and instPositiveUsage
-// read, so that the judgement stays theirs.
+// Each row is a line item of the pass's columns, which billing.IsRunning,
+// billing.ActiveSpan and instPositiveUsage read, so that the judgement
+// stays theirs.
 
 // instCols are the columns the pass reads into its line items.
 var instCols = []string{"id", "provider", "kind", "resource_id", "parent_resource_id", "currency", "billed_cost", "charge_category", "charge_period_start", "charge_period_end", "resource_name", "gpu_model", "pricing_model", "usage_start", "usage_end", "pricing_quantity", "pricing_unit"}
@@ -248,11 +248,7 @@ func (p *instScan) add(li *ledger.LineItem) error {
 // byParent), to all the pass gathers of in but its owner and data end
 // (gatherAll).
 func (p *instScan) gather(li *ledger.LineItem, in *instance, byParent bool) {
-	cur := ""
-	if len(in.sums) > 0 {
-		cur = in.sums[0].currency
-	}
-	sum := in.sum(textAs(li.Currency, cur))
+	sum := in.sum(li.Currency)
 	if sum.items == 0 || li.ID < sum.first {
 		sum.first = li.ID
 	}
@@ -278,7 +274,7 @@ func (p *instScan) gather(li *ledger.LineItem, in *instance, byParent bool) {
 		if !skip {
 			var end time.Time
 			start, end = billing.ActiveSpan(li)
-			in.seeCompute(li.ID, textAs(li.GPUModel, in.gpu), textAs(li.ResourceName, in.runName.name), end)
+			in.seeCompute(li.ID, li.GPUModel, li.ResourceName, end)
 		}
 		if in.firstStart.IsZero() || start.Before(in.firstStart) {
 			in.firstStart = start
@@ -289,16 +285,6 @@ func (p *instScan) gather(li *ledger.LineItem, in *instance, byParent bool) {
 	} else if li.ResourceName != "" && li.ResourceID == in.key.id {
 		in.otherName.keep(li.ResourceName, li.ChargePeriodStart, li.ID, false)
 	}
-}
-
-// textAs is v, or prev, the instance's own value of it, when they are the
-// same text: an instance keeps the one string of its currency, GPU model
-// and name from row to row.
-func textAs(v, prev string) string {
-	if v == prev {
-		return prev
-	}
-	return v
 }
 
 // keepCost keeps the billed cost of li if it is wanted: the evidence of

@@ -10,7 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// The spend report reads its line items once, in one pass (ledger.ScanLineItems),
+// The spend report reads its line items once, in one pass (ledger.ScanItems),
 // and sums every table of it in Go with exact decimals: the groups, the
 // totals, provider × kind, the top resources and the days. It used to ask
 // SQLite six GROUP BY queries, each a scan of the month with a Go callback
@@ -93,7 +93,7 @@ type spendScan struct {
 
 // scanSpend sums the line items of month ("" for all) in one pass; by may
 // be nil (totals only). The month is read in id ranges side by side
-// (ledger.ScanLineItems), each summed on its own, then merged: every sum
+// (ledger.ScanItems), each summed on its own, then merged: every sum
 // is exact, so the result does not depend on how the rows were split.
 func scanSpend(ctx context.Context, db *ledger.DB, month string, by []string, tz *time.Location) (*spendScan, error) {
 	var parts []*spendScan
