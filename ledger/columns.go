@@ -275,6 +275,11 @@ type itemReader struct {
 	strs  map[string]string
 	decs  map[string]decimal.Decimal
 	last  []string // each column's text in the row before
+	// each amount or time column's text in the row before (lastAmt), and
+	// its amount or time
+	lastAmt  [][]byte
+	lastDec  []decimal.Decimal
+	lastTime []time.Time
 }
 
 // shareMax bounds the shared texts and amounts of one reader.
@@ -282,7 +287,8 @@ const shareMax = 1 << 16
 
 func newItemReader(cols []*column, paths map[int64]string) *itemReader {
 	return &itemReader{cols: cols, paths: paths, strs: map[string]string{}, decs: map[string]decimal.Decimal{},
-		last: make([]string, len(cols))}
+		last: make([]string, len(cols)), lastAmt: make([][]byte, len(cols)), lastDec: make([]decimal.Decimal, len(cols)),
+		lastTime: make([]time.Time, len(cols))}
 }
 
 // text is b as a shared string.
@@ -305,19 +311,28 @@ func (ir *itemReader) text(i int, b []byte) string {
 	return s
 }
 
-// amount is b, a stored amount, shared.
-func (ir *itemReader) amount(b []byte) (decimal.Decimal, error) {
-	if d, ok := ir.decs[string(b)]; ok {
-		return d, nil
+// amount is b, a stored amount of column i (-1: of no column of cols),
+// shared.
+func (ir *itemReader) amount(i int, b []byte) (decimal.Decimal, error) {
+	last := i >= 0 && i < len(ir.lastAmt)
+	if last && ir.lastAmt[i] != nil && string(b) == string(ir.lastAmt[i]) {
+		return ir.lastDec[i], nil
 	}
-	d, err := ParseStoredAmount(b)
-	if err == nil {
+	d, ok := ir.decs[string(b)]
+	if !ok {
+		var err error
+		if d, err = ParseStoredAmount(b); err != nil {
+			return d, err
+		}
 		if len(ir.decs) == shareMax {
 			clear(ir.decs)
 		}
 		ir.decs[string(b)] = d
 	}
-	return d, err
+	if last {
+		ir.lastAmt[i], ir.lastDec[i] = append(ir.lastAmt[i][:0], b...), d
+	}
+	return d, nil
 }
 
 // read fills li with row r.
@@ -354,7 +369,7 @@ func (ir *itemReader) readColumn(r Row, i int, c *column, li *LineItem) error {
 			}
 			return fmt.Errorf("stored amount is empty")
 		}
-		d, err := ir.amount(b)
+		d, err := ir.amount(i, b)
 		if err != nil {
 			return err
 		}
@@ -369,11 +384,16 @@ func (ir *itemReader) readColumn(r Row, i int, c *column, li *LineItem) error {
 			*v = time.Time{}
 			return nil
 		}
+		if ir.lastAmt[i] != nil && string(b) == string(ir.lastAmt[i]) {
+			*v = ir.lastTime[i]
+			return nil
+		}
 		t, err := parseTime(b)
 		if err != nil {
 			return err
 		}
 		*v = t
+		ir.lastAmt[i], ir.lastTime[i] = append(ir.lastAmt[i][:0], b...), t
 	case *[]string:
 		*v = []string{}
 		if b := r.Bytes(i); len(b) > 0 && string(b) != "[]" {

@@ -122,7 +122,7 @@ func (db *DB) BilledCosts(ctx context.Context, ids []int64) ([]decimal.NullDecim
 		if !ok {
 			return fmt.Errorf("line item %d read but not asked for", id)
 		}
-		d, err := ir.amount(r.Bytes(1))
+		d, err := ir.amount(-1, r.Bytes(1))
 		if err != nil {
 			return fmt.Errorf("line item %d: %w", id, err)
 		}

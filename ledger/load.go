@@ -184,6 +184,36 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols []string, part f
 	})()
 }
 
+// ScanItems is ScanLineItems with each row read into a line item (ItemsOf).
+func (db *DB) ScanItems(ctx context.Context, f Filter, cols []string, part func(i int) func(*LineItem) error) (int, error) {
+	if _, _, err := selectColumns(cols, false); err != nil {
+		return 0, err
+	}
+	return db.ScanLineItems(ctx, f, cols, func(i int) func(Row) error {
+		fn, _ := ItemsOf(cols, part(i))
+		return fn
+	})
+}
+
+// ItemsOf turns fn, a callback of line items, into a callback of the rows
+// of a SELECT of the named columns cols of line_items (in that order), for
+// Scan: only the fields of cols are set (by the column table), the others
+// are zero. The item is reused, valid only inside fn; texts and amounts
+// are shared as EachLineItem shares them.
+func ItemsOf(cols []string, fn func(*LineItem) error) (func(Row) error, error) {
+	sel, _, err := selectColumns(cols, false)
+	if err != nil {
+		return nil, err
+	}
+	ir, li := newItemReader(sel, nil), &LineItem{}
+	return func(r Row) error {
+		if err := ir.read(r, li); err != nil { // each field of cols is written on every row
+			return err
+		}
+		return fn(li)
+	}, nil
+}
+
 // eachOrder is the order of an ordered EachLineItem (CompareItems).
 const eachOrder = " ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id"
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"sort"
-	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -13,49 +12,23 @@ import (
 )
 
 // The pass of the GPU-hour report over its month. It reads only the
-// columns the report needs (ledger.ScanLineItems), in id ranges side by
+// columns the report needs (ledger.ScanItems), in id ranges side by
 // side, each range tallied on its own goroutine and the tallies merged at
 // the end (ghTally.merge: exact, and independent of the order of rows).
-// A compute row fills one line item per range, reused, with the fields
-// that computeSeconds, perGPUHourQuote and billing.IsRunning read, so that
-// the report's arithmetic stays theirs. Compute is tallied per instance
+// Each row is a line item of the pass's columns (ledger.ScanItems), which
+// computeSeconds, perGPUHourQuote and billing.IsRunning read, so that the
+// report's arithmetic stays theirs. Compute is tallied per instance
 // (ghUse): its billed intervals are kept as a union of disjoint spans,
 // which touching hourly rows collapse into one span per session, so the
 // pass holds a few spans per instance, not its rows.
 
-// ghCols are the columns the pass reads, in the order of the gc constants.
+// ghCols are the columns the pass reads into its line items.
 var ghCols = []string{"kind", "provider", "currency", "resource_id", "parent_resource_id", "gpu_model", "pricing_model", "billed_cost", "charge_category", "gpu_count", "pricing_quantity", "pricing_unit", "list_unit_price", "consumed_quantity", "consumed_unit", "usage_start", "usage_end", "charge_period_start", "charge_period_end", "id", "sku", "resource_type"}
-
-const (
-	gcKind = iota
-	gcProvider
-	gcCurrency
-	gcResource
-	gcParent
-	gcGPUModel
-	gcPricingModel
-	gcBilled
-	gcCategory
-	gcGPUCount
-	gcPricingQty
-	gcPricingUnit
-	gcListUnitPrice
-	gcConsumedQty
-	gcConsumedUnit
-	gcUsageStart
-	gcUsageEnd
-	gcStart
-	gcEnd
-	gcID
-	gcSKU
-	gcResourceType
-	gcCount // columns
-)
 
 // scanGPUHours tallies the line items of month.
 func scanGPUHours(ctx context.Context, db *ledger.DB, month string) (*ghTally, error) {
 	var parts []*ghScan
-	n, err := db.ScanLineItems(ctx, ledger.Filter{Month: month}, ghCols, func(int) func(ledger.Row) error {
+	n, err := db.ScanItems(ctx, ledger.Filter{Month: month}, ghCols, func(int) func(*ledger.LineItem) error {
 		s := newGHScan()
 		parts = append(parts, s)
 		return s.add
@@ -74,7 +47,6 @@ func scanGPUHours(ctx context.Context, db *ledger.DB, month string) (*ghTally, e
 // instance with one map look-up each, by the row's texts as they are.
 type ghScan struct {
 	t      *ghTally
-	li     ledger.LineItem        // the compute row at hand (compute)
 	spells map[string]*ghSpelling // by provider, GPU model as written, currency, pricing model (+ spec texts without a model)
 	insts  map[string]*ghInstRef  // by provider, resource, currency
 	served map[string]*ghServed   // gpuHourHidden kinds: by provider, served instance, currency, kind
@@ -103,73 +75,75 @@ func newGHScan() *ghScan {
 		insts: map[string]*ghInstRef{}, served: map[string]*ghServed{}, others: map[string]*ghServed{}}
 }
 
-// keyOf builds in s.key the map key of columns cols of r (appendKey).
-func (s *ghScan) keyOf(r ledger.Row, cols ...int) {
-	s.key = appendKey(s.key[:0], r, cols...)
+// keyOf builds in s.key the map key of the texts ts (appendKey).
+func (s *ghScan) keyOf(ts ...string) {
+	s.key = appendKey(s.key[:0], ts...)
 }
 
-func (s *ghScan) add(r ledger.Row) error {
-	switch kind := r.Bytes(gcKind); {
-	case string(kind) == ledger.KindCompute:
-		return s.compute(r)
-	case gpuHourHidden[string(kind)]:
-		return s.serve(r)
+func (s *ghScan) add(li *ledger.LineItem) error {
+	switch {
+	case li.Kind == ledger.KindCompute:
+		return s.compute(li)
+	case gpuHourHidden[li.Kind]:
+		return s.serve(li)
 	}
-	return s.other(r)
+	return s.other(li)
 }
 
 // serve counts a charge of a gpuHourHidden kind for the instance it serves
 // (parent_resource_id, else its own resource_id).
-func (s *ghScan) serve(r ledger.Row) error {
-	id := gcParent
-	if len(r.Bytes(gcParent)) == 0 {
-		id = gcResource
+func (s *ghScan) serve(li *ledger.LineItem) error {
+	id := li.ParentResourceID
+	if id == "" {
+		id = li.ResourceID
 	}
-	s.keyOf(r, gcProvider, id, gcCurrency, gcKind)
+	s.keyOf(li.Provider, id, li.Currency, li.Kind)
 	h := s.served[string(s.key)]
 	if h == nil {
 		h = &ghServed{}
 		s.served[string(s.key)] = h
-		s.t.hidden[ghHidden{ghInst{r.Text(gcProvider), r.Text(id), r.Text(gcCurrency)}, r.Text(gcKind)}] = h
+		s.t.hidden[ghHidden{ghInst{li.Provider, id, li.Currency}, li.Kind}] = h
 	}
-	return h.add(r)
+	h.add(li)
+	return nil
 }
 
 // other counts a line item of a kind that no GPU-hour carries (service,
 // tax, credit, adjustment, other): it is left out, by kind.
-func (s *ghScan) other(r ledger.Row) error {
-	s.keyOf(r, gcProvider, gcCurrency, gcKind)
+func (s *ghScan) other(li *ledger.LineItem) error {
+	s.keyOf(li.Provider, li.Currency, li.Kind)
 	h := s.others[string(s.key)]
 	if h == nil {
 		h = &ghServed{}
 		s.others[string(s.key)] = h
-		s.t.others[ghOther{r.Text(gcProvider), r.Text(gcCurrency), r.Text(gcKind)}] = h
+		s.t.others[ghOther{li.Provider, li.Currency, li.Kind}] = h
 	}
-	return h.add(r)
+	h.add(li)
+	return nil
 }
 
-// add counts the line item r.
-func (h *ghServed) add(r ledger.Row) error {
+// add counts the line item li.
+func (h *ghServed) add(li *ledger.LineItem) {
 	h.items++
-	h.ids = append(h.ids, r.Int64(gcID))
-	return h.cost.AddText(r.Bytes(gcBilled))
+	h.ids = append(h.ids, li.ID)
+	h.cost.Add(li.BilledCost)
 }
 
 // compute tallies a compute row for its instance and group.
-func (s *ghScan) compute(r ledger.Row) error {
-	if len(r.Bytes(gcGPUModel)) > 0 {
-		s.keyOf(r, gcProvider, gcGPUModel, gcCurrency, gcPricingModel)
+func (s *ghScan) compute(li *ledger.LineItem) error {
+	if li.GPUModel != "" {
+		s.keyOf(li.Provider, li.GPUModel, li.Currency, li.PricingModel)
 	} else {
-		s.keyOf(r, gcProvider, gcGPUModel, gcCurrency, gcPricingModel, gcSKU, gcResourceType)
+		s.keyOf(li.Provider, li.GPUModel, li.Currency, li.PricingModel, li.SKU, li.ResourceType)
 	}
 	sp := s.spells[string(s.key)]
 	if sp == nil {
-		sp = s.newSpelling(r)
+		sp = s.newSpelling(li)
 	}
-	s.keyOf(r, gcProvider, gcResource, gcCurrency)
+	s.keyOf(li.Provider, li.ResourceID, li.Currency)
 	in := s.insts[string(s.key)]
 	if in == nil {
-		in = &ghInstRef{inst: ghInst{sp.k.provider, r.Text(gcResource), sp.k.currency}, uses: map[ghKey]*ghUse{}}
+		in = &ghInstRef{inst: ghInst{sp.k.provider, li.ResourceID, sp.k.currency}, uses: map[ghKey]*ghUse{}}
 		s.insts[string(s.key)] = in
 	}
 	u := in.uses[sp.k]
@@ -177,17 +151,9 @@ func (s *ghScan) compute(r ledger.Row) error {
 		u = &ghUse{}
 		in.uses[sp.k] = u
 	}
-	var billed ledger.DecimalSum // the term, parsed once
-	if err := billed.AddText(r.Bytes(gcBilled)); err != nil {
-		return err
-	}
-	li, err := s.item(r, &billed)
-	if err != nil {
-		return err
-	}
 	sp.n++
 	u.items++
-	u.cost.AddSum(&billed)
+	u.cost.Add(li.BilledCost)
 	if !billing.IsRunning(li) {
 		return nil
 	}
@@ -199,55 +165,26 @@ func (s *ghScan) compute(r ledger.Row) error {
 	q, unit, basis := computeSeconds(li)
 	u.bases[basisIndex(basis)]++
 	u.place(li, in.inst.resource == "", q.Mul(decimal.NewFromInt(unit)), basis)
-	s.quote(sp.g, r, li)
+	s.quote(sp.g, li)
 	return nil
 }
 
-// newSpelling enters the spelling of the compute row r; a row that names
+// newSpelling enters the spelling of the compute row li; a row that names
 // no GPU model is read by the billing table from its spec texts (SKU and
 // resource type; not the user's own instance name: "sd-4090" may name a
 // CPU part of it).
-func (s *ghScan) newSpelling(r ledger.Row) *ghSpelling {
-	model, count := r.Text(gcGPUModel), 0
-	provider := r.Text(gcProvider)
+func (s *ghScan) newSpelling(li *ledger.LineItem) *ghSpelling {
+	model, count := li.GPUModel, 0
+	provider := li.Provider
 	if model == "" {
-		if m, n, ok := billing.GPUModelOf(provider, r.Text(gcSKU)+" "+r.Text(gcResourceType)); ok {
+		if m, n, ok := billing.GPUModelOf(provider, li.SKU+" "+li.ResourceType); ok {
 			model, count = m, n
 		}
 	}
-	k := ghKey{provider, billing.NormalizeGPUModel(model), r.Text(gcCurrency), r.Text(gcPricingModel)}
+	k := ghKey{provider, billing.NormalizeGPUModel(model), li.Currency, li.PricingModel}
 	sp := &ghSpelling{k: k, model: model, count: count, g: s.t.group(k)}
 	s.spells[string(s.key)] = sp
 	return sp
-}
-
-// item fills s.li with the compute row r, whose billed cost is parsed:
-// every field that billing.IsRunning, computeSeconds, gpuCount and
-// perGPUHourQuote read, and the pricing model.
-func (s *ghScan) item(r ledger.Row, billed *ledger.DecimalSum) (*ledger.LineItem, error) {
-	li := &s.li
-	*li = ledger.LineItem{Kind: ledger.KindCompute, ChargeCategory: r.Text(gcCategory),
-		PricingModel: r.Text(gcPricingModel), GPUCount: int(r.Int64(gcGPUCount)), // NULL reads as 0 = unknown
-		PricingUnit: r.Text(gcPricingUnit), ConsumedUnit: r.Text(gcConsumedUnit),
-		BilledCost: billed.Decimal()}
-	var err error
-	for _, d := range [...]struct {
-		i   int
-		dst *decimal.NullDecimal
-	}{{gcPricingQty, &li.PricingQuantity}, {gcListUnitPrice, &li.ListUnitPrice}, {gcConsumedQty, &li.ConsumedQuantity}} {
-		if *d.dst, err = r.Decimal(d.i); err != nil {
-			return nil, err
-		}
-	}
-	for _, t := range [...]struct {
-		i   int
-		dst *time.Time
-	}{{gcUsageStart, &li.UsageStart}, {gcUsageEnd, &li.UsageEnd}, {gcStart, &li.ChargePeriodStart}, {gcEnd, &li.ChargePeriodEnd}} {
-		if *t.dst, err = r.Time(t.i); err != nil {
-			return nil, err
-		}
-	}
-	return li, nil
 }
 
 // ghUse is the compute of one instance in one group: its money and the
@@ -419,10 +356,10 @@ func (u *ghUse) seconds() (union, billed decimal.Decimal) {
 	return union, billed
 }
 
-// quote counts the running compute row li (r) among the per-GPU-hour
-// quotes of g. perGPUHourQuote runs once per distinct set of its inputs.
-func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.LineItem) {
-	s.key = quoteInputs(s.key[:0], r, li)
+// quote counts the running compute row li among the per-GPU-hour quotes
+// of g. perGPUHourQuote runs once per distinct set of its inputs.
+func (s *ghScan) quote(g *ghGroup, li *ledger.LineItem) {
+	s.key = quoteInputs(s.key[:0], li)
 	if q := g.quotes[string(s.key)]; q != nil {
 		if !q.none {
 			q.n++
@@ -438,15 +375,17 @@ func (s *ghScan) quote(g *ghGroup, r ledger.Row, li *ledger.LineItem) {
 // the pricing quantity (only whether it is positive when the list unit
 // price is), the pricing unit, the GPU count, the list unit price, and the
 // billed cost when the list unit price is not positive. Amounts are named
-// by their stored text, which decides their value and precision.
-func quoteInputs(b []byte, r ledger.Row, li *ledger.LineItem) []byte {
+// by their text as stored (appendKeyAmount), which keeps their precision.
+func quoteInputs(b []byte, li *ledger.LineItem) []byte {
 	list := li.ListUnitPrice.Valid && li.ListUnitPrice.Decimal.IsPositive()
 	pqPositive := li.PricingQuantity.Valid && li.PricingQuantity.Decimal.IsPositive()
 	b = append(b, byte(boolInt(list)), byte(boolInt(pqPositive)))
 	b = binary.AppendVarint(b, int64(li.GPUCount))
-	b = appendKey(b, r, gcPricingUnit, gcListUnitPrice)
+	b = appendKey(b, li.PricingUnit)
+	b = appendKeyAmount(b, li.ListUnitPrice)
 	if !list {
-		b = appendKey(b, r, gcPricingQty, gcBilled)
+		b = appendKeyAmount(b, li.PricingQuantity)
+		b = appendKeyAmount(b, decimal.NullDecimal{Decimal: li.BilledCost, Valid: true})
 	}
 	return b
 }
@@ -461,7 +400,7 @@ func boolInt(v bool) int {
 // tally is what the range gathered.
 func (s *ghScan) tally() *ghTally {
 	for _, sp := range s.spells {
-		sp.g.spellings[sp.model] += sp.n // a string of its own (ledger.Row.Text)
+		sp.g.spellings[sp.model] += sp.n
 	}
 	for _, in := range s.insts {
 		for k, u := range in.uses {

@@ -161,7 +161,7 @@ func TestGPUHourScanSplits(t *testing.T) {
 	wantText := renderGPUHours(t, want)
 	scan := func(order, where string, args ...any) *ghTally {
 		s := newGHScan()
-		err := db.Scan(ctx, "SELECT "+selectList(ghCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where+" ORDER BY "+order, args, s.add)
+		err := db.Scan(ctx, "SELECT "+selectList(ghCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where+" ORDER BY "+order, args, itemRows(t, ghCols, s.add))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -315,7 +315,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	}
 	scan := func(where string, args ...any) *instScan {
 		p := newInstScan(gatherAll, &wanted)
-		err := db.Scan(ctx, "SELECT "+selectList(instCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, p.add)
+		err := db.Scan(ctx, "SELECT "+selectList(instCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, itemRows(t, instCols, p.add))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,11 +351,12 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	var lateWant wantedCosts
 	p := newInstScan(gatherAll, &lateWant)
 	rows := 0
+	add := itemRows(t, instCols, p.add)
 	err = db.Scan(ctx, "SELECT "+selectList(instCols)+" FROM line_items li WHERE li.billing_period = '2026-10'", nil, func(r ledger.Row) error {
 		if rows++; rows == 1000 {
 			lateWant.Store(newIDSet(costsOf))
 		}
-		return p.add(r)
+		return add(r)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -434,9 +435,10 @@ func TestInstancesScanDescending(t *testing.T) {
 		for k := range split {
 			p := newInstScan(gatherAll, nil)
 			q := "SELECT " + selectList(instCols) + " FROM line_items li WHERE li.billing_period = '2026-10' AND li.id % ? = ? ORDER BY li.id DESC"
+			add := itemRows(t, instCols, p.add)
 			err := db.Scan(ctx, q, []any{split, k}, func(r ledger.Row) error {
 				rows++
-				return p.add(r)
+				return add(r)
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -476,7 +478,7 @@ func TestInstancesScanOutrankedTies(t *testing.T) {
 	for _, order := range []string{"", " DESC"} {
 		p := newInstScan(gatherAll, nil)
 		err := db.Scan(context.Background(), "SELECT "+selectList(instCols)+" FROM line_items li ORDER BY li.charge_period_end"+order+", li.id",
-			nil, p.add)
+			nil, itemRows(t, instCols, p.add))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -491,7 +493,7 @@ func TestInstancesScanOutrankedTies(t *testing.T) {
 		item("b", start.Add(2*time.Hour), "tie"), early})
 	for _, order := range []string{"", " DESC"} {
 		p := newInstScan(gatherAll, nil)
-		err := db2.Scan(context.Background(), "SELECT "+selectList(instCols)+" FROM line_items li ORDER BY li.id"+order, nil, p.add)
+		err := db2.Scan(context.Background(), "SELECT "+selectList(instCols)+" FROM line_items li ORDER BY li.id"+order, nil, itemRows(t, instCols, p.add))
 		if err != nil {
 			t.Fatal(err)
 		}

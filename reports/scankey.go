@@ -3,25 +3,44 @@ package reports
 import (
 	"encoding/binary"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/gpubill/gpubill/ledger"
 )
 
 // Map keys of the narrow scans (spend, gpuhour, instances): the texts of a
-// row's columns, each after its length, so that no two lists of texts make
+// line item's fields, each after its length, so that no two lists of texts make
 // the same key ("ab"+"c" and "a"+"bc" differ, whatever bytes the texts
 // hold). Built into a reused buffer: callers look up with m[string(key)],
 // which allocates nothing, and copy only for a new entry.
 
 // appendKeyText appends text v to the key b.
-func appendKeyText(b, v []byte) []byte {
+func appendKeyText[T string | []byte](b []byte, v T) []byte {
 	b = binary.AppendUvarint(b, uint64(len(v)))
 	return append(b, v...)
 }
 
-// appendKey appends the texts of columns cols of r to the key b.
-func appendKey(b []byte, r ledger.Row, cols ...int) []byte {
-	for _, c := range cols {
-		b = appendKeyText(b, r.Bytes(c))
+// appendKey appends the texts ts to the key b.
+func appendKey(b []byte, ts ...string) []byte {
+	for _, t := range ts {
+		b = appendKeyText(b, t)
 	}
 	return b
+}
+
+// appendKeyAmount appends amount d to the key b, as its stored text
+// (ledger.AppendDecimal keeps its precision: 1.5 and 1.50 differ); NULL
+// is an empty text, which no stored amount is.
+func appendKeyAmount(b []byte, d decimal.NullDecimal) []byte {
+	if !d.Valid {
+		return binary.AppendUvarint(b, 0)
+	}
+	at := len(b)
+	b = append(b, 0) // room for the length, below 128 for any stored amount
+	b = ledger.AppendDecimal(b, d.Decimal)
+	if n := len(b) - at - 1; n < 128 {
+		b[at] = byte(n)
+		return b
+	}
+	return appendKeyText(b[:at], ledger.AppendDecimal(nil, d.Decimal))
 }

@@ -155,7 +155,7 @@ func normalizeBy(by []string) ([]string, error) {
 		} else if b == "sub_account" {
 			b = ByProject
 		}
-		if _, ok := spendScanColumn[b]; !ok {
+		if _, ok := spendDimension[b]; !ok {
 			return nil, fmt.Errorf("reports: unknown spend dimension %q (want %s)", b, strings.Join(SpendDimensions, ", "))
 		}
 		if !seen[b] {

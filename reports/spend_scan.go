@@ -10,30 +10,14 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// The spend report reads its line items once, in one pass (ledger.ScanLineItems),
+// The spend report reads its line items once, in one pass (ledger.ScanItems),
 // and sums every table of it in Go with exact decimals: the groups, the
 // totals, provider × kind, the top resources and the days. It used to ask
 // SQLite six GROUP BY queries, each a scan of the month with a Go callback
 // per amount (dsum) and a sort: 2.4 s for a month of 100,000 line items.
 
-// spendCols are the columns spendScan reads, in this order.
+// spendCols are the columns spendScan reads into its line items.
 var spendCols = []string{"provider", "kind", "currency", "resource_id", "resource_name", "gpu_model", "sub_account", "pricing_model", "billed_cost", "voucher_paid", "cash_paid", "list_cost", "charge_period_start"}
-
-const (
-	scProvider = iota
-	scKind
-	scCurrency
-	scResource
-	scResourceName
-	scGPUModel
-	scProject
-	scPricingModel
-	scBilled
-	scVoucher
-	scCash
-	scList
-	scStart
-)
 
 // sumAcc sums a nullable amount: dsum and count of the column in SQL.
 type sumAcc struct {
@@ -41,12 +25,11 @@ type sumAcc struct {
 	known int // non-NULL values
 }
 
-func (s *sumAcc) add(r ledger.Row, col int) error {
-	if r.Null(col) {
-		return nil
+func (s *sumAcc) add(d decimal.NullDecimal) {
+	if d.Valid {
+		s.known++
+		s.sum.Add(d.Decimal)
 	}
-	s.known++
-	return s.sum.AddText(r.Bytes(col))
 }
 
 // merge adds what o summed to s.
@@ -104,29 +87,17 @@ type spendScan struct {
 	kinds     map[string]*kindAcc  // by provider, kind, currency
 	resources map[string]*resourceAcc
 	days      map[dayKey]*ledger.DecimalSum
-	groupCols []int  // the columns of by, then the currency
-	key       []byte // scratch for map keys
-	interned  map[string]string
-}
-
-// intern returns b as a string, the same one for the same bytes (currencies
-// and kinds repeat on every row: no allocation for them).
-func (s *spendScan) intern(b []byte) string {
-	if v, ok := s.interned[string(b)]; ok {
-		return v
-	}
-	v := string(b)
-	s.interned[v] = v
-	return v
+	groupBy   []func(*ledger.LineItem) string // the dimensions of by (spendDimension)
+	key       []byte                          // scratch for map keys
 }
 
 // scanSpend sums the line items of month ("" for all) in one pass; by may
 // be nil (totals only). The month is read in id ranges side by side
-// (ledger.ScanLineItems), each summed on its own, then merged: every sum
+// (ledger.ScanItems), each summed on its own, then merged: every sum
 // is exact, so the result does not depend on how the rows were split.
 func scanSpend(ctx context.Context, db *ledger.DB, month string, by []string, tz *time.Location) (*spendScan, error) {
 	var parts []*spendScan
-	n, err := db.ScanLineItems(ctx, ledger.Filter{Month: month}, spendCols, func(int) func(ledger.Row) error {
+	n, err := db.ScanItems(ctx, ledger.Filter{Month: month}, spendCols, func(int) func(*ledger.LineItem) error {
 		s := newSpendScan(by, tz)
 		parts = append(parts, s)
 		return s.add
@@ -145,12 +116,10 @@ func scanSpend(ctx context.Context, db *ledger.DB, month string, by []string, tz
 
 func newSpendScan(by []string, tz *time.Location) *spendScan {
 	s := &spendScan{by: by, tz: tz, groups: map[string]*groupAcc{}, totals: map[string]*totalAcc{},
-		kinds: map[string]*kindAcc{}, resources: map[string]*resourceAcc{}, days: map[dayKey]*ledger.DecimalSum{},
-		interned: map[string]string{}}
+		kinds: map[string]*kindAcc{}, resources: map[string]*resourceAcc{}, days: map[dayKey]*ledger.DecimalSum{}}
 	for _, b := range by {
-		s.groupCols = append(s.groupCols, spendScanColumn[b])
+		s.groupBy = append(s.groupBy, spendDimension[b])
 	}
-	s.groupCols = append(s.groupCols, scCurrency)
 	return s
 }
 
@@ -215,17 +184,15 @@ func (s *spendScan) merge(o *spendScan) {
 	}
 }
 
-// keyOf builds in s.key the map key of columns cols of r (appendKey).
-func (s *spendScan) keyOf(r ledger.Row, cols ...int) {
-	s.key = appendKey(s.key[:0], r, cols...)
+// keyOf builds in s.key the map key of the texts ts (appendKey).
+func (s *spendScan) keyOf(ts ...string) {
+	s.key = appendKey(s.key[:0], ts...)
 }
 
-func (s *spendScan) add(r ledger.Row) error {
-	var billed ledger.DecimalSum // the term, parsed once
-	if err := billed.AddText(r.Bytes(scBilled)); err != nil {
-		return err
-	}
-	currency, kind := s.intern(r.Bytes(scCurrency)), s.intern(r.Bytes(scKind))
+func (s *spendScan) add(li *ledger.LineItem) error {
+	var billed ledger.DecimalSum // the term, added to several sums
+	billed.Add(li.BilledCost)
+	currency, kind := li.Currency, li.Kind
 
 	t := s.totals[currency]
 	if t == nil {
@@ -234,14 +201,9 @@ func (s *spendScan) add(r ledger.Row) error {
 	}
 	t.items++
 	t.billed.AddSum(&billed)
-	for _, a := range []struct {
-		acc *sumAcc
-		col int
-	}{{&t.voucher, scVoucher}, {&t.cash, scCash}, {&t.list, scList}} {
-		if err := a.acc.add(r, a.col); err != nil {
-			return err
-		}
-	}
+	t.voucher.add(li.VoucherPaid)
+	t.cash.add(li.CashPaid)
+	t.list.add(li.ListCost)
 	if kind != ledger.KindCompute && kind != ledger.KindCredit {
 		t.hidden.AddSum(&billed)
 	}
@@ -252,12 +214,16 @@ func (s *spendScan) add(r ledger.Row) error {
 		return nil // totals only (the previous month)
 	}
 
-	s.keyOf(r, s.groupCols...)
+	s.key = s.key[:0]
+	for _, f := range s.groupBy {
+		s.key = appendKeyText(s.key, f(li))
+	}
+	s.key = appendKeyText(s.key, currency)
 	g := s.groups[string(s.key)]
 	if g == nil {
 		g = &groupAcc{}
-		for _, b := range s.by {
-			v := r.Text(spendScanColumn[b])
+		for i, b := range s.by {
+			v := s.groupBy[i](li)
 			switch b {
 			case ByProvider:
 				g.row.Provider = v
@@ -278,48 +244,39 @@ func (s *spendScan) add(r ledger.Row) error {
 	}
 	g.row.Items++
 	g.billed.AddSum(&billed)
-	for _, a := range []struct {
-		acc *sumAcc
-		col int
-	}{{&g.voucher, scVoucher}, {&g.cash, scCash}, {&g.list, scList}} {
-		if err := a.acc.add(r, a.col); err != nil {
-			return err
-		}
-	}
-	if name := r.Bytes(scResourceName); string(name) > g.row.ResourceName { // max(resource_name)
-		g.row.ResourceName = string(name)
+	g.voucher.add(li.VoucherPaid)
+	g.cash.add(li.CashPaid)
+	g.list.add(li.ListCost)
+	if li.ResourceName > g.row.ResourceName { // max(resource_name)
+		g.row.ResourceName = li.ResourceName
 	}
 
-	s.keyOf(r, scProvider, scKind, scCurrency)
+	s.keyOf(li.Provider, kind, currency)
 	pk := s.kinds[string(s.key)]
 	if pk == nil {
-		pk = &kindAcc{row: SpendRow{Provider: r.Text(scProvider), Kind: kind, Currency: currency}}
+		pk = &kindAcc{row: SpendRow{Provider: li.Provider, Kind: kind, Currency: currency}}
 		s.kinds[string(s.key)] = pk
 	}
 	pk.row.Items++
 	pk.billed.AddSum(&billed)
 
-	if len(r.Bytes(scResource)) > 0 {
-		s.keyOf(r, scProvider, scResource, scCurrency)
+	if li.ResourceID != "" {
+		s.keyOf(li.Provider, li.ResourceID, currency)
 		ra := s.resources[string(s.key)]
 		if ra == nil {
-			ra = &resourceAcc{top: TopResource{Provider: r.Text(scProvider), ResourceID: r.Text(scResource), Currency: currency},
+			ra = &resourceAcc{top: TopResource{Provider: li.Provider, ResourceID: li.ResourceID, Currency: currency},
 				kinds: map[string]bool{}}
 			s.resources[string(s.key)] = ra
 		}
 		ra.top.Items++
 		ra.billed.AddSum(&billed)
 		ra.kinds[kind] = true
-		if name := r.Bytes(scResourceName); string(name) > ra.top.ResourceName {
-			ra.top.ResourceName = string(name)
+		if li.ResourceName > ra.top.ResourceName {
+			ra.top.ResourceName = li.ResourceName
 		}
 	}
 
-	start, err := r.Time(scStart)
-	if err != nil {
-		return err
-	}
-	y, m, d := start.In(s.tz).Date()
+	y, m, d := li.ChargePeriodStart.In(s.tz).Date()
 	k := dayKey{currency, int32(y*10000 + int(m)*100 + d)}
 	day := s.days[k]
 	if day == nil {
@@ -330,10 +287,14 @@ func (s *spendScan) add(r ledger.Row) error {
 	return nil
 }
 
-// spendScanColumn maps a dimension to its column in spendCols.
-var spendScanColumn = map[string]int{
-	ByProvider: scProvider, ByKind: scKind, ByResource: scResource,
-	ByGPUModel: scGPUModel, ByProject: scProject, ByPricingModel: scPricingModel,
+// spendDimension maps a dimension to the line item's text it groups by.
+var spendDimension = map[string]func(*ledger.LineItem) string{
+	ByProvider:     func(li *ledger.LineItem) string { return li.Provider },
+	ByKind:         func(li *ledger.LineItem) string { return li.Kind },
+	ByResource:     func(li *ledger.LineItem) string { return li.ResourceID },
+	ByGPUModel:     func(li *ledger.LineItem) string { return li.GPUModel },
+	ByProject:      func(li *ledger.LineItem) string { return li.SubAccount },
+	ByPricingModel: func(li *ledger.LineItem) string { return li.PricingModel },
 }
 
 // rows are the groups, in the report's order.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpubill/gpubill/ledger"
 )
 
 // TestSpendScanMergeIsExact: the month summed in three parts and merged
@@ -18,7 +20,7 @@ func TestSpendScanMergeIsExact(t *testing.T) {
 	tz := time.FixedZone("CST", 8*3600)
 	scan := func(where string, args ...any) *spendScan {
 		s := newSpendScan(by, tz)
-		if err := db.Scan(ctx, "SELECT "+selectList(spendCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, s.add); err != nil {
+		if err := db.Scan(ctx, "SELECT "+selectList(spendCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, itemRows(t, spendCols, s.add)); err != nil {
 			t.Fatal(err)
 		}
 		return s
@@ -51,3 +53,14 @@ func TestSpendScanMergeIsExact(t *testing.T) {
 
 // selectList is the SQL list of a scan's columns.
 func selectList(cols []string) string { return "li." + strings.Join(cols, ", li.") }
+
+// itemRows is fn as a callback of the rows of a SELECT of cols (the
+// scans' ledger.ScanItems, for a query of a test's own).
+func itemRows(t *testing.T, cols []string, fn func(*ledger.LineItem) error) func(ledger.Row) error {
+	t.Helper()
+	add, err := ledger.ItemsOf(cols, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return add
+}

@@ -90,30 +90,25 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 		f.StartsBefore = nextMonthEdge(in)
 		// The rest of the next month's compute: only whose it is, of the
 		// items that isRunning would count (its category and the sign of
-		// its cost are checked here, on the stored text), each reader
-		// into a set of its own, joined after. The set's keys are made in
-		// a buffer and looked up without a copy.
+		// its cost), each reader into a set of its own, joined after. The
+		// set's keys are made in a buffer and looked up without a copy.
 		rest := ledger.Filter{Month: next, Kinds: compute, StartsFrom: f.StartsBefore}
 		cols := []string{"provider", "resource_id", "billing_account_id", "charge_category", "billed_cost"}
-		_, err := db.ScanLineItems(ctx, rest, cols, func(int) func(ledger.Row) error {
+		_, err := db.ScanItems(ctx, rest, cols, func(int) func(*ledger.LineItem) error {
 			seen := map[string][3]string{}
 			parts = append(parts, seen)
 			var key []byte
-			return func(r ledger.Row) error {
-				switch string(r.Bytes(3)) {
+			return func(li *ledger.LineItem) error {
+				switch li.ChargeCategory {
 				case ledger.CategoryCredit, ledger.CategoryTax, ledger.CategoryAdjustment:
 					return nil
 				}
-				if cost := r.Bytes(4); len(cost) > 0 && cost[0] == '-' {
-					if d, err := ledger.ParseStoredAmount(cost); err != nil {
-						return err
-					} else if d.IsNegative() {
-						return nil
-					}
+				if li.BilledCost.IsNegative() {
+					return nil
 				}
-				key = laterKey(key[:0], r.Bytes(0), r.Bytes(1), r.Bytes(2))
+				key = laterKey(key[:0], li.Provider, li.ResourceID, li.BillingAccountID)
 				if _, ok := seen[string(key)]; !ok {
-					seen[string(key)] = [3]string{r.Text(0), r.Text(1), r.Text(2)}
+					seen[string(key)] = [3]string{li.Provider, li.ResourceID, li.BillingAccountID}
 				}
 				return nil
 			}
@@ -143,8 +138,8 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 
 // laterKey appends to b the key of a refused row's provider, resource and
 // account in loadContext's sets: each text after its length.
-func laterKey(b, provider, resource, account []byte) []byte {
-	for _, t := range [...][]byte{provider, resource, account} {
+func laterKey(b []byte, provider, resource, account string) []byte {
+	for _, t := range [...]string{provider, resource, account} {
 		b = binary.AppendUvarint(b, uint64(len(t)))
 		b = append(b, t...)
 	}
