@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 )
 
 // ACSRPCSignature signs an Alibaba Cloud RPC-style request with signature
@@ -18,6 +19,21 @@ func ACSRPCSignature(method string, params url.Values, secret string) string {
 	m := hmac.New(sha1.New, []byte(secret+"&"))
 	m.Write([]byte(ACSRPCStringToSign(method, params)))
 	return base64.StdEncoding.EncodeToString(m.Sum(nil))
+}
+
+// acsRPCParams are the common parameters of an RPC-style request to
+// action of API version, unsigned, with a fresh nonce.
+func acsRPCParams(action, version, keyID string, now time.Time) url.Values {
+	q := url.Values{}
+	q.Set("Action", action)
+	q.Set("Version", version)
+	q.Set("Format", "JSON")
+	q.Set("AccessKeyId", keyID)
+	q.Set("SignatureMethod", "HMAC-SHA1")
+	q.Set("SignatureVersion", "1.0")
+	q.Set("SignatureNonce", nonce())
+	q.Set("Timestamp", now.UTC().Format("2006-01-02T15:04:05Z"))
+	return q
 }
 
 // ACSRPCStringToSign is the string that ACSRPCSignature signs.

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 )
@@ -53,15 +52,7 @@ func aliyunPull(ctx context.Context, o *Options, acct Account, month string) ([]
 		var data record
 		err := o.do(ctx, attempt{
 			build: func(ctx context.Context) (*http.Request, error) {
-				q := url.Values{}
-				q.Set("Action", aliyunAPI.api)
-				q.Set("Version", aliyunVersion)
-				q.Set("Format", "JSON")
-				q.Set("AccessKeyId", acct.KeyID)
-				q.Set("SignatureMethod", "HMAC-SHA1")
-				q.Set("SignatureVersion", "1.0")
-				q.Set("SignatureNonce", nonce())
-				q.Set("Timestamp", o.Now().UTC().Format("2006-01-02T15:04:05Z"))
+				q := acsRPCParams(aliyunAPI.api, aliyunVersion, acct.KeyID, o.Now())
 				q.Set("BillingCycle", month)
 				q.Set("IsBillingItem", "true")
 				q.Set("MaxResults", strconv.Itoa(aliyunMaxResults))

@@ -3,7 +3,6 @@ package fetch
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/shopspring/decimal"
@@ -51,15 +50,7 @@ func ecsList(ctx context.Context, o *Options, acct Account, region string) ([]In
 		var top record
 		err := o.do(ctx, attempt{
 			build: func(ctx context.Context) (*http.Request, error) {
-				q := url.Values{}
-				q.Set("Action", ecsAPI.api)
-				q.Set("Version", ecsVersion)
-				q.Set("Format", "JSON")
-				q.Set("AccessKeyId", acct.KeyID)
-				q.Set("SignatureMethod", "HMAC-SHA1")
-				q.Set("SignatureVersion", "1.0")
-				q.Set("SignatureNonce", nonce())
-				q.Set("Timestamp", o.Now().UTC().Format("2006-01-02T15:04:05Z"))
+				q := acsRPCParams(ecsAPI.api, ecsVersion, acct.KeyID, o.Now())
 				q.Set("RegionId", region)
 				q.Set("PageNumber", strconv.Itoa(page))
 				q.Set("PageSize", strconv.Itoa(ecsPageSize))
