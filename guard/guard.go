@@ -522,7 +522,7 @@ func durEN(d time.Duration) string {
 	}
 	if s > 0 || len(parts) == 0 {
 		if d < time.Second && d > 0 {
-			return d.String()
+			return d.Round(time.Millisecond).String()
 		}
 		parts = append(parts, fmt.Sprintf("%d s", s))
 	}
@@ -540,7 +540,7 @@ func durZH(d time.Duration) string {
 	}
 	if s > 0 || out == "" {
 		if d < time.Second && d > 0 {
-			return d.String()
+			return d.Round(time.Millisecond).String()
 		}
 		out += fmt.Sprintf("%d 秒", s)
 	}

@@ -54,7 +54,7 @@ Alerts sent are also printed (stdout): without a notifier, that is the notificat
 mails it). --dry-run prints what would be sent and records nothing.
 
 轮询云厂商实例接口，按 forgotten_instance 的参数实时提醒：超时运行（夜间感知）与关机即将被释放。
-每条提醒只发一次，升级时再发；夜间的升级留到夜间结束时发送。gpubill guard（在实例上运行）尚未实现。`,
+每条提醒只发一次，升级时再发；夜间的升级留到夜间结束时发送。在实例上运行的守护见 gpubill guard。`,
 		Example: `  gpubill watch --once --dry-run
   gpubill watch --interval 5m --exec 'jq -r .message_zh | mail -s gpubill me@example.com'
   gpubill watch aliyun --region cn-beijing --once --fail-on high`,
