@@ -16,6 +16,17 @@ import (
 const (
 	KindRunning = "running_too_long" // an on-demand instance running past forgotten_instance.limit
 	KindRelease = "release_soon"     // a stopped instance the platform will release within the warning time
+	// From the ledger (bill lines, money flow, the config's budgets):
+	KindIdleStorage = "idle_storage" // storage or images still billing for an instance gone or stopped N days
+	KindLowBalance  = "low_balance"  // a balance below the threshold, or fewer than N days of runway
+	KindBudget      = "budget"       // a [[budget]] crossed 50, 80 or 100%
+)
+
+// instanceKinds are judged from the instance APIs, per polled account;
+// ledgerKinds from the ledger, once per poll.
+var (
+	instanceKinds = []string{KindRunning, KindRelease}
+	ledgerKinds   = []string{KindIdleStorage, KindLowBalance, KindBudget}
 )
 
 // Events of an alert.
@@ -52,8 +63,22 @@ type Alert struct {
 	AmountSoFar string `json:"amount_so_far"`
 	// Projection24h is what another 24 hours add at PricePerHour.
 	Projection24h string `json:"projection_24h,omitempty"`
-	Currency      string `json:"currency"`
-	PricePerHour  string `json:"price_per_hour,omitempty"`
+	// Projection is the money at stake projected to ProjectionAt: for
+	// idle_storage 30 more days at its rate, for budget the month's spend
+	// at its end, for low_balance the balance at the month's end.
+	Projection   string     `json:"projection,omitempty"`
+	ProjectionAt *time.Time `json:"projection_at,omitempty"`
+	// Limit is the budget (budget) or --balance-below (low_balance);
+	// Balance the balance now, as estimated (low_balance), and RunsOutAt
+	// when it reaches zero at the month's burn rate.
+	Limit     string     `json:"limit,omitempty"`
+	Balance   string     `json:"balance,omitempty"`
+	RunsOutAt *time.Time `json:"runs_out_at,omitempty"`
+	// Budget names the [[budget]] (budget), Percent the share spent.
+	Budget       string `json:"budget,omitempty"`
+	Percent      string `json:"percent,omitempty"`
+	Currency     string `json:"currency"`
+	PricePerHour string `json:"price_per_hour,omitempty"`
 	// PriceSource is api, catalog (billing/prices.json or the config's
 	// [[price]]) or unknown.
 	PriceSource string     `json:"price_source"`
@@ -91,6 +116,14 @@ type Judge struct {
 	// reported (default 3 days).
 	ReleaseWarn time.Duration
 	Lang        string
+	// The ledger's alerts (ledger.go): storage or images billing for an
+	// instance idle this many days (0 = off); a balance below BalanceBelow
+	// (Valid false = off) or with fewer than RunwayDays of runway (0 =
+	// off); the [[budget]] tables.
+	IdleStorageDays int
+	BalanceBelow    decimal.NullDecimal
+	RunwayDays      int
+	Budgets         []Budget
 }
 
 // alerts judges one observed instance at now.

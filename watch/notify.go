@@ -34,7 +34,7 @@ type Notifier interface {
 func send(ctx context.Context, ns []Notifier, a Alert, lang string) (delivered int, errs []error) {
 	for _, n := range ns {
 		if err := n.Send(ctx, a, lang); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %s: %w", n.Name(), a.InstanceID, err))
+			errs = append(errs, fmt.Errorf("%s: %s: %w", n.Name(), a.Subject(), err))
 			continue
 		}
 		delivered++
@@ -110,9 +110,23 @@ func (r *Robot) Name() string { return r.Kind + " " + r.Label }
 // title is the alert's first line, for the robots' markdown titles.
 func title(a Alert, lang string) string {
 	if lang == "zh" {
-		return "gpubill 提醒：" + a.InstanceID
+		return "gpubill 提醒：" + a.Subject()
 	}
-	return "gpubill alert: " + a.InstanceID
+	return "gpubill alert: " + a.Subject()
+}
+
+// Subject is what the alert is about: the instance, else the budget, else
+// the provider account.
+func (a Alert) Subject() string {
+	switch {
+	case a.InstanceID != "":
+		return a.InstanceID
+	case a.Budget != "":
+		return a.Budget
+	case a.Account != "":
+		return a.Provider + " " + a.Account
+	}
+	return a.Provider
 }
 
 // Payload is the request the robot documents, and the URL to post it to.

@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
@@ -51,22 +52,46 @@ func loadSeen(ctx context.Context, tx *sql.Tx, k acctKey) (map[string]seen, time
 	return out, last, rows.Err()
 }
 
-func loadOpen(ctx context.Context, tx *sql.Tx, k acctKey) (map[string]sent, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT alert_key, instance_id, step, severity FROM watch_alerts
-		WHERE provider = ? AND account = ? AND cleared_at IS NULL`, k.provider, k.account)
+// loadOpen reads the open alerts of one account, of the given kinds.
+func loadOpen(ctx context.Context, tx *sql.Tx, k acctKey, kinds []string) (map[string]sent, error) {
+	return queryOpen(ctx, tx, `provider = ? AND account = ? AND `+kindIn(kinds), append([]any{k.provider, k.account}, anys(kinds)...)...)
+}
+
+// loadOpenKinds reads the open alerts of the given kinds, of every account.
+func loadOpenKinds(ctx context.Context, tx *sql.Tx, kinds []string) (map[string]sent, error) {
+	return queryOpen(ctx, tx, kindIn(kinds), anys(kinds)...)
+}
+
+func queryOpen(ctx context.Context, tx *sql.Tx, where string, args ...any) (map[string]sent, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT alert_key, provider, account, instance_id, step, severity FROM watch_alerts
+		WHERE cleared_at IS NULL AND `+where, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	out := map[string]sent{}
 	for rows.Next() {
-		s := sent{provider: k.provider, account: k.account}
-		if err := rows.Scan(&s.key, &s.instance, &s.step, &s.severity); err != nil {
+		var s sent
+		if err := rows.Scan(&s.key, &s.provider, &s.account, &s.instance, &s.step, &s.severity); err != nil {
 			return nil, err
 		}
 		out[s.key] = s
 	}
 	return out, rows.Err()
+}
+
+// kindIn is "kind IN (?, …)" for n kinds: placeholders only, the kinds
+// go as arguments.
+func kindIn(kinds []string) string {
+	return "kind IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(kinds)), ", ") + ")"
+}
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 // saveSeen replaces the account's instances with this poll's.

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sort"
@@ -33,6 +34,9 @@ type Source struct {
 // Outcome is what a poll did.
 type Outcome struct {
 	Sources []Source
+	// LedgerSources are the ledger's data the ledger alerts were judged
+	// on, each with its delay.
+	LedgerSources []LedgerSource
 	// Sent are the alerts sent (or, in a dry run, that would be);
 	// Held the escalations kept for the night's end; Open every alert in
 	// force now, sent or not; Cleared the keys of alerts whose condition
@@ -74,6 +78,13 @@ func Run(ctx context.Context, db *ledger.DB, req Request) (Outcome, error) {
 		ok = append(ok, listed{acctKey{acct.Provider, acct.Name}, ins})
 	}
 	t := now()
+	// Judged before the write lock: reading bills and balances needs no
+	// lock, and a second watcher waits less.
+	ledgerAlerts, ledgerSources, err := req.Judge.ledgerAlerts(ctx, db, t)
+	if err != nil {
+		return out, err
+	}
+	out.LedgerSources = ledgerSources
 	tx, err := begin(ctx, db)
 	if err != nil {
 		return out, err
@@ -84,7 +95,7 @@ func Run(ctx context.Context, db *ledger.DB, req Request) (Outcome, error) {
 		if err != nil {
 			return out, err
 		}
-		open, err := loadOpen(ctx, tx, l.k)
+		open, err := loadOpen(ctx, tx, l.k, instanceKinds)
 		if err != nil {
 			return out, err
 		}
@@ -111,50 +122,29 @@ func Run(ctx context.Context, db *ledger.DB, req Request) (Outcome, error) {
 		for _, o := range obs {
 			for _, a := range req.Judge.alerts(o, t) {
 				current[a.Key] = true
-				out.Open = append(out.Open, a)
-				before, was := open[a.Key]
-				switch {
-				case !was:
-					a.Event = EventNew
-				case a.step <= before.step:
-					continue
-				case a.Kind == KindRunning && req.Judge.Forgotten.InNight(t):
-					out.Held = append(out.Held, a) // one message at the night's end, not one per step
-					continue
-				default:
-					a.Event = EventEscalated
-				}
-				if !req.DryRun {
-					// Recorded once any notifier took it: a broken one must
-					// not make the working ones repeat it every poll. When
-					// none took it, the next poll tries again.
-					delivered, errs := send(ctx, req.Notifiers, a, req.Judge.Lang)
-					out.SendErrors = append(out.SendErrors, errs...)
-					if len(errs) > 0 && delivered == 0 {
-						continue
-					}
-					if err := saveSent(ctx, tx, a); err != nil {
-						return out, err
-					}
-				}
-				out.Sent = append(out.Sent, a)
-			}
-		}
-		keys := make([]string, 0, len(open))
-		for k := range open {
-			if !current[k] {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if !req.DryRun {
-				if err := clear(ctx, tx, k, t); err != nil {
+				if err := settle(ctx, tx, req, &out, a, open); err != nil {
 					return out, err
 				}
 			}
-			out.Cleared = append(out.Cleared, k)
 		}
+		if err := clearEnded(ctx, tx, req, &out, open, current, t); err != nil {
+			return out, err
+		}
+	}
+	// The ledger's alerts: once per poll, over every provider in it.
+	open, err := loadOpenKinds(ctx, tx, ledgerKinds)
+	if err != nil {
+		return out, err
+	}
+	current := map[string]bool{}
+	for _, a := range ledgerAlerts {
+		current[a.Key] = true
+		if err := settle(ctx, tx, req, &out, a, open); err != nil {
+			return out, err
+		}
+	}
+	if err := clearEnded(ctx, tx, req, &out, open, current, t); err != nil {
+		return out, err
 	}
 	if req.DryRun {
 		return out, nil
@@ -187,4 +177,59 @@ func observe(in fetch.Instance, prev map[string]seen, lastPoll, now time.Time) O
 		o.Since, o.SinceKnown, o.SinceSource = now, false, "poll"
 	}
 	return o
+}
+
+// settle decides what to do with alert a of this poll against the open
+// alerts: send it when new or escalated (held at night for running
+// instances), record what was sent.
+func settle(ctx context.Context, tx *sql.Tx, req Request, out *Outcome, a Alert, open map[string]sent) error {
+	out.Open = append(out.Open, a)
+	before, was := open[a.Key]
+	switch {
+	case !was:
+		a.Event = EventNew
+	case a.step <= before.step:
+		return nil
+	case a.Kind == KindRunning && req.Judge.Forgotten.InNight(a.Now):
+		out.Held = append(out.Held, a) // one message at the night's end, not one per step
+		return nil
+	default:
+		a.Event = EventEscalated
+	}
+	if !req.DryRun {
+		// Recorded once any notifier took it: a broken one must not make
+		// the working ones repeat it every poll. When none took it, the
+		// next poll tries again.
+		delivered, errs := send(ctx, req.Notifiers, a, req.Judge.Lang)
+		out.SendErrors = append(out.SendErrors, errs...)
+		if len(errs) > 0 && delivered == 0 {
+			return nil
+		}
+		if err := saveSent(ctx, tx, a); err != nil {
+			return err
+		}
+	}
+	out.Sent = append(out.Sent, a)
+	return nil
+}
+
+// clearEnded clears the open alerts whose condition this poll no longer
+// finds.
+func clearEnded(ctx context.Context, tx *sql.Tx, req Request, out *Outcome, open map[string]sent, current map[string]bool, t time.Time) error {
+	keys := make([]string, 0, len(open))
+	for k := range open {
+		if !current[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !req.DryRun {
+			if err := clear(ctx, tx, k, t); err != nil {
+				return err
+			}
+		}
+		out.Cleared = append(out.Cleared, k)
+	}
+	return nil
 }

@@ -269,7 +269,7 @@ func (a *app) writeWatch(out watch.Outcome, dry bool) (failed bool, err error) {
 			if a.lang == "zh" {
 				v = verb[0]
 			}
-			if _, err = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", v, al.Event, al.Severity, al.Kind, al.InstanceID, al.Message(a.lang)); err != nil {
+			if _, err = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", v, al.Event, al.Severity, al.Kind, al.Subject(), al.Message(a.lang)); err != nil {
 				break
 			}
 		}
