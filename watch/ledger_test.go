@@ -189,7 +189,9 @@ func TestLowBalanceAlertsOnRunwayAndClearsOnTopUp(t *testing.T) {
 // with the month.
 func TestBudgetAlertsAt50And80And100(t *testing.T) {
 	r := newRig(t, at(5, 9, 0), nil, nil)
-	judge := func(j *Judge) { j.Budgets = []Budget{{Name: "lab", Project: "lab", Amount: decimal.NewFromInt(1000), Currency: "CNY"}} }
+	judge := func(j *Judge) {
+		j.Budgets = []Budget{{Name: "lab", Project: "lab", Amount: decimal.NewFromInt(1000), Currency: "CNY"}}
+	}
 	line := func(day int, cost string) string {
 		return fmt.Sprintf("aliyun,acct,lab,i-lab%d,,,compute,on_demand,,,2026-11-%02d 00:00:00,2026-11-%02d 00:00:00,,,24,hour,,%s,%s,0,%s,,CNY", day, day, day+1, cost, cost, cost)
 	}
