@@ -63,6 +63,9 @@ type configFile struct {
 	// Notify holds the [[notify]] tables of gpubill watch (group robot
 	// webhooks), read by package watch and ignored here.
 	Notify []map[string]any `toml:"notify"`
+	// Budget holds the [[budget]] tables of gpubill watch, read by
+	// package watch and ignored here.
+	Budget []map[string]any `toml:"budget"`
 }
 
 // policyKeys are the fields of a [[policy]] entry: those of policies.json.

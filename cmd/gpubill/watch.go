@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
 	"github.com/gpubill/gpubill/fetch"
@@ -23,14 +24,18 @@ type watchOptions struct {
 	releaseWarn               time.Duration
 	failOn, exec, now         string
 	set                       []string
+	idleStorageDays           int
+	runwayDays                int
+	balanceBelow              string
 }
 
 func (a *app) watchCommand() *cobra.Command {
 	var o watchOptions
 	cmd := &cobra.Command{
 		Use:   "watch [PROVIDER…]",
-		Short: "Alert on forgotten and soon-released instances, live (腾讯云, 阿里云, 火山引擎) / 实时提醒忘关机与即将释放的实例",
-		Long: `Poll the clouds' instance APIs and alert, within minutes instead of a month later:
+		Short: "Alert on forgotten instances, idle storage, low balances and budgets, the same day / 当天提醒忘关机、闲置存储、余额与预算",
+		Long: `Poll the clouds' instance APIs and the ledger, and alert within minutes instead of a month later.
+From the instance APIs:
 
   running_too_long  an on-demand instance running past forgotten_instance.limit (default 8 h),
                     with the same night window and severity thresholds as the audit rule; the
@@ -38,6 +43,19 @@ func (a *app) watchCommand() *cobra.Command {
                     reference catalog's price (the instance APIs give none; marked as such)
   release_soon      a stopped instance within --release-warn of the day the platform releases
                     it (release_days of the policies, or the config's [[policy]]), with the date
+
+From the ledger (the bill lines fetched or imported so far, the money flow; for every platform,
+the GPU platforms without an instance API too; each alert states how old its data is):
+
+  idle_storage      storage, images or snapshots still billing for an instance that ran no
+                    compute for --idle-storage-days (stopped, or gone while its disk stayed): the
+                    money since, and 30 more days at that rate
+  low_balance       a balance (reconcile's, less the bill lines charged since the money flow's
+                    last row) below --balance-below, or lasting fewer than --runway-days at this
+                    month's burn rate: when it runs out, the balance at the month's end
+  budget            a [[budget]] of the config (project, provider and/or account, amount per
+                    month, currency) crossed 50, 80 and 100% this month: the spend so far and at
+                    the month's end
 
   tencentcloud  CVM DescribeInstances  (live; no start time in the API: the first poll that saw it running counts)
   aliyun        ECS DescribeInstances  (live; the API's StartTime)
@@ -53,8 +71,9 @@ secret = the password, from, to); the file must then be mode 0600.
 Alerts sent are also printed (stdout): without a notifier, that is the notification (cron
 mails it). --dry-run prints what would be sent and records nothing.
 
-轮询云厂商实例接口，按 forgotten_instance 的参数实时提醒：超时运行（夜间感知）与关机即将被释放。
-每条提醒只发一次，升级时再发；夜间的升级留到夜间结束时发送。在实例上运行的守护见 gpubill guard。`,
+轮询云厂商实例接口，按 forgotten_instance 的参数实时提醒：超时运行（夜间感知）与关机即将被释放；
+并根据账本中已有的账单与收支明细提醒：关机或释放后仍在计费的存储与镜像、余额不足或可用天数不足、
+预算越过 50/80/100%。没有可轮询的账号时只检查账本。每条提醒只发一次，升级时再发；夜间的升级留到夜间结束时发送。在实例上运行的守护见 gpubill guard。`,
 		Example: `  gpubill watch --once --dry-run
   gpubill watch --interval 5m --exec 'jq -r .message_zh | mail -s gpubill me@example.com'
   gpubill watch aliyun --region cn-beijing --once --fail-on high`,
@@ -70,6 +89,9 @@ mails it). --dry-run prints what would be sent and records nothing.
 	f.StringVar(&o.failOn, "fail-on", "", "with --once: exit 3 when an alert at or above this severity is open (info|low|medium|high)")
 	f.StringVar(&o.exec, "exec", "", "run CMD (sh -c) for each alert sent, the alert as JSON on its stdin")
 	f.DurationVar(&o.releaseWarn, "release-warn", 72*time.Hour, "warn this long before a stopped instance is released")
+	f.IntVar(&o.idleStorageDays, "idle-storage-days", 3, "alert on storage and images billing for an instance idle this many days (0: off)")
+	f.StringVar(&o.balanceBelow, "balance-below", "", "alert when a platform balance is below AMOUNT (in its currency)")
+	f.IntVar(&o.runwayDays, "runway-days", 3, "alert when a balance lasts fewer than N days at this month's burn rate (0: off)")
 	f.StringArrayVar(&o.set, "set", nil, "override a rule parameter, e.g. forgotten_instance.limit=6h (repeatable)")
 	f.DurationVar(&o.timeout, "timeout", 30*time.Second, "time limit of one API request")
 	f.StringVar(&o.now, "now", "", "judge as if it were this RFC 3339 time (tests and replays)")
@@ -80,7 +102,7 @@ mails it). --dry-run prints what would be sent and records nothing.
 // watchAccounts are the accounts to poll: those of the named providers
 // (as fetch resolves one), else every instance-capable account of the
 // config and of the environment.
-func (a *app) watchAccounts(o watchOptions, args []string) ([]fetch.Account, error) {
+func (a *app) watchAccounts(o watchOptions, args []string, ledgerOnly bool) ([]fetch.Account, error) {
 	fo := fetchOptions{account: o.account, endpoint: o.endpoint}
 	var out []fetch.Account
 	if len(args) > 0 {
@@ -116,8 +138,11 @@ func (a *app) watchAccounts(o watchOptions, args []string) ([]fetch.Account, err
 		}
 	}
 	if len(out) == 0 {
-		return nil, a.fetchUsage("没有可轮询的账号：请设置 TENCENTCLOUD_SECRET_ID/KEY、ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET 或 VOLCENGINE_ACCESS_KEY/SECRET_KEY，或在配置文件中添加 [[account]]",
-			"no account to poll: set TENCENTCLOUD_SECRET_ID/KEY, ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET or VOLCENGINE_ACCESS_KEY/SECRET_KEY, or add an [[account]] to the config file")
+		if o.account != "" || !ledgerOnly {
+			return nil, a.fetchUsage("没有可轮询的账号：请设置 TENCENTCLOUD_SECRET_ID/KEY、ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET 或 VOLCENGINE_ACCESS_KEY/SECRET_KEY，或在配置文件中添加 [[account]]",
+				"no account to poll: set TENCENTCLOUD_SECRET_ID/KEY, ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET or VOLCENGINE_ACCESS_KEY/SECRET_KEY, or add an [[account]] to the config file")
+		}
+		a.say("没有可轮询实例接口的账号：只检查账本（账单、收支明细与预算）", "no account to poll an instance API of: judging the ledger only (bills, money flow, budgets)")
 	}
 	if o.endpoint != "" {
 		for i := range out {
@@ -142,7 +167,26 @@ func (a *app) runWatch(ctx context.Context, o watchOptions, args []string) error
 		}
 		fixed = t
 	}
-	accts, err := a.watchAccounts(o, args)
+	if o.idleStorageDays < 0 || o.runwayDays < 0 {
+		return a.fetchUsage("--idle-storage-days 与 --runway-days 不能为负", "--idle-storage-days and --runway-days cannot be negative")
+	}
+	var below decimal.NullDecimal
+	if o.balanceBelow != "" {
+		d, err := decimal.NewFromString(o.balanceBelow)
+		if err != nil || d.IsNegative() {
+			return a.fetchUsage("--balance-below %q 不是金额", "--balance-below %q: want an amount", o.balanceBelow)
+		}
+		below = decimal.NullDecimal{Decimal: d, Valid: true}
+	}
+	var budgets []watch.Budget
+	if p := a.configPath(); p != "" {
+		var err error
+		if budgets, err = watch.LoadBudgets(p); err != nil {
+			return err
+		}
+	}
+	ledgerOnly := o.idleStorageDays > 0 || below.Valid || o.runwayDays > 0 || len(budgets) > 0
+	accts, err := a.watchAccounts(o, args, ledgerOnly)
 	if err != nil {
 		return err
 	}
@@ -177,7 +221,8 @@ func (a *app) runWatch(ctx context.Context, o watchOptions, args []string) error
 	// Without a notifier the printed alerts are the notification (cron
 	// mails them): they are recorded all the same, so a re-run is quiet.
 	req := watch.Request{Accounts: accts, Region: o.region, Notifiers: ns, DryRun: o.dryRun,
-		Judge:   watch.Judge{Forgotten: fp, Config: cfg, ReleaseWarn: o.releaseWarn, Lang: lang},
+		Judge: watch.Judge{Forgotten: fp, Config: cfg, ReleaseWarn: o.releaseWarn, Lang: lang,
+			IdleStorageDays: o.idleStorageDays, BalanceBelow: below, RunwayDays: o.runwayDays, Budgets: budgets},
 		Options: fetch.Options{Timeout: o.timeout}}
 	if !fixed.IsZero() {
 		req.Now = func() time.Time { return fixed }
@@ -246,6 +291,11 @@ func (a *app) writeWatch(out watch.Outcome, dry bool) (failed bool, err error) {
 		}
 		srcs = append(srcs, r)
 	}
+	for _, s := range out.LedgerSources {
+		if a.format != "json" {
+			a.say("%s：%s", "%s: %s", ledger.ProviderName(s.Provider, a.lang), s.Delay)
+		}
+	}
 	var sendErrs []string
 	for _, e := range out.SendErrors {
 		failed = true
@@ -260,7 +310,7 @@ func (a *app) writeWatch(out watch.Outcome, dry bool) (failed bool, err error) {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		err = enc.Encode(map[string]any{"dry_run": dry, "sources": srcs, "sent": nonNil(out.Sent), "held": nonNil(out.Held),
+		err = enc.Encode(map[string]any{"dry_run": dry, "sources": srcs, "ledger_sources": nonNilL(out.LedgerSources), "sent": nonNil(out.Sent), "held": nonNil(out.Held),
 			"open": nonNil(out.Open), "cleared": nonNilS(out.Cleared), "send_errors": nonNilS(sendErrs)})
 	} else {
 		verb := map[bool][2]string{false: {"已发送", "sent"}, true: {"将发送", "would send"}}[dry]
@@ -290,6 +340,13 @@ func nonNil(a []watch.Alert) []watch.Alert {
 func nonNilS(a []string) []string {
 	if a == nil {
 		return []string{}
+	}
+	return a
+}
+
+func nonNilL(a []watch.LedgerSource) []watch.LedgerSource {
+	if a == nil {
+		return []watch.LedgerSource{}
 	}
 	return a
 }
