@@ -68,11 +68,7 @@ type duplicateSet struct {
 }
 
 func (r duplicateCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
-	minAmount, err := in.amountParam("min_amount")
-	if err != nil {
-		return nil, err
-	}
-	th, err := in.thresholds()
+	minAmount, th, err := in.amountLimits()
 	if err != nil {
 		return nil, err
 	}

@@ -179,11 +179,7 @@ func (r priceDeviation) Run(ctx context.Context, in *Input) ([]ledger.Finding, e
 	if err != nil {
 		return nil, fmt.Errorf("rule parameter %s.include_spot: %q is not true or false", priceDeviationID, in.Param("include_spot"))
 	}
-	minAmount, err := in.amountParam("min_amount")
-	if err != nil {
-		return nil, err
-	}
-	th, err := in.thresholds()
+	minAmount, th, err := in.amountLimits()
 	if err != nil {
 		return nil, err
 	}
