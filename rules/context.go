@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,38 @@ import (
 // Measured on a 1M-row ledger of four months, an audit of a month used to
 // spend more on the next month's compute than on its own items (2026-09:
 // 0.67 s for its own, 1.47 s for October's compute).
+
+// baseColumns are the columns of line_items that the engine and the shared
+// building blocks read of every item: the order of the items, sessions,
+// spans and coverage (package billing, coverage.go), evidence and
+// fingerprints, the context's edge and user rules' evidence. A rule lists
+// what it reads beyond them in its Info.Columns.
+var baseColumns = []string{"id", "provider", "billing_account_id", "billing_period", "charge_period_start",
+	"charge_period_end", "charge_category", "kind", "pricing_model", "resource_id", "parent_resource_id",
+	"consumed_quantity", "consumed_unit", "pricing_quantity", "pricing_unit", "billed_cost", "currency",
+	"usage_start", "usage_end", "import_id", "source_row", "row_key"}
+
+// allColumns loads every column but raw, whatever the rules list: tests
+// compare the two.
+var allColumns = false
+
+// loadColumns is baseColumns and the columns the enabled rules list.
+func loadColumns(cfg Config) []string {
+	if allColumns {
+		return nil
+	}
+	cols := slices.Clone(baseColumns)
+	for _, r := range registry {
+		if cfg.enabled(r.ID()) {
+			for _, c := range r.Info().Columns {
+				if !slices.Contains(cols, c) {
+					cols = append(cols, c)
+				}
+			}
+		}
+	}
+	return cols
+}
 
 // nextMonthWindow is how far past the month's last charge or usage end the
 // next month's compute is loaded as items: more than any gap that still
@@ -78,7 +111,7 @@ func noteEnds(latest *atomic.Int64) func(*ledger.LineItem) {
 func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 	prev, next := in.MonthStart.AddDate(0, -1, 0).Format("2006-01"), in.MonthEnd.Format("2006-01")
 	compute := []string{ledger.KindCompute}
-	items, err := db.LoadLineItems(ctx, ledger.Filter{Month: prev, Kinds: compute})
+	items, err := db.LoadColumns(ctx, ledger.Filter{Month: prev, Kinds: compute}, in.columns)
 	if err != nil {
 		return fmt.Errorf("rules: load context %s: %w", prev, err)
 	}
@@ -117,7 +150,7 @@ func loadContext(ctx context.Context, db *ledger.DB, in *Input) error {
 			return fmt.Errorf("rules: load context %s: %w", next, err)
 		}
 	}
-	items, err = db.LoadLineItems(ctx, f)
+	items, err = db.LoadColumns(ctx, f, in.columns)
 	if err != nil {
 		return fmt.Errorf("rules: load context %s: %w", next, err)
 	}

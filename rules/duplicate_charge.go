@@ -49,6 +49,7 @@ func (duplicateCharge) Info() Info {
 		TitleEN:       "Duplicate charge",
 		DescriptionZH: "同一平台、同一资源、同一费用类型、同一计费时段、同一金额的两条或多条记录（不论是不同的账单行号，还是同一文件中的相同行；重复导入不会产生重复记录）。风险金额 = 除一条以外的全部金额。",
 		DescriptionEN: "Two or more line items with the same provider, resource, kind, charge period and amount, whether under different vendor line ids or identical rows of one file (a re-import adds nothing, so what is in the ledger twice was charged twice). Money at risk = all of them but one.",
+		Columns:       []string{"service_name", "resource_type", "sku"},
 		Params: append([]Param{
 			{Name: "min_amount", Type: ParamAmount, Default: "0.01",
 				HelpZH: "多计金额低于此值不报告", HelpEN: "findings below this amount at risk are not reported"},
@@ -67,11 +68,7 @@ type duplicateSet struct {
 }
 
 func (r duplicateCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
-	minAmount, err := in.amountParam("min_amount")
-	if err != nil {
-		return nil, err
-	}
-	th, err := in.thresholds()
+	minAmount, th, err := in.amountLimits()
 	if err != nil {
 		return nil, err
 	}

@@ -76,11 +76,7 @@ func (r egress) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	minAmount, err := in.amountParam("min_amount")
-	if err != nil {
-		return nil, err
-	}
-	th, err := in.thresholds()
+	minAmount, th, err := in.amountLimits()
 	if err != nil {
 		return nil, err
 	}

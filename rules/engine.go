@@ -40,6 +40,10 @@ type Info struct {
 	DescriptionZH string
 	DescriptionEN string
 	Params        []Param
+	// Columns are the line_items columns the rule reads beyond
+	// baseColumns (context.go): a rule that reads Region lists "region".
+	// The audit loads only the columns some enabled rule reads.
+	Columns []string
 }
 
 // Param is one configurable threshold of a rule, set as "rule_id.name=value".
@@ -347,7 +351,9 @@ type Input struct {
 	// the rule takes them from cfg (by resource only).
 	exempt []Exemption
 	shared *caches
-	later  laterCompute // who ran compute in the next month past Context (context.go)
+	// columns are the columns loaded (loadColumns; nil: all but raw).
+	columns []string
+	later   laterCompute // who ran compute in the next month past Context (context.go)
 	// latestEnd is the latest end of Items in Unix seconds, as the load
 	// noted it (nextMonthEdge).
 	latestEnd *atomic.Int64
@@ -515,7 +521,8 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	}
 	in := &Input{Month: month, MonthStart: start, MonthEnd: end, TZ: loc, cfg: cfg, shared: &caches{}}
 	in.latestEnd = new(atomic.Int64)
-	if in.Items, err = db.LoadLineItems(ctx, ledger.Filter{Month: month}); err != nil {
+	in.columns = loadColumns(cfg)
+	if in.Items, err = db.LoadColumns(ctx, ledger.Filter{Month: month}, in.columns); err != nil {
 		return nil, fmt.Errorf("rules: load %s: %w", month, err)
 	}
 	note := noteEnds(in.latestEnd)

@@ -42,6 +42,17 @@ func (in *Input) thresholds() (thresholds, error) {
 	return t, nil
 }
 
+// amountLimits is the running rule's min_amount (findings below it are
+// not reported) and its severity thresholds.
+func (in *Input) amountLimits() (decimal.Decimal, thresholds, error) {
+	minAmount, err := in.amountParam("min_amount")
+	if err != nil {
+		return minAmount, thresholds{}, err
+	}
+	th, err := in.thresholds()
+	return minAmount, th, err
+}
+
 func (t thresholds) severity(amount decimal.Decimal) string {
 	switch {
 	case amount.Cmp(t.high) >= 0:

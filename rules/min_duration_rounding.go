@@ -45,6 +45,7 @@ func (minDurationRounding) Info() Info {
 		TitleEN:       "Minimum-duration rounding",
 		DescriptionZH: "计费时长多于实际使用时长（如 12 分钟的任务按 1 小时计费）。风险金额 = (计费时长 − 实际时长) × 单价。账单没有实际时间时，只按平台规则判断单独一次、恰为最低计费时长的计费，记为 info、金额未知。",
 		DescriptionEN: "Billed time above actual use (a 12-minute job billed one hour). Money at risk = (billed − actual) × unit price. Where the bill has no actual times, only a lone charge of exactly the platform's minimum billed duration is reported, as info with the amount unknown.",
+		Columns:       []string{"list_unit_price"},
 		Params: append([]Param{
 			{Name: "min_amount", Type: ParamAmount, Default: "0.01",
 				HelpZH: "多计金额低于此值不报告（避免不足一分钱的噪声）", HelpEN: "findings below this amount at risk are not reported (sub-cent noise)"},
@@ -71,11 +72,7 @@ type roundingKey struct {
 }
 
 func (r minDurationRounding) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
-	minAmount, err := in.amountParam("min_amount")
-	if err != nil {
-		return nil, err
-	}
-	th, err := in.thresholds()
+	minAmount, th, err := in.amountLimits()
 	if err != nil {
 		return nil, err
 	}

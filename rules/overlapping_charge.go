@@ -54,6 +54,7 @@ func (overlappingCharge) Info() Info {
 		TitleEN:       "Overlapping charges",
 		DescriptionZH: "同一平台、同一资源、同一费用类型的记录计费时段相互重叠（但不完全相同，完全相同的归重复计费）。风险金额 = 重叠部分按计费单价（应付金额 ÷ 时段长度 × 重叠时长）计算的金额；相互重叠的一串记录为一条发现。首尾相接不算重叠。",
 		DescriptionEN: "Line items of the same provider, resource and kind whose periods overlap without being identical (identical ones are duplicate charges). Money at risk = the overlapping part at the billed rate (billed cost ÷ period length × overlap); a chain of overlapping items is one finding. Touching periods do not overlap.",
+		Columns:       []string{"service_name", "resource_type", "sku"},
 		Params: append([]Param{
 			{Name: "min_overlap", Type: ParamDuration, Default: "1m",
 				HelpZH: "重叠短于此时长视为时间戳取整，不算重叠", HelpEN: "overlaps shorter than this are timestamp rounding, not overlaps"},
@@ -84,11 +85,7 @@ func (r overlappingCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding
 	if err != nil {
 		return nil, err
 	}
-	minAmount, err := in.amountParam("min_amount")
-	if err != nil {
-		return nil, err
-	}
-	th, err := in.thresholds()
+	minAmount, th, err := in.amountLimits()
 	if err != nil {
 		return nil, err
 	}

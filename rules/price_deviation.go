@@ -63,6 +63,7 @@ func (priceDeviation) Info() Info {
 		TitleEN:       "Price above reference",
 		DescriptionZH: "计算（GPU）的单价比参考价高出阈值以上。参考价：价格目录中该平台、该 GPU 型号、该计费方式的价格；目录中没有时，用你此前同平台同型号同计费方式记录的价格中位数（至少 min_history 条）。包日/包周等预付费只与预付费价格比较。风险金额 = (单价 − 参考价) × 计费小时数，不超过实付金额。",
 		DescriptionEN: "Compute (GPU) billed at a unit price above the reference by more than the threshold. Reference: the price catalog's price for the platform, GPU model and pricing model; else the median of your earlier prices for it (at least min_history line items). Prepaid packages are compared only with prepaid prices. Money at risk = (unit price − reference) × billed hours, never more than was billed.",
+		Columns:       []string{"gpu_model", "gpu_count", "list_unit_price"},
 		Params: append([]Param{
 			{Name: "max_excess_pct", Type: ParamAmount, Default: "15",
 				HelpZH: "单价高于参考价超过此百分比才报告", HelpEN: "report a unit price more than this percentage above the reference"},
@@ -178,11 +179,7 @@ func (r priceDeviation) Run(ctx context.Context, in *Input) ([]ledger.Finding, e
 	if err != nil {
 		return nil, fmt.Errorf("rule parameter %s.include_spot: %q is not true or false", priceDeviationID, in.Param("include_spot"))
 	}
-	minAmount, err := in.amountParam("min_amount")
-	if err != nil {
-		return nil, err
-	}
-	th, err := in.thresholds()
+	minAmount, th, err := in.amountLimits()
 	if err != nil {
 		return nil, err
 	}

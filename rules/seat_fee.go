@@ -47,11 +47,7 @@ type seatFeeGroup struct {
 }
 
 func (r seatFee) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
-	minAmount, err := in.amountParam("min_amount")
-	if err != nil {
-		return nil, err
-	}
-	th, err := in.thresholds()
+	minAmount, th, err := in.amountLimits()
 	if err != nil {
 		return nil, err
 	}

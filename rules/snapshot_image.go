@@ -73,11 +73,7 @@ func (r snapshotImage) Run(ctx context.Context, in *Input) ([]ledger.Finding, er
 	if err != nil {
 		return nil, err
 	}
-	minAmount, err := in.amountParam("min_amount")
-	if err != nil {
-		return nil, err
-	}
-	th, err := in.thresholds()
+	minAmount, th, err := in.amountLimits()
 	if err != nil {
 		return nil, err
 	}

@@ -64,11 +64,7 @@ type storageGroup struct {
 }
 
 func (r stoppedStorage) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
-	minAmount, err := in.amountParam("min_amount")
-	if err != nil {
-		return nil, err
-	}
-	th, err := in.thresholds()
+	minAmount, th, err := in.amountLimits()
 	if err != nil {
 		return nil, err
 	}

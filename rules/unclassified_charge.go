@@ -35,6 +35,7 @@ func (unclassifiedCharge) Info() Info {
 		TitleEN:       "Unclassified charges",
 		DescriptionZH: "类型为“其他”（不是税费或抵扣）的计费记录，按服务名（没有时按描述）汇总并列出各条描述，确保没有费用被遗漏。风险金额 = 这些记录的应付金额。",
 		DescriptionEN: "Charges of kind other (not tax or credit), summed per service name (or description when there is none) with their distinct descriptions listed, so that nothing hides. Money at risk = their billed cost.",
+		Columns:       []string{"service_name", "description"},
 		Params: append([]Param{
 			minAmountParam,
 		}, severityParams("1", "10", "50")...),
@@ -53,11 +54,7 @@ type unclassifiedGroup struct {
 }
 
 func (r unclassifiedCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
-	minAmount, err := in.amountParam("min_amount")
-	if err != nil {
-		return nil, err
-	}
-	th, err := in.thresholds()
+	minAmount, th, err := in.amountLimits()
 	if err != nil {
 		return nil, err
 	}
