@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -136,7 +135,7 @@ func NewFindingsReport(month string, findings []ledger.Finding, billed map[int64
 		}
 		return ruleCompare(&a.Finding, &b.Finding)
 	})
-	claimed := newClaims(rep.Findings)
+	claimed := map[int64]bool{} // the line items whose money a finding counted already
 	for _, i := range prio {
 		e := &rep.Findings[i]
 		if !e.AmountAtRisk.Valid {
@@ -144,7 +143,7 @@ func NewFindingsReport(month string, findings []ledger.Finding, billed map[int64
 		}
 		overlap := false
 		for _, ev := range e.Evidence {
-			if claimed.has(ev.LineItemID) {
+			if claimed[ev.LineItemID] {
 				overlap = true
 				break
 			}
@@ -154,16 +153,16 @@ func NewFindingsReport(month string, findings []ledger.Finding, billed map[int64
 			e.Counted = e.AmountAtRisk
 			if !e.AmountAtRisk.Decimal.IsZero() {
 				for _, ev := range e.Evidence {
-					claimed.add(ev.LineItemID)
+					claimed[ev.LineItemID] = true
 				}
 			}
 		case itemised(&e.Finding, cost):
 			sum := decimal.Zero
 			for _, ev := range uniqueItems(e.Evidence) {
-				if !claimed.has(ev.LineItemID) {
+				if !claimed[ev.LineItemID] {
 					d, _ := cost(ev)
 					sum = sum.Add(d)
-					claimed.add(ev.LineItemID)
+					claimed[ev.LineItemID] = true
 				}
 			}
 			e.Counted = known(sum)
@@ -233,43 +232,6 @@ func ruleCompare(a, b *ledger.Finding) int {
 		return c
 	}
 	return strings.Compare(a.Fingerprint, b.Fingerprint)
-}
-
-// claims are the line items whose money a finding counted already: a bit
-// per id of the span of the ids the findings cite (spanBits; a million-item
-// month's ids were a map of 40 MB, 0.06 s of CPU to fill), or a map where
-// the ids are spread thinner than idSetSpread bits each.
-type claims struct {
-	bits *spanBits
-	m    map[int64]bool
-}
-
-func newClaims(fs []FindingEntry) *claims {
-	lo, hi, n := int64(math.MaxInt64), int64(math.MinInt64), 0
-	for i := range fs {
-		for _, e := range fs[i].Evidence {
-			lo, hi, n = min(lo, e.LineItemID), max(hi, e.LineItemID), n+1
-		}
-	}
-	if bits := newSpanBits(lo, hi, n); bits != nil {
-		return &claims{bits: bits}
-	}
-	return &claims{m: map[int64]bool{}}
-}
-
-func (c *claims) has(id int64) bool {
-	if c.bits == nil {
-		return c.m[id]
-	}
-	return c.bits.has(id)
-}
-
-func (c *claims) add(id int64) {
-	if c.bits == nil {
-		c.m[id] = true
-		return
-	}
-	c.bits.add(id)
 }
 
 // uniqueItems is ev without the entries of a line item cited before; ev

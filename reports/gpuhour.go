@@ -731,27 +731,6 @@ func countedMedian(quotes map[string]*ghQuote, stated bool) (decimal.Decimal, bo
 	return at(n/2-1).Add(at(n/2)).DivRound(decimal.NewFromInt(2), 8), true
 }
 
-// mainPricingModel is the pricing model with the most cost (ties: the order
-// of ledger.PricingModels, then by name).
-func mainPricingModel(costs map[string]decimal.Decimal) string {
-	var best string
-	var bestCost decimal.Decimal
-	rank := func(p string) int {
-		for i, m := range ledger.PricingModels {
-			if m == p {
-				return i
-			}
-		}
-		return len(ledger.PricingModels)
-	}
-	for p, c := range costs {
-		if best == "" || c.Cmp(bestCost) > 0 || (c.Equal(bestCost) && (rank(p) < rank(best) || rank(p) == rank(best) && p < best)) {
-			best, bestCost = p, c
-		}
-	}
-	return best
-}
-
 // SpreadExact splits amount over weights in proportion: every part but the
 // one of the largest weight (the first of equals) is rounded half away from
 // zero to 8 decimals; the largest takes the rest, so the parts add up to

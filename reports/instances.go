@@ -207,14 +207,6 @@ func (s *instanceSet) ownerOf(id int64) *instance {
 	return s.owner[i].in
 }
 
-// instanceID is the instance a line item belongs to ("" = none).
-func instOwnerID(li *ledger.LineItem) string {
-	if li.Kind != ledger.KindCompute && li.ParentResourceID != "" {
-		return li.ParentResourceID
-	}
-	return li.ResourceID
-}
-
 // positiveUsage reports a charge that shows its resource existed: a
 // positive usage or purchase charge.
 func instPositiveUsage(li *ledger.LineItem) bool {
@@ -472,7 +464,8 @@ func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*Inst
 		defer close(read)
 		if fs, fsErr = db.FindingsWithoutCosts(ctx, opts.Month); fsErr == nil {
 			fs = slices.DeleteFunc(fs, func(f ledger.Finding) bool { return f.State == "resolved" })
-			want.Store(newIDSet(evidenceIDs(fs)))
+			ids := evidenceIDs(fs)
+			want.Store(&ids)
 		}
 	}()
 	s, err := loadInstances(ctx, db, opts.Month, opts.TZ, opts.Policy, gatherAll, &want)
@@ -489,17 +482,15 @@ func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*Inst
 	return s.report(opts, fs), nil
 }
 
-// evidenceIDs is the line items the evidence of fs cites, sorted and
-// distinct.
-func evidenceIDs(fs []ledger.Finding) []int64 {
-	ids := make([]int64, 0, ledger.EvidenceCount(fs))
+// evidenceIDs is the line items the evidence of fs cites.
+func evidenceIDs(fs []ledger.Finding) map[int64]bool {
+	ids := map[int64]bool{}
 	for i := range fs {
 		for _, e := range fs[i].Evidence {
-			ids = append(ids, e.LineItemID)
+			ids[e.LineItemID] = true
 		}
 	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
+	return ids
 }
 
 // report is the instances report of the instances of s and the findings

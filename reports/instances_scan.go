@@ -32,7 +32,7 @@ var instCols = []string{"id", "provider", "kind", "resource_id", "parent_resourc
 // it holds nil). It may be set while the scan runs: the rows read before
 // are left for ledger.DB.AddEvidenceCosts to look up, so that the findings
 // that say which items are wanted can be read alongside the scan.
-type wantedCosts = atomic.Pointer[idSet]
+type wantedCosts = atomic.Pointer[map[int64]bool]
 
 // instGather is what a pass gathers of each instance.
 type instGather int
@@ -295,7 +295,7 @@ func (p *instScan) keepCost(li *ledger.LineItem) {
 	if p.costsOf == nil {
 		return
 	}
-	if want := p.costsOf.Load(); want != nil && want.has(li.ID) {
+	if want := p.costsOf.Load(); want != nil && (*want)[li.ID] {
 		p.costs[li.ID] = decimal.NullDecimal{Decimal: li.BilledCost, Valid: true}
 	}
 }
