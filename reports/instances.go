@@ -576,7 +576,7 @@ func (s *instanceSet) report(opts InstancesOptions, fs []ledger.Finding) *Instan
 			t.AtRisk = known(t.AtRisk.Decimal.Add(r.AtRisk.Decimal))
 		}
 	}
-	sort.Slice(rep.Totals, func(i, j int) bool { return rep.Totals[i].Currency < rep.Totals[j].Currency })
+	slices.SortFunc(rep.Totals, func(a, b InstanceTotal) int { return strings.Compare(a.Currency, b.Currency) })
 	return rep
 }
 

@@ -1,11 +1,13 @@
 package reports
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -304,12 +306,8 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 		p.finish(opts.Month, loc)
 		rep.Platforms = append(rep.Platforms, *p)
 	}
-	sort.Slice(rep.Platforms, func(i, j int) bool {
-		a, b := ledger.ProviderRank(rep.Platforms[i].Provider), ledger.ProviderRank(rep.Platforms[j].Provider)
-		if a != b {
-			return a < b
-		}
-		return rep.Platforms[i].Provider < rep.Platforms[j].Provider
+	slices.SortFunc(rep.Platforms, func(a, b RefundPlatform) int {
+		return cmp.Or(cmp.Compare(ledger.ProviderRank(a.Provider), ledger.ProviderRank(b.Provider)), strings.Compare(a.Provider, b.Provider))
 	})
 	return rep, nil
 }
@@ -477,12 +475,8 @@ func (p *RefundPlatform) finish(month string, loc *time.Location) {
 		}
 		return a.Fingerprint < b.Fingerprint
 	})
-	sort.Slice(p.Balances, func(i, j int) bool {
-		a, b := p.Balances[i], p.Balances[j]
-		if a.Account != b.Account {
-			return a.Account < b.Account
-		}
-		return a.Currency < b.Currency
+	slices.SortFunc(p.Balances, func(a, b RefundBalance) int {
+		return cmp.Or(strings.Compare(a.Account, b.Account), strings.Compare(a.Currency, b.Currency))
 	})
 	tidx := map[string]int{}
 	type tkey struct{ account, currency string }

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -562,6 +563,12 @@ func kindRank(kind string) int {
 		}
 	}
 	return len(ledger.Kinds)
+}
+
+// compareKinds orders kinds as ledger.Kinds lists them, unknown ones after
+// by name.
+func compareKinds(a, b string) int {
+	return cmp.Or(cmp.Compare(kindRank(a), kindRank(b)), strings.Compare(a, b))
 }
 
 // spendChanges compares this month's totals with the previous month's, per

@@ -1,9 +1,12 @@
 package reports
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
@@ -309,11 +312,8 @@ func (s *spendScan) rows() []SpendRow {
 	by := s.by
 	sort.Slice(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		if c := a.BilledCost.Cmp(b.BilledCost); c != 0 {
-			return c > 0
+		if c := cmp.Or(strings.Compare(a.Currency, b.Currency), b.BilledCost.Cmp(a.BilledCost)); c != 0 {
+			return c < 0
 		}
 		for _, d := range by {
 			if x, y := a.dim(d), b.dim(d); x != y {
@@ -346,18 +346,8 @@ func (s *spendScan) providerKinds() []SpendRow {
 		r.BilledCost = k.billed.Decimal()
 		out = append(out, r)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		if a.Provider != b.Provider {
-			return a.Provider < b.Provider
-		}
-		if ra, rb := kindRank(a.Kind), kindRank(b.Kind); ra != rb {
-			return ra < rb
-		}
-		return a.Kind < b.Kind
+	slices.SortFunc(out, func(a, b SpendRow) int {
+		return cmp.Or(strings.Compare(a.Currency, b.Currency), strings.Compare(a.Provider, b.Provider), compareKinds(a.Kind, b.Kind))
 	})
 	return out
 }
@@ -372,26 +362,12 @@ func (s *spendScan) topResources() []TopResource {
 		for k := range ra.kinds {
 			t.Kinds = append(t.Kinds, k)
 		}
-		sort.Slice(t.Kinds, func(i, j int) bool {
-			if ri, rj := kindRank(t.Kinds[i]), kindRank(t.Kinds[j]); ri != rj {
-				return ri < rj
-			}
-			return t.Kinds[i] < t.Kinds[j]
-		})
+		slices.SortFunc(t.Kinds, compareKinds)
 		all = append(all, t)
 	}
-	sort.Slice(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		if c := a.BilledCost.Cmp(b.BilledCost); c != 0 {
-			return c > 0
-		}
-		if a.Provider != b.Provider {
-			return a.Provider < b.Provider
-		}
-		return a.ResourceID < b.ResourceID
+	slices.SortFunc(all, func(a, b TopResource) int {
+		return cmp.Or(strings.Compare(a.Currency, b.Currency), b.BilledCost.Cmp(a.BilledCost),
+			strings.Compare(a.Provider, b.Provider), strings.Compare(a.ResourceID, b.ResourceID))
 	})
 	var out []TopResource
 	perCur := map[string]int{}
@@ -411,12 +387,8 @@ func (s *spendScan) daily() []DailySpend {
 		date := time.Date(int(k.date/10000), time.Month(k.date/100%100), int(k.date%100), 0, 0, 0, 0, time.UTC).Format("2006-01-02")
 		out = append(out, DailySpend{Date: date, Currency: k.currency, BilledCost: d.Decimal()})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		return a.Date < b.Date
+	slices.SortFunc(out, func(a, b DailySpend) int {
+		return cmp.Or(strings.Compare(a.Currency, b.Currency), strings.Compare(a.Date, b.Date))
 	})
 	return out
 }

@@ -1,11 +1,11 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -288,22 +288,12 @@ func whatIfOf(src WhatIfSource, opts WhatIfOptions) *WhatIfReport {
 		slices.Collect(maps.Values(release.m))) {
 		r.ActualCost, r.ScenarioCost = r.actual.Decimal(), r.scenario.Decimal()
 		r.Saving = r.ActualCost.Sub(r.ScenarioCost)
-		sort.Slice(r.LineItemIDs, func(i, j int) bool { return r.LineItemIDs[i] < r.LineItemIDs[j] })
+		slices.Sort(r.LineItemIDs)
 		rep.Rows = append(rep.Rows, r.WhatIfRow)
 	}
-	rank := map[string]int{}
-	for i, s := range WhatIfScenarios {
-		rank[s] = i
-	}
-	sort.Slice(rep.Rows, func(i, j int) bool {
-		a, b := &rep.Rows[i], &rep.Rows[j]
-		if a.Scenario != b.Scenario {
-			return rank[a.Scenario] < rank[b.Scenario]
-		}
-		if a.Provider != b.Provider {
-			return a.Provider < b.Provider
-		}
-		return a.Currency < b.Currency
+	slices.SortFunc(rep.Rows, func(a, b WhatIfRow) int {
+		return cmp.Or(cmp.Compare(slices.Index(WhatIfScenarios, a.Scenario), slices.Index(WhatIfScenarios, b.Scenario)),
+			strings.Compare(a.Provider, b.Provider), strings.Compare(a.Currency, b.Currency))
 	})
 	return rep
 }
