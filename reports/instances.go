@@ -251,10 +251,7 @@ func checkInstancesMonth(month string) error {
 // of those that did not run in the month, names them and judges them.
 func (s *instanceSet) finish(ctx context.Context, db *ledger.DB, loc *time.Location, policy billing.PolicyLookup) error {
 	slices.SortFunc(s.order, func(a, b *instance) int {
-		if c := strings.Compare(a.key.provider, b.key.provider); c != 0 {
-			return c
-		}
-		return strings.Compare(a.key.id, b.key.id)
+		return cmp.Or(strings.Compare(a.key.provider, b.key.provider), strings.Compare(a.key.id, b.key.id))
 	})
 	if err := s.lookBack(ctx, db); err != nil {
 		return err
@@ -282,7 +279,7 @@ func (s *instanceSet) finish(ctx context.Context, db *ledger.DB, loc *time.Locat
 // item of the instances for which all is true, into s.items and in.items
 // (in ledger.CompareItems order). The scan knows every id an instance
 // owns, so the items are read by id (ledger.LineItemsByID), not by walking
-// the month again: a refunds report of a 297,600-item month wanted none.
+// the month again.
 func (s *instanceSet) collect(ctx context.Context, db *ledger.DB, ids map[int64]bool, all func(*instance) bool) error {
 	items, err := db.LineItemsByID(ctx, s.month, s.wanted(ids, all))
 	if err != nil {
@@ -545,16 +542,8 @@ func (s *instanceSet) report(opts InstancesOptions, fs []ledger.Finding) *Instan
 		} else if pa && !a.DeleteAt.Equal(b.DeleteAt) {
 			return a.DeleteAt.Before(b.DeleteAt)
 		}
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		if c := a.TotalCost.Cmp(b.TotalCost); c != 0 {
-			return c > 0
-		}
-		if a.Provider != b.Provider {
-			return a.Provider < b.Provider
-		}
-		return a.ResourceID < b.ResourceID
+		return cmp.Or(strings.Compare(a.Currency, b.Currency), b.TotalCost.Cmp(a.TotalCost),
+			strings.Compare(a.Provider, b.Provider), strings.Compare(a.ResourceID, b.ResourceID)) < 0
 	})
 
 	tidx := map[string]int{}

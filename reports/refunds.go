@@ -187,9 +187,8 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 	}
 	// The line items the claims need: the evidence of the findings that can
 	// be claimed, and every item of the instances charged past their release
-	// date (afterRelease). Only those: on a million-item month the evidence
-	// of all findings (forgotten instances cite every item of a session)
-	// was 890k of its items, read whole (11 s, 1.4 GB).
+	// date (afterRelease). Only those: the evidence of all findings
+	// (forgotten instances cite every item of a session) is most of a month.
 	evidence := map[int64]bool{}
 	for i := range fs {
 		for _, ev := range fs[i].Evidence {
