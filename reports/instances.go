@@ -219,17 +219,17 @@ func instPositiveUsage(li *ledger.LineItem) bool {
 
 // loadInstances reads the month's line items (and, for instances that did
 // not run this month, their last compute of an earlier month) and judges
-// each instance's state, of what it gathered (what); s.costs has the billed
+// each instance's state; s.costs has the billed
 // cost of line items costsOf wants (nil: none), of those the pass read
 // once they were wanted.
-func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.Location, policy billing.PolicyLookup, what instGather, costsOf *wantedCosts) (*instanceSet, error) {
+func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.Location, policy billing.PolicyLookup, costsOf *wantedCosts) (*instanceSet, error) {
 	if err := checkInstancesMonth(month); err != nil {
 		return nil, err
 	}
 	if loc == nil {
 		loc = ledger.DefaultTZ()
 	}
-	s, err := scanInstances(ctx, db, month, what, costsOf)
+	s, err := scanInstances(ctx, db, month, costsOf)
 	if err != nil {
 		return nil, fmt.Errorf("reports: instances: %w", err)
 	}
@@ -465,7 +465,7 @@ func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*Inst
 			want.Store(&ids)
 		}
 	}()
-	s, err := loadInstances(ctx, db, opts.Month, opts.TZ, opts.Policy, gatherAll, &want)
+	s, err := loadInstances(ctx, db, opts.Month, opts.TZ, opts.Policy, &want)
 	<-read
 	if err != nil {
 		return nil, err

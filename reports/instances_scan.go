@@ -34,32 +34,17 @@ var instCols = []string{"id", "provider", "kind", "resource_id", "parent_resourc
 // that say which items are wanted can be read alongside the scan.
 type wantedCosts = atomic.Pointer[map[int64]bool]
 
-// instGather is what a pass gathers of each instance.
-type instGather int
-
-const (
-	// gatherAll: everything the instances report shows.
-	gatherAll instGather = iota
-	// gatherRelease: what the refunds report reads, its release date: its
-	// last compute (a name and GPU model aside), the data end of its
-	// provider, and which line items it owns. Its money, names, GPU,
-	// pricing, first compute, components and last charge are left out (its
-	// state may then read unknown for stopped). Refunds needs no more, and
-	// gathering them was a sixth of its pass.
-	gatherRelease
-)
-
 // scanInstances gathers what of the instances of month (not yet sorted,
 // looked back or judged), and the billed cost of the line items costsOf
 // wants (nil: none) as it reads them (s.costs).
-func scanInstances(ctx context.Context, db *ledger.DB, month string, what instGather, costsOf *wantedCosts) (*instanceSet, error) {
+func scanInstances(ctx context.Context, db *ledger.DB, month string, costsOf *wantedCosts) (*instanceSet, error) {
 	var parts []*instScan
 	// Each range from its highest id down: ids rise with time, so an
 	// instance's latest compute mostly comes first, and the running rows
 	// after it are mostly skipped by outranked.
 	f := ledger.Filter{Month: month, Descending: true}
 	n, err := db.ScanItems(ctx, f, instCols, func(int) func(*ledger.LineItem) error {
-		p := newInstScan(what, costsOf)
+		p := newInstScan(costsOf)
 		parts = append(parts, p)
 		return p.add
 	})
@@ -184,7 +169,6 @@ func (in *instance) merge(o *instance) {
 
 // instScan gathers one id range.
 type instScan struct {
-	what    instGather
 	byKey   map[string]*instance
 	order   []*instance
 	owner   [][]instOwner        // in chunks of ownerChunk: see addOwner
@@ -202,8 +186,8 @@ type instComp struct {
 	at    rank
 }
 
-func newInstScan(what instGather, costsOf *wantedCosts) *instScan {
-	return &instScan{what: what, byKey: map[string]*instance{}, comp: map[string]*instComp{},
+func newInstScan(costsOf *wantedCosts) *instScan {
+	return &instScan{byKey: map[string]*instance{}, comp: map[string]*instComp{},
 		dataEnd: map[string]time.Time{}, costsOf: costsOf, costs: map[int64]decimal.NullDecimal{}}
 }
 
@@ -228,24 +212,12 @@ func (p *instScan) add(li *ledger.LineItem) error {
 		p.order = append(p.order, in)
 	}
 	p.addOwner(instOwner{li.ID, in})
-	if p.what == gatherRelease {
-		if !billing.IsRunning(li) {
-			return nil
-		}
-		if _, skip := p.outranked(li, in, false); skip {
-			return nil
-		}
-		_, end := billing.ActiveSpan(li)
-		in.seeCompute(li.ID, "", "", end)
-		return nil
-	}
 	p.gather(li, in, byParent)
 	return nil
 }
 
 // gather adds line item li, which belongs to in (by its parent when
-// byParent), to all the pass gathers of in but its owner and data end
-// (gatherAll).
+// byParent), to all the pass gathers of in but its owner and data end.
 func (p *instScan) gather(li *ledger.LineItem, in *instance, byParent bool) {
 	sum := in.sum(li.Currency)
 	if sum.items == 0 || li.ID < sum.first {
@@ -269,7 +241,7 @@ func (p *instScan) gather(li *ledger.LineItem, in *instance, byParent bool) {
 		in.lastCharge = li.ChargePeriodEnd
 	}
 	if billing.IsRunning(li) {
-		start, skip := p.outranked(li, in, true)
+		start, skip := p.outranked(li, in)
 		if !skip {
 			var end time.Time
 			start, end = billing.ActiveSpan(li)
@@ -301,15 +273,15 @@ func (p *instScan) keepCost(li *ledger.LineItem) {
 
 // outranked reports (skip) whether the running line item li can change
 // nothing seeCompute keeps of in: its active span (billing.ActiveSpan)
-// surely ends before in's last compute and, if named (names: whether the
-// pass keeps names), before in's named compute that ended last. Its
+// surely ends before in's last compute and, if named, before in's named
+// compute that ended last. Its
 // ActiveSpan is then left uncomputed; start is its active span's start,
 // which it returns then. Without usage times ActiveSpan starts at the
 // charge period's start and ends at the latest at the later of its start
 // and end (a billed quantity only cuts the span short), which is the bound
 // used; a row with usage times is never skipped. Read from the highest id
 // down, most rows of an instance come after its latest compute.
-func (p *instScan) outranked(li *ledger.LineItem, in *instance, names bool) (start time.Time, skip bool) {
+func (p *instScan) outranked(li *ledger.LineItem, in *instance) (start time.Time, skip bool) {
 	if !in.ran || !li.UsageStart.IsZero() || !li.UsageEnd.IsZero() {
 		return time.Time{}, false
 	}
@@ -320,14 +292,12 @@ func (p *instScan) outranked(li *ledger.LineItem, in *instance, names bool) (sta
 	if !bound.Before(in.lastEnd) {
 		return time.Time{}, false
 	}
-	if names {
-		if in.runName.name != "" {
-			if !bound.Before(in.runName.at) {
-				return time.Time{}, false
-			}
-		} else if li.ResourceName != "" {
+	if in.runName.name != "" {
+		if !bound.Before(in.runName.at) {
 			return time.Time{}, false
 		}
+	} else if li.ResourceName != "" {
+		return time.Time{}, false
 	}
 	p.skipped++
 	return li.ChargePeriodStart, true

@@ -154,13 +154,6 @@ type RefundsReport struct {
 // Refunds builds the refund checklist of opts.Month from the stored
 // findings (run the audit first), the line items and the money flow.
 func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsReport, error) {
-	return refunds(ctx, db, opts, gatherRelease)
-}
-
-// refunds is Refunds, with the instances gathered as what says (the
-// checklist reads only their release dates: gatherRelease; gatherAll is
-// for the test that checks that).
-func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instGather) (*RefundsReport, error) {
 	loc := opts.TZ
 	if loc == nil {
 		loc = ledger.DefaultTZ()
@@ -177,7 +170,7 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 		defer close(read)
 		fs, fsErr = claimableFindings(ctx, db, opts.Month)
 	}()
-	s, err := loadInstances(ctx, db, opts.Month, loc, opts.Policy, what, nil)
+	s, err := loadInstances(ctx, db, opts.Month, loc, opts.Policy, nil)
 	<-read
 	if err != nil {
 		return nil, err
