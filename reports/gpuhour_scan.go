@@ -365,7 +365,7 @@ func quoteInputs(b []byte, li *ledger.LineItem) []byte {
 	pqPositive := li.PricingQuantity.Valid && li.PricingQuantity.Decimal.IsPositive()
 	b = append(b, byte(boolInt(list)), byte(boolInt(pqPositive)))
 	b = binary.AppendVarint(b, int64(li.GPUCount))
-	b = appendKey(b, li.PricingUnit)
+	b = appendKeyText(b, li.PricingUnit)
 	b = appendKeyAmount(b, li.ListUnitPrice)
 	if !list {
 		b = appendKeyAmount(b, li.PricingQuantity)

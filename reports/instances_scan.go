@@ -169,12 +169,11 @@ func (in *instance) merge(o *instance) {
 
 // instScan gathers one id range.
 type instScan struct {
-	byKey   map[string]*instance
+	byKey   map[instKey]*instance
 	order   []*instance
-	owner   [][]instOwner        // in chunks of ownerChunk: see addOwner
-	comp    map[string]*instComp // by provider and the component's own id
+	owner   [][]instOwner         // in chunks of ownerChunk: see addOwner
+	comp    map[instKey]*instComp // by provider and the component's own id
 	dataEnd map[string]time.Time
-	key     []byte                        // scratch for map keys (appendKey)
 	costsOf *wantedCosts                  // the line items whose billed cost is wanted; nil: none
 	costs   map[int64]decimal.NullDecimal // theirs, of this range
 	skipped int                           // running rows outranked (for tests)
@@ -187,7 +186,7 @@ type instComp struct {
 }
 
 func newInstScan(costsOf *wantedCosts) *instScan {
-	return &instScan{byKey: map[string]*instance{}, comp: map[string]*instComp{},
+	return &instScan{byKey: map[instKey]*instance{}, comp: map[instKey]*instComp{},
 		dataEnd: map[string]time.Time{}, costsOf: costsOf, costs: map[int64]decimal.NullDecimal{}}
 }
 
@@ -204,11 +203,11 @@ func (p *instScan) add(li *ledger.LineItem) error {
 	if id == "" {
 		return nil
 	}
-	p.key = appendKey(p.key[:0], li.Provider, id)
-	in := p.byKey[string(p.key)]
+	k := instKey{li.Provider, id}
+	in := p.byKey[k]
 	if in == nil {
-		in = &instance{key: instKey{li.Provider, id}, pricing: map[string]bool{}}
-		p.byKey[string(p.key)] = in
+		in = &instance{key: k, pricing: map[string]bool{}}
+		p.byKey[k] = in
 		p.order = append(p.order, in)
 	}
 	p.addOwner(instOwner{li.ID, in})
@@ -228,11 +227,11 @@ func (p *instScan) gather(li *ledger.LineItem, in *instance, byParent bool) {
 	sum.add(li.Kind, &billed)
 	if byParent && li.ResourceID != "" && li.ResourceID != in.key.id {
 		// A component belongs to the instance its latest charge names.
-		p.key = appendKey(p.key[:0], li.Provider, li.ResourceID)
-		c := p.comp[string(p.key)]
+		ck := instKey{li.Provider, li.ResourceID}
+		c := p.comp[ck]
 		if c == nil {
-			c = &instComp{ck: instKey{in.key.provider, li.ResourceID}, k: in.key, at: rank{li.ChargePeriodStart, li.ID}}
-			p.comp[string(p.key)] = c
+			c = &instComp{ck: ck, k: in.key, at: rank{li.ChargePeriodStart, li.ID}}
+			p.comp[ck] = c
 		} else if c.at.before(li.ChargePeriodStart, li.ID) {
 			c.k, c.at = in.key, rank{li.ChargePeriodStart, li.ID}
 		}

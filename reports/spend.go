@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -156,7 +157,7 @@ func normalizeBy(by []string) ([]string, error) {
 		} else if b == "sub_account" {
 			b = ByProject
 		}
-		if _, ok := spendDimension[b]; !ok {
+		if !slices.Contains(SpendDimensions, b) {
 			return nil, fmt.Errorf("reports: unknown spend dimension %q (want %s)", b, strings.Join(SpendDimensions, ", "))
 		}
 		if !seen[b] {

@@ -84,13 +84,11 @@ type dayKey struct {
 type spendScan struct {
 	by        []string
 	tz        *time.Location
-	groups    map[string]*groupAcc // by the dimensions of by and the currency
-	totals    map[string]*totalAcc // by currency
-	kinds     map[string]*kindAcc  // by provider, kind, currency
-	resources map[string]*resourceAcc
+	groups    map[SpendRow]*groupAcc     // by the dimensions of by and the currency (the other fields empty)
+	totals    map[string]*totalAcc       // by currency
+	kinds     map[[3]string]*kindAcc     // by provider, kind, currency
+	resources map[[3]string]*resourceAcc // by provider, resource, currency
 	days      map[dayKey]*ledger.DecimalSum
-	groupBy   []func(*ledger.LineItem) string // the dimensions of by (spendDimension)
-	key       []byte                          // scratch for map keys
 }
 
 // scanSpend sums the line items of month ("" for all) in one pass; by may
@@ -117,12 +115,8 @@ func scanSpend(ctx context.Context, db *ledger.DB, month string, by []string, tz
 }
 
 func newSpendScan(by []string, tz *time.Location) *spendScan {
-	s := &spendScan{by: by, tz: tz, groups: map[string]*groupAcc{}, totals: map[string]*totalAcc{},
-		kinds: map[string]*kindAcc{}, resources: map[string]*resourceAcc{}, days: map[dayKey]*ledger.DecimalSum{}}
-	for _, b := range by {
-		s.groupBy = append(s.groupBy, spendDimension[b])
-	}
-	return s
+	return &spendScan{by: by, tz: tz, groups: map[SpendRow]*groupAcc{}, totals: map[string]*totalAcc{},
+		kinds: map[[3]string]*kindAcc{}, resources: map[[3]string]*resourceAcc{}, days: map[dayKey]*ledger.DecimalSum{}}
 }
 
 // merge adds what o summed to s.
@@ -186,11 +180,6 @@ func (s *spendScan) merge(o *spendScan) {
 	}
 }
 
-// keyOf builds in s.key the map key of the texts ts (appendKey).
-func (s *spendScan) keyOf(ts ...string) {
-	s.key = appendKey(s.key[:0], ts...)
-}
-
 func (s *spendScan) add(li *ledger.LineItem) error {
 	var billed ledger.DecimalSum // the term, added to several sums
 	billed.Add(li.BilledCost)
@@ -216,33 +205,27 @@ func (s *spendScan) add(li *ledger.LineItem) error {
 		return nil // totals only (the previous month)
 	}
 
-	s.key = s.key[:0]
-	for _, f := range s.groupBy {
-		s.key = appendKeyText(s.key, f(li))
-	}
-	s.key = appendKeyText(s.key, currency)
-	g := s.groups[string(s.key)]
-	if g == nil {
-		g = &groupAcc{}
-		for i, b := range s.by {
-			v := s.groupBy[i](li)
-			switch b {
-			case ByProvider:
-				g.row.Provider = v
-			case ByKind:
-				g.row.Kind = v
-			case ByResource:
-				g.row.ResourceID = v
-			case ByGPUModel:
-				g.row.GPUModel = v
-			case ByProject:
-				g.row.Project = v
-			case ByPricingModel:
-				g.row.PricingModel = v
-			}
+	key := SpendRow{Currency: currency}
+	for _, b := range s.by {
+		switch b {
+		case ByProvider:
+			key.Provider = li.Provider
+		case ByKind:
+			key.Kind = kind
+		case ByResource:
+			key.ResourceID = li.ResourceID
+		case ByGPUModel:
+			key.GPUModel = li.GPUModel
+		case ByProject:
+			key.Project = li.SubAccount
+		case ByPricingModel:
+			key.PricingModel = li.PricingModel
 		}
-		g.row.Currency = currency
-		s.groups[string(s.key)] = g
+	}
+	g := s.groups[key]
+	if g == nil {
+		g = &groupAcc{row: key}
+		s.groups[key] = g
 	}
 	g.row.Items++
 	g.billed.AddSum(&billed)
@@ -253,22 +236,21 @@ func (s *spendScan) add(li *ledger.LineItem) error {
 		g.row.ResourceName = li.ResourceName
 	}
 
-	s.keyOf(li.Provider, kind, currency)
-	pk := s.kinds[string(s.key)]
+	pk := s.kinds[[3]string{li.Provider, kind, currency}]
 	if pk == nil {
 		pk = &kindAcc{row: SpendRow{Provider: li.Provider, Kind: kind, Currency: currency}}
-		s.kinds[string(s.key)] = pk
+		s.kinds[[3]string{li.Provider, kind, currency}] = pk
 	}
 	pk.row.Items++
 	pk.billed.AddSum(&billed)
 
 	if li.ResourceID != "" {
-		s.keyOf(li.Provider, li.ResourceID, currency)
-		ra := s.resources[string(s.key)]
+		rk := [3]string{li.Provider, li.ResourceID, currency}
+		ra := s.resources[rk]
 		if ra == nil {
 			ra = &resourceAcc{top: TopResource{Provider: li.Provider, ResourceID: li.ResourceID, Currency: currency},
 				kinds: map[string]bool{}}
-			s.resources[string(s.key)] = ra
+			s.resources[rk] = ra
 		}
 		ra.top.Items++
 		ra.billed.AddSum(&billed)
@@ -287,16 +269,6 @@ func (s *spendScan) add(li *ledger.LineItem) error {
 	}
 	day.AddSum(&billed)
 	return nil
-}
-
-// spendDimension maps a dimension to the line item's text it groups by.
-var spendDimension = map[string]func(*ledger.LineItem) string{
-	ByProvider:     func(li *ledger.LineItem) string { return li.Provider },
-	ByKind:         func(li *ledger.LineItem) string { return li.Kind },
-	ByResource:     func(li *ledger.LineItem) string { return li.ResourceID },
-	ByGPUModel:     func(li *ledger.LineItem) string { return li.GPUModel },
-	ByProject:      func(li *ledger.LineItem) string { return li.SubAccount },
-	ByPricingModel: func(li *ledger.LineItem) string { return li.PricingModel },
 }
 
 // rows are the groups, in the report's order.
