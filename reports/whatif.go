@@ -134,23 +134,18 @@ type wiRow struct {
 type wiRows struct {
 	scenario string
 	m        map[wiKey]*wiRow
-	last     *wiRow // the row asked for before: items come by provider
 }
 
 func newWiRows(scenario string) *wiRows { return &wiRows{scenario: scenario, m: map[wiKey]*wiRow{}} }
 
 // row is the row for li's provider and currency.
 func (rows *wiRows) row(li *ledger.LineItem) *wiRow {
-	if r := rows.last; r != nil && r.Provider == li.Provider && r.Currency == li.Currency {
-		return r
-	}
 	k := wiKey{li.Provider, li.Currency}
 	r := rows.m[k]
 	if r == nil {
 		r = &wiRow{WhatIfRow: WhatIfRow{Scenario: rows.scenario, Provider: li.Provider, Currency: li.Currency}}
 		rows.m[k] = r
 	}
-	rows.last = r
 	return r
 }
 
