@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -136,7 +135,7 @@ func NewFindingsReport(month string, findings []ledger.Finding, billed map[int64
 		}
 		return ruleCompare(&a.Finding, &b.Finding)
 	})
-	claimed := newClaims(rep.Findings)
+	claimed := map[int64]bool{} // the line items whose money a finding counted already
 	for _, i := range prio {
 		e := &rep.Findings[i]
 		if !e.AmountAtRisk.Valid {
@@ -144,7 +143,7 @@ func NewFindingsReport(month string, findings []ledger.Finding, billed map[int64
 		}
 		overlap := false
 		for _, ev := range e.Evidence {
-			if claimed.has(ev.LineItemID) {
+			if claimed[ev.LineItemID] {
 				overlap = true
 				break
 			}
@@ -154,16 +153,16 @@ func NewFindingsReport(month string, findings []ledger.Finding, billed map[int64
 			e.Counted = e.AmountAtRisk
 			if !e.AmountAtRisk.Decimal.IsZero() {
 				for _, ev := range e.Evidence {
-					claimed.add(ev.LineItemID)
+					claimed[ev.LineItemID] = true
 				}
 			}
 		case itemised(&e.Finding, cost):
 			sum := decimal.Zero
 			for _, ev := range uniqueItems(e.Evidence) {
-				if !claimed.has(ev.LineItemID) {
+				if !claimed[ev.LineItemID] {
 					d, _ := cost(ev)
 					sum = sum.Add(d)
-					claimed.add(ev.LineItemID)
+					claimed[ev.LineItemID] = true
 				}
 			}
 			e.Counted = known(sum)
@@ -178,19 +177,9 @@ func NewFindingsReport(month string, findings []ledger.Finding, billed map[int64
 	}
 	slices.SortStableFunc(prio, func(i, j int) int {
 		a, b := &rep.Findings[i].Finding, &rep.Findings[j].Finding
-		if x, y := ruleRank(a.RuleID), ruleRank(b.RuleID); x != y {
-			return cmp.Compare(x, y)
-		}
-		if c := strings.Compare(a.RuleID, b.RuleID); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Provider, b.Provider); c != 0 {
-			return c
-		}
-		if x, y := ledger.SeverityRank(a.Severity), ledger.SeverityRank(b.Severity); x != y {
-			return cmp.Compare(y, x)
-		}
-		return ruleCompare(a, b)
+		return cmp.Or(cmp.Compare(ruleRank(a.RuleID), ruleRank(b.RuleID)), strings.Compare(a.RuleID, b.RuleID),
+			strings.Compare(a.Provider, b.Provider), cmp.Compare(ledger.SeverityRank(b.Severity), ledger.SeverityRank(a.Severity)),
+			ruleCompare(a, b))
 	})
 	ordered := make([]FindingEntry, len(prio))
 	for k, i := range prio {
@@ -220,56 +209,9 @@ func NewFindingsReport(month string, findings []ledger.Finding, billed map[int64
 // ruleCompare orders findings of equal severity: rule order, then period,
 // resource and fingerprint (unique), so every order is deterministic.
 func ruleCompare(a, b *ledger.Finding) int {
-	if x, y := ruleRank(a.RuleID), ruleRank(b.RuleID); x != y {
-		return cmp.Compare(x, y)
-	}
-	if c := strings.Compare(a.RuleID, b.RuleID); c != 0 {
-		return c
-	}
-	if c := a.PeriodStart.Compare(b.PeriodStart); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.ResourceID, b.ResourceID); c != 0 {
-		return c
-	}
-	return strings.Compare(a.Fingerprint, b.Fingerprint)
-}
-
-// claims are the line items whose money a finding counted already: a bit
-// per id of the span of the ids the findings cite (spanBits; a million-item
-// month's ids were a map of 40 MB, 0.06 s of CPU to fill), or a map where
-// the ids are spread thinner than idSetSpread bits each.
-type claims struct {
-	bits *spanBits
-	m    map[int64]bool
-}
-
-func newClaims(fs []FindingEntry) *claims {
-	lo, hi, n := int64(math.MaxInt64), int64(math.MinInt64), 0
-	for i := range fs {
-		for _, e := range fs[i].Evidence {
-			lo, hi, n = min(lo, e.LineItemID), max(hi, e.LineItemID), n+1
-		}
-	}
-	if bits := newSpanBits(lo, hi, n); bits != nil {
-		return &claims{bits: bits}
-	}
-	return &claims{m: map[int64]bool{}}
-}
-
-func (c *claims) has(id int64) bool {
-	if c.bits == nil {
-		return c.m[id]
-	}
-	return c.bits.has(id)
-}
-
-func (c *claims) add(id int64) {
-	if c.bits == nil {
-		c.m[id] = true
-		return
-	}
-	c.bits.add(id)
+	return cmp.Or(cmp.Compare(ruleRank(a.RuleID), ruleRank(b.RuleID)), strings.Compare(a.RuleID, b.RuleID),
+		a.PeriodStart.Compare(b.PeriodStart), strings.Compare(a.ResourceID, b.ResourceID),
+		strings.Compare(a.Fingerprint, b.Fingerprint))
 }
 
 // uniqueItems is ev without the entries of a line item cited before; ev
@@ -405,9 +347,8 @@ func (r *FindingsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 		} else {
 			writeFindingText(&b, e, opts)
 		}
-		// Out as it is made: the table of a million-item month's findings
-		// is 21 MB, and the builder that held it whole was copied at each
-		// growth into fresh memory (0.6 s of 2.2 s).
+		// Out as it is made: the builder holding the whole table would be
+		// copied at each growth.
 		if b.Len() >= blockFlush {
 			if _, err := io.WriteString(w, b.String()); err != nil {
 				return err
@@ -542,23 +483,7 @@ func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string, 
 		}
 		return path(f) + " " + fmt.Sprintf(tr(lang, "find.rows"), text, n)
 	}
-	var parts []string
-	if slices.IsSortedFunc(ev, ledger.CompareEvidence) {
-		// As stored: a file's rows come together, ascending. A million
-		// evidence entries through the map and sort below took 0.16 s.
-		var rows []int
-		for i := 0; i < len(ev); {
-			rows = rows[:0]
-			j := i
-			for ; j < len(ev) && ev[j].File == ev[i].File; j++ {
-				rows = append(rows, ev[j].Row)
-			}
-			parts = append(parts, part(ev[i].File, rows))
-			i = j
-		}
-		return parts
-	}
-	var files []string
+	var parts, files []string
 	rows := map[string][]int{}
 	for _, e := range ev {
 		if _, ok := rows[e.File]; !ok {

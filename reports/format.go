@@ -132,25 +132,6 @@ func formatRFC3339(t time.Time, loc *time.Location) string {
 	return t.In(loc).Format(time.RFC3339)
 }
 
-// formatPeriod renders a half-open period for humans, minutes precision:
-// "2026-10-03 14:00~15:00" within a day, else both dates.
-func formatPeriod(start, end time.Time, loc *time.Location) string {
-	if start.IsZero() && end.IsZero() {
-		return unknownDisplay
-	}
-	s, e := start.In(loc), end.In(loc)
-	if end.IsZero() {
-		return s.Format("2006-01-02 15:04") + "~"
-	}
-	if start.IsZero() {
-		return "~" + e.Format("2006-01-02 15:04")
-	}
-	if s.Format("2006-01-02") == e.Format("2006-01-02") {
-		return s.Format("2006-01-02 15:04") + "~" + e.Format("15:04")
-	}
-	return s.Format("2006-01-02 15:04") + "~" + e.Format("2006-01-02 15:04")
-}
-
 // oneLine makes bill text safe for a single table or TSV cell: tabs, line
 // breaks and other control characters become spaces.
 func oneLine(s string) string {

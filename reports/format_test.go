@@ -98,27 +98,6 @@ func TestOneLine(t *testing.T) {
 	}
 }
 
-func TestFormatPeriod(t *testing.T) {
-	loc := time.FixedZone("CST", 8*3600)
-	for _, tc := range []struct {
-		name       string
-		start, end time.Time
-		want       string
-	}{
-		{"same day", bj("2026-10-03 14:00"), bj("2026-10-03 15:30"), "2026-10-03 14:00~15:30"},
-		{"two days", bj("2026-10-03 22:00"), bj("2026-10-04 07:00"), "2026-10-03 22:00~2026-10-04 07:00"},
-		{"utc input shown in zone", time.Date(2026, 10, 2, 16, 0, 0, 0, time.UTC), time.Date(2026, 10, 2, 17, 0, 0, 0, time.UTC), "2026-10-03 00:00~01:00"},
-		{"open end", bj("2026-10-03 22:00"), time.Time{}, "2026-10-03 22:00~"},
-		{"unknown", time.Time{}, time.Time{}, "-"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := formatPeriod(tc.start, tc.end, loc); got != tc.want {
-				t.Errorf("got %q want %q", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestWriteOptionsErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name    string

@@ -1,9 +1,11 @@
 package reports
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -355,15 +357,8 @@ func (t *ghTally) report(month string, prices *billing.PriceCatalog) *GPUHourRep
 	for inst := range t.uses {
 		insts = append(insts, inst)
 	}
-	sort.Slice(insts, func(i, j int) bool {
-		a, b := insts[i], insts[j]
-		if a.provider != b.provider {
-			return a.provider < b.provider
-		}
-		if a.currency != b.currency {
-			return a.currency < b.currency
-		}
-		return a.resource < b.resource
+	slices.SortFunc(insts, func(a, b ghInst) int {
+		return cmp.Or(strings.Compare(a.provider, b.provider), strings.Compare(a.currency, b.currency), strings.Compare(a.resource, b.resource))
 	})
 	home := map[ghInst]ghKey{}
 	used := map[ghKey]*decimal.Decimal{}
@@ -451,12 +446,7 @@ func (t *ghTally) report(month string, prices *billing.PriceCatalog) *GPUHourRep
 	for p := range pools {
 		poolKeys = append(poolKeys, p)
 	}
-	sort.Slice(poolKeys, func(i, j int) bool {
-		if poolKeys[i].provider != poolKeys[j].provider {
-			return poolKeys[i].provider < poolKeys[j].provider
-		}
-		return poolKeys[i].currency < poolKeys[j].currency
-	})
+	slices.SortFunc(poolKeys, comparePool)
 	for _, p := range poolKeys {
 		var members []*GPUHourRow
 		for k, g := range groups {
@@ -472,11 +462,8 @@ func (t *ghTally) report(month string, prices *billing.PriceCatalog) *GPUHourRep
 			}
 			continue
 		}
-		sort.Slice(members, func(i, j int) bool {
-			if members[i].ModelKey != members[j].ModelKey {
-				return members[i].ModelKey < members[j].ModelKey
-			}
-			return members[i].PricingModel < members[j].PricingModel
+		slices.SortFunc(members, func(a, b *GPUHourRow) int {
+			return cmp.Or(strings.Compare(a.ModelKey, b.ModelKey), strings.Compare(a.PricingModel, b.PricingModel))
 		})
 		weights := make([]decimal.Decimal, len(members))
 		for i, g := range members {
@@ -575,12 +562,7 @@ func (t *ghTally) report(month string, prices *billing.PriceCatalog) *GPUHourRep
 			p.StickerCost = decimal.NullDecimal{}
 		}
 	}
-	sort.Slice(provKeys, func(i, j int) bool {
-		if provKeys[i].provider != provKeys[j].provider {
-			return provKeys[i].provider < provKeys[j].provider
-		}
-		return provKeys[i].currency < provKeys[j].currency
-	})
+	slices.SortFunc(provKeys, comparePool)
 	for _, pk := range provKeys {
 		p := provs[pk]
 		if p.GPUSeconds.IsPositive() {
@@ -594,23 +576,19 @@ func (t *ghTally) report(month string, prices *billing.PriceCatalog) *GPUHourRep
 		rep.Providers = append(rep.Providers, *p)
 	}
 	for _, lo := range leftOut {
-		sort.Slice(lo.IDs, func(i, j int) bool { return lo.IDs[i] < lo.IDs[j] })
+		slices.Sort(lo.IDs)
 		rep.LeftOut = append(rep.LeftOut, *lo)
 	}
-	sort.Slice(rep.LeftOut, func(i, j int) bool {
-		a, b := rep.LeftOut[i], rep.LeftOut[j]
-		if a.Provider != b.Provider {
-			return a.Provider < b.Provider
-		}
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		if a.Reason != b.Reason {
-			return a.Reason < b.Reason
-		}
-		return a.Kind < b.Kind
+	slices.SortFunc(rep.LeftOut, func(a, b GPUHourLeftOut) int {
+		return cmp.Or(strings.Compare(a.Provider, b.Provider), strings.Compare(a.Currency, b.Currency),
+			strings.Compare(a.Reason, b.Reason), strings.Compare(a.Kind, b.Kind))
 	})
 	return rep
+}
+
+// comparePool orders provider and currency pairs.
+func comparePool(a, b ghPool) int {
+	return cmp.Or(strings.Compare(a.provider, b.provider), strings.Compare(a.currency, b.currency))
 }
 
 // commonSpelling is the spelling of a model written most often, given how
@@ -729,27 +707,6 @@ func countedMedian(quotes map[string]*ghQuote, stated bool) (decimal.Decimal, bo
 		return at(n / 2), true
 	}
 	return at(n/2-1).Add(at(n/2)).DivRound(decimal.NewFromInt(2), 8), true
-}
-
-// mainPricingModel is the pricing model with the most cost (ties: the order
-// of ledger.PricingModels, then by name).
-func mainPricingModel(costs map[string]decimal.Decimal) string {
-	var best string
-	var bestCost decimal.Decimal
-	rank := func(p string) int {
-		for i, m := range ledger.PricingModels {
-			if m == p {
-				return i
-			}
-		}
-		return len(ledger.PricingModels)
-	}
-	for p, c := range costs {
-		if best == "" || c.Cmp(bestCost) > 0 || (c.Equal(bestCost) && (rank(p) < rank(best) || rank(p) == rank(best) && p < best)) {
-			best, bestCost = p, c
-		}
-	}
-	return best
 }
 
 // SpreadExact splits amount over weights in proportion: every part but the

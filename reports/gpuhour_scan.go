@@ -43,16 +43,16 @@ func scanGPUHours(ctx context.Context, db *ledger.DB, month string) (*ghTally, e
 	return t, nil
 }
 
-// ghScan tallies one id range. Its own tables find a row's group and
-// instance with one map look-up each, by the row's texts as they are.
+// ghScan tallies one id range.
 type ghScan struct {
 	t      *ghTally
-	spells map[string]*ghSpelling // by provider, GPU model as written, currency, pricing model (+ spec texts without a model)
-	insts  map[string]*ghInstRef  // by provider, resource, currency
-	served map[string]*ghServed   // gpuHourHidden kinds: by provider, served instance, currency, kind
-	others map[string]*ghServed   // kinds that are no GPU cost: by provider, currency, kind
-	key    []byte                 // scratch for map keys
+	spells map[ghSpellKey]*ghSpelling
+	key    []byte // scratch for the keys of quotes
 }
+
+// ghSpellKey is a GPU model as written of a provider, currency and pricing
+// model; the spec texts only where no model is written.
+type ghSpellKey struct{ provider, model, currency, pricing, sku, resourceType string }
 
 // ghSpelling is one spelling of a GPU model of a provider, currency and
 // pricing model.
@@ -64,20 +64,8 @@ type ghSpelling struct {
 	n     int    // its compute line items
 }
 
-// ghInstRef is the compute of one instance in a range.
-type ghInstRef struct {
-	inst ghInst
-	uses map[ghKey]*ghUse
-}
-
 func newGHScan() *ghScan {
-	return &ghScan{t: newGHTally(), spells: map[string]*ghSpelling{},
-		insts: map[string]*ghInstRef{}, served: map[string]*ghServed{}, others: map[string]*ghServed{}}
-}
-
-// keyOf builds in s.key the map key of the texts ts (appendKey).
-func (s *ghScan) keyOf(ts ...string) {
-	s.key = appendKey(s.key[:0], ts...)
+	return &ghScan{t: newGHTally(), spells: map[ghSpellKey]*ghSpelling{}}
 }
 
 func (s *ghScan) add(li *ledger.LineItem) error {
@@ -97,12 +85,11 @@ func (s *ghScan) serve(li *ledger.LineItem) error {
 	if id == "" {
 		id = li.ResourceID
 	}
-	s.keyOf(li.Provider, id, li.Currency, li.Kind)
-	h := s.served[string(s.key)]
+	k := ghHidden{ghInst{li.Provider, id, li.Currency}, li.Kind}
+	h := s.t.hidden[k]
 	if h == nil {
 		h = &ghServed{}
-		s.served[string(s.key)] = h
-		s.t.hidden[ghHidden{ghInst{li.Provider, id, li.Currency}, li.Kind}] = h
+		s.t.hidden[k] = h
 	}
 	h.add(li)
 	return nil
@@ -111,12 +98,11 @@ func (s *ghScan) serve(li *ledger.LineItem) error {
 // other counts a line item of a kind that no GPU-hour carries (service,
 // tax, credit, adjustment, other): it is left out, by kind.
 func (s *ghScan) other(li *ledger.LineItem) error {
-	s.keyOf(li.Provider, li.Currency, li.Kind)
-	h := s.others[string(s.key)]
+	k := ghOther{li.Provider, li.Currency, li.Kind}
+	h := s.t.others[k]
 	if h == nil {
 		h = &ghServed{}
-		s.others[string(s.key)] = h
-		s.t.others[ghOther{li.Provider, li.Currency, li.Kind}] = h
+		s.t.others[k] = h
 	}
 	h.add(li)
 	return nil
@@ -131,25 +117,25 @@ func (h *ghServed) add(li *ledger.LineItem) {
 
 // compute tallies a compute row for its instance and group.
 func (s *ghScan) compute(li *ledger.LineItem) error {
-	if li.GPUModel != "" {
-		s.keyOf(li.Provider, li.GPUModel, li.Currency, li.PricingModel)
-	} else {
-		s.keyOf(li.Provider, li.GPUModel, li.Currency, li.PricingModel, li.SKU, li.ResourceType)
+	sk := ghSpellKey{provider: li.Provider, model: li.GPUModel, currency: li.Currency, pricing: li.PricingModel}
+	if li.GPUModel == "" {
+		sk.sku, sk.resourceType = li.SKU, li.ResourceType
 	}
-	sp := s.spells[string(s.key)]
+	sp := s.spells[sk]
 	if sp == nil {
 		sp = s.newSpelling(li)
+		s.spells[sk] = sp
 	}
-	s.keyOf(li.Provider, li.ResourceID, li.Currency)
-	in := s.insts[string(s.key)]
-	if in == nil {
-		in = &ghInstRef{inst: ghInst{sp.k.provider, li.ResourceID, sp.k.currency}, uses: map[ghKey]*ghUse{}}
-		s.insts[string(s.key)] = in
+	inst := ghInst{li.Provider, li.ResourceID, li.Currency}
+	uses := s.t.uses[inst]
+	if uses == nil {
+		uses = map[ghKey]*ghUse{}
+		s.t.uses[inst] = uses
 	}
-	u := in.uses[sp.k]
+	u := uses[sp.k]
 	if u == nil {
 		u = &ghUse{}
-		in.uses[sp.k] = u
+		uses[sp.k] = u
 	}
 	sp.n++
 	u.items++
@@ -164,7 +150,7 @@ func (s *ghScan) compute(li *ledger.LineItem) error {
 	u.count = max(u.count, n)
 	q, unit, basis := computeSeconds(li)
 	u.bases[basisIndex(basis)]++
-	u.place(li, in.inst.resource == "", q.Mul(decimal.NewFromInt(unit)), basis)
+	u.place(li, li.ResourceID == "", q.Mul(decimal.NewFromInt(unit)), basis)
 	s.quote(sp.g, li)
 	return nil
 }
@@ -182,9 +168,7 @@ func (s *ghScan) newSpelling(li *ledger.LineItem) *ghSpelling {
 		}
 	}
 	k := ghKey{provider, billing.NormalizeGPUModel(model), li.Currency, li.PricingModel}
-	sp := &ghSpelling{k: k, model: model, count: count, g: s.t.group(k)}
-	s.spells[string(s.key)] = sp
-	return sp
+	return &ghSpelling{k: k, model: model, count: count, g: s.t.group(k)}
 }
 
 // ghUse is the compute of one instance in one group: its money and the
@@ -381,7 +365,7 @@ func quoteInputs(b []byte, li *ledger.LineItem) []byte {
 	pqPositive := li.PricingQuantity.Valid && li.PricingQuantity.Decimal.IsPositive()
 	b = append(b, byte(boolInt(list)), byte(boolInt(pqPositive)))
 	b = binary.AppendVarint(b, int64(li.GPUCount))
-	b = appendKey(b, li.PricingUnit)
+	b = appendKeyText(b, li.PricingUnit)
 	b = appendKeyAmount(b, li.ListUnitPrice)
 	if !list {
 		b = appendKeyAmount(b, li.PricingQuantity)
@@ -401,11 +385,6 @@ func boolInt(v bool) int {
 func (s *ghScan) tally() *ghTally {
 	for _, sp := range s.spells {
 		sp.g.spellings[sp.model] += sp.n
-	}
-	for _, in := range s.insts {
-		for k, u := range in.uses {
-			s.t.addUse(in.inst, k, u)
-		}
 	}
 	return s.t
 }

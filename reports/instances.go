@@ -207,14 +207,6 @@ func (s *instanceSet) ownerOf(id int64) *instance {
 	return s.owner[i].in
 }
 
-// instanceID is the instance a line item belongs to ("" = none).
-func instOwnerID(li *ledger.LineItem) string {
-	if li.Kind != ledger.KindCompute && li.ParentResourceID != "" {
-		return li.ParentResourceID
-	}
-	return li.ResourceID
-}
-
 // positiveUsage reports a charge that shows its resource existed: a
 // positive usage or purchase charge.
 func instPositiveUsage(li *ledger.LineItem) bool {
@@ -227,17 +219,17 @@ func instPositiveUsage(li *ledger.LineItem) bool {
 
 // loadInstances reads the month's line items (and, for instances that did
 // not run this month, their last compute of an earlier month) and judges
-// each instance's state, of what it gathered (what); s.costs has the billed
+// each instance's state; s.costs has the billed
 // cost of line items costsOf wants (nil: none), of those the pass read
 // once they were wanted.
-func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.Location, policy billing.PolicyLookup, what instGather, costsOf *wantedCosts) (*instanceSet, error) {
+func loadInstances(ctx context.Context, db *ledger.DB, month string, loc *time.Location, policy billing.PolicyLookup, costsOf *wantedCosts) (*instanceSet, error) {
 	if err := checkInstancesMonth(month); err != nil {
 		return nil, err
 	}
 	if loc == nil {
 		loc = ledger.DefaultTZ()
 	}
-	s, err := scanInstances(ctx, db, month, what, costsOf)
+	s, err := scanInstances(ctx, db, month, costsOf)
 	if err != nil {
 		return nil, fmt.Errorf("reports: instances: %w", err)
 	}
@@ -259,10 +251,7 @@ func checkInstancesMonth(month string) error {
 // of those that did not run in the month, names them and judges them.
 func (s *instanceSet) finish(ctx context.Context, db *ledger.DB, loc *time.Location, policy billing.PolicyLookup) error {
 	slices.SortFunc(s.order, func(a, b *instance) int {
-		if c := strings.Compare(a.key.provider, b.key.provider); c != 0 {
-			return c
-		}
-		return strings.Compare(a.key.id, b.key.id)
+		return cmp.Or(strings.Compare(a.key.provider, b.key.provider), strings.Compare(a.key.id, b.key.id))
 	})
 	if err := s.lookBack(ctx, db); err != nil {
 		return err
@@ -290,7 +279,7 @@ func (s *instanceSet) finish(ctx context.Context, db *ledger.DB, loc *time.Locat
 // item of the instances for which all is true, into s.items and in.items
 // (in ledger.CompareItems order). The scan knows every id an instance
 // owns, so the items are read by id (ledger.LineItemsByID), not by walking
-// the month again: a refunds report of a 297,600-item month wanted none.
+// the month again.
 func (s *instanceSet) collect(ctx context.Context, db *ledger.DB, ids map[int64]bool, all func(*instance) bool) error {
 	items, err := db.LineItemsByID(ctx, s.month, s.wanted(ids, all))
 	if err != nil {
@@ -472,10 +461,11 @@ func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*Inst
 		defer close(read)
 		if fs, fsErr = db.FindingsWithoutCosts(ctx, opts.Month); fsErr == nil {
 			fs = slices.DeleteFunc(fs, func(f ledger.Finding) bool { return f.State == "resolved" })
-			want.Store(newIDSet(evidenceIDs(fs)))
+			ids := evidenceIDs(fs)
+			want.Store(&ids)
 		}
 	}()
-	s, err := loadInstances(ctx, db, opts.Month, opts.TZ, opts.Policy, gatherAll, &want)
+	s, err := loadInstances(ctx, db, opts.Month, opts.TZ, opts.Policy, &want)
 	<-read
 	if err != nil {
 		return nil, err
@@ -489,17 +479,15 @@ func Instances(ctx context.Context, db *ledger.DB, opts InstancesOptions) (*Inst
 	return s.report(opts, fs), nil
 }
 
-// evidenceIDs is the line items the evidence of fs cites, sorted and
-// distinct.
-func evidenceIDs(fs []ledger.Finding) []int64 {
-	ids := make([]int64, 0, ledger.EvidenceCount(fs))
+// evidenceIDs is the line items the evidence of fs cites.
+func evidenceIDs(fs []ledger.Finding) map[int64]bool {
+	ids := map[int64]bool{}
 	for i := range fs {
 		for _, e := range fs[i].Evidence {
-			ids = append(ids, e.LineItemID)
+			ids[e.LineItemID] = true
 		}
 	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
+	return ids
 }
 
 // report is the instances report of the instances of s and the findings
@@ -554,16 +542,8 @@ func (s *instanceSet) report(opts InstancesOptions, fs []ledger.Finding) *Instan
 		} else if pa && !a.DeleteAt.Equal(b.DeleteAt) {
 			return a.DeleteAt.Before(b.DeleteAt)
 		}
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		if c := a.TotalCost.Cmp(b.TotalCost); c != 0 {
-			return c > 0
-		}
-		if a.Provider != b.Provider {
-			return a.Provider < b.Provider
-		}
-		return a.ResourceID < b.ResourceID
+		return cmp.Or(strings.Compare(a.Currency, b.Currency), b.TotalCost.Cmp(a.TotalCost),
+			strings.Compare(a.Provider, b.Provider), strings.Compare(a.ResourceID, b.ResourceID)) < 0
 	})
 
 	tidx := map[string]int{}
@@ -585,7 +565,7 @@ func (s *instanceSet) report(opts InstancesOptions, fs []ledger.Finding) *Instan
 			t.AtRisk = known(t.AtRisk.Decimal.Add(r.AtRisk.Decimal))
 		}
 	}
-	sort.Slice(rep.Totals, func(i, j int) bool { return rep.Totals[i].Currency < rep.Totals[j].Currency })
+	slices.SortFunc(rep.Totals, func(a, b InstanceTotal) int { return strings.Compare(a.Currency, b.Currency) })
 	return rep
 }
 

@@ -104,7 +104,7 @@ func TestCollectMatchesMonthWalk(t *testing.T) {
 		}
 		sets := make([]*instanceSet, 2)
 		for i := range sets {
-			s, err := loadInstances(ctx, db, "2026-10", nil, nil, gatherAll, nil)
+			s, err := loadInstances(ctx, db, "2026-10", nil, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,34 +32,19 @@ var instCols = []string{"id", "provider", "kind", "resource_id", "parent_resourc
 // it holds nil). It may be set while the scan runs: the rows read before
 // are left for ledger.DB.AddEvidenceCosts to look up, so that the findings
 // that say which items are wanted can be read alongside the scan.
-type wantedCosts = atomic.Pointer[idSet]
-
-// instGather is what a pass gathers of each instance.
-type instGather int
-
-const (
-	// gatherAll: everything the instances report shows.
-	gatherAll instGather = iota
-	// gatherRelease: what the refunds report reads, its release date: its
-	// last compute (a name and GPU model aside), the data end of its
-	// provider, and which line items it owns. Its money, names, GPU,
-	// pricing, first compute, components and last charge are left out (its
-	// state may then read unknown for stopped). Refunds needs no more, and
-	// gathering them was a sixth of its pass.
-	gatherRelease
-)
+type wantedCosts = atomic.Pointer[map[int64]bool]
 
 // scanInstances gathers what of the instances of month (not yet sorted,
 // looked back or judged), and the billed cost of the line items costsOf
 // wants (nil: none) as it reads them (s.costs).
-func scanInstances(ctx context.Context, db *ledger.DB, month string, what instGather, costsOf *wantedCosts) (*instanceSet, error) {
+func scanInstances(ctx context.Context, db *ledger.DB, month string, costsOf *wantedCosts) (*instanceSet, error) {
 	var parts []*instScan
 	// Each range from its highest id down: ids rise with time, so an
 	// instance's latest compute mostly comes first, and the running rows
 	// after it are mostly skipped by outranked.
 	f := ledger.Filter{Month: month, Descending: true}
 	n, err := db.ScanItems(ctx, f, instCols, func(int) func(*ledger.LineItem) error {
-		p := newInstScan(what, costsOf)
+		p := newInstScan(costsOf)
 		parts = append(parts, p)
 		return p.add
 	})
@@ -91,10 +76,9 @@ func (in *instance) sortSums() {
 	slices.SortFunc(in.sums, func(a, b instSum) int { return cmp.Compare(a.first, b.first) })
 }
 
-// ownerChunk is how many owners one allocation of a range holds. Grown by
-// append instead, the owners of the million-item month's two ranges were
-// 85 MB allocated for their 16 MB, and the set's as many again. A
-// variable for the tests, which fill many chunks.
+// ownerChunk is how many owners one allocation of a range holds (append
+// would copy them at each growth). A variable for the tests, which fill
+// many chunks.
 var ownerChunk = 8192
 
 // addOwner records the instance a line item of the range belongs to.
@@ -185,13 +169,11 @@ func (in *instance) merge(o *instance) {
 
 // instScan gathers one id range.
 type instScan struct {
-	what    instGather
-	byKey   map[string]*instance
+	byKey   map[instKey]*instance
 	order   []*instance
-	owner   [][]instOwner        // in chunks of ownerChunk: see addOwner
-	comp    map[string]*instComp // by provider and the component's own id
+	owner   [][]instOwner         // in chunks of ownerChunk: see addOwner
+	comp    map[instKey]*instComp // by provider and the component's own id
 	dataEnd map[string]time.Time
-	key     []byte                        // scratch for map keys (appendKey)
 	costsOf *wantedCosts                  // the line items whose billed cost is wanted; nil: none
 	costs   map[int64]decimal.NullDecimal // theirs, of this range
 	skipped int                           // running rows outranked (for tests)
@@ -203,8 +185,8 @@ type instComp struct {
 	at    rank
 }
 
-func newInstScan(what instGather, costsOf *wantedCosts) *instScan {
-	return &instScan{what: what, byKey: map[string]*instance{}, comp: map[string]*instComp{},
+func newInstScan(costsOf *wantedCosts) *instScan {
+	return &instScan{byKey: map[instKey]*instance{}, comp: map[instKey]*instComp{},
 		dataEnd: map[string]time.Time{}, costsOf: costsOf, costs: map[int64]decimal.NullDecimal{}}
 }
 
@@ -221,32 +203,20 @@ func (p *instScan) add(li *ledger.LineItem) error {
 	if id == "" {
 		return nil
 	}
-	p.key = appendKey(p.key[:0], li.Provider, id)
-	in := p.byKey[string(p.key)]
+	k := instKey{li.Provider, id}
+	in := p.byKey[k]
 	if in == nil {
-		in = &instance{key: instKey{li.Provider, id}, pricing: map[string]bool{}}
-		p.byKey[string(p.key)] = in
+		in = &instance{key: k, pricing: map[string]bool{}}
+		p.byKey[k] = in
 		p.order = append(p.order, in)
 	}
 	p.addOwner(instOwner{li.ID, in})
-	if p.what == gatherRelease {
-		if !billing.IsRunning(li) {
-			return nil
-		}
-		if _, skip := p.outranked(li, in, false); skip {
-			return nil
-		}
-		_, end := billing.ActiveSpan(li)
-		in.seeCompute(li.ID, "", "", end)
-		return nil
-	}
 	p.gather(li, in, byParent)
 	return nil
 }
 
 // gather adds line item li, which belongs to in (by its parent when
-// byParent), to all the pass gathers of in but its owner and data end
-// (gatherAll).
+// byParent), to all the pass gathers of in but its owner and data end.
 func (p *instScan) gather(li *ledger.LineItem, in *instance, byParent bool) {
 	sum := in.sum(li.Currency)
 	if sum.items == 0 || li.ID < sum.first {
@@ -257,11 +227,11 @@ func (p *instScan) gather(li *ledger.LineItem, in *instance, byParent bool) {
 	sum.add(li.Kind, &billed)
 	if byParent && li.ResourceID != "" && li.ResourceID != in.key.id {
 		// A component belongs to the instance its latest charge names.
-		p.key = appendKey(p.key[:0], li.Provider, li.ResourceID)
-		c := p.comp[string(p.key)]
+		ck := instKey{li.Provider, li.ResourceID}
+		c := p.comp[ck]
 		if c == nil {
-			c = &instComp{ck: instKey{in.key.provider, li.ResourceID}, k: in.key, at: rank{li.ChargePeriodStart, li.ID}}
-			p.comp[string(p.key)] = c
+			c = &instComp{ck: ck, k: in.key, at: rank{li.ChargePeriodStart, li.ID}}
+			p.comp[ck] = c
 		} else if c.at.before(li.ChargePeriodStart, li.ID) {
 			c.k, c.at = in.key, rank{li.ChargePeriodStart, li.ID}
 		}
@@ -270,7 +240,7 @@ func (p *instScan) gather(li *ledger.LineItem, in *instance, byParent bool) {
 		in.lastCharge = li.ChargePeriodEnd
 	}
 	if billing.IsRunning(li) {
-		start, skip := p.outranked(li, in, true)
+		start, skip := p.outranked(li, in)
 		if !skip {
 			var end time.Time
 			start, end = billing.ActiveSpan(li)
@@ -289,28 +259,28 @@ func (p *instScan) gather(li *ledger.LineItem, in *instance, byParent bool) {
 
 // keepCost keeps the billed cost of li if it is wanted: the evidence of
 // the month's findings costs nothing more to read than the month itself,
-// where looking up its 57k line items one by one took 0.3 s of CPU after
+// where looking up its line items one by one is a second read after
 // the scan.
 func (p *instScan) keepCost(li *ledger.LineItem) {
 	if p.costsOf == nil {
 		return
 	}
-	if want := p.costsOf.Load(); want != nil && want.has(li.ID) {
+	if want := p.costsOf.Load(); want != nil && (*want)[li.ID] {
 		p.costs[li.ID] = decimal.NullDecimal{Decimal: li.BilledCost, Valid: true}
 	}
 }
 
 // outranked reports (skip) whether the running line item li can change
 // nothing seeCompute keeps of in: its active span (billing.ActiveSpan)
-// surely ends before in's last compute and, if named (names: whether the
-// pass keeps names), before in's named compute that ended last. Its
+// surely ends before in's last compute and, if named, before in's named
+// compute that ended last. Its
 // ActiveSpan is then left uncomputed; start is its active span's start,
 // which it returns then. Without usage times ActiveSpan starts at the
 // charge period's start and ends at the latest at the later of its start
 // and end (a billed quantity only cuts the span short), which is the bound
 // used; a row with usage times is never skipped. Read from the highest id
 // down, most rows of an instance come after its latest compute.
-func (p *instScan) outranked(li *ledger.LineItem, in *instance, names bool) (start time.Time, skip bool) {
+func (p *instScan) outranked(li *ledger.LineItem, in *instance) (start time.Time, skip bool) {
 	if !in.ran || !li.UsageStart.IsZero() || !li.UsageEnd.IsZero() {
 		return time.Time{}, false
 	}
@@ -321,14 +291,12 @@ func (p *instScan) outranked(li *ledger.LineItem, in *instance, names bool) (sta
 	if !bound.Before(in.lastEnd) {
 		return time.Time{}, false
 	}
-	if names {
-		if in.runName.name != "" {
-			if !bound.Before(in.runName.at) {
-				return time.Time{}, false
-			}
-		} else if li.ResourceName != "" {
+	if in.runName.name != "" {
+		if !bound.Before(in.runName.at) {
 			return time.Time{}, false
 		}
+	} else if li.ResourceName != "" {
+		return time.Time{}, false
 	}
 	p.skipped++
 	return li.ChargePeriodStart, true

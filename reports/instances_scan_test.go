@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -279,10 +280,11 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 		t.Fatalf("the fixture's findings put money at risk on %d instances: want more", atRisk)
 	}
 
-	costsOf := evidenceIDs(fs)
+	wantIDs := evidenceIDs(fs)
+	costsOf := slices.Sorted(maps.Keys(wantIDs))
 	var wanted wantedCosts
-	wanted.Store(newIDSet(costsOf))
-	got, err := loadInstances(ctx, db, "2026-10", opts.TZ, nil, gatherAll, &wanted)
+	wanted.Store(&wantIDs)
+	got, err := loadInstances(ctx, db, "2026-10", opts.TZ, nil, &wanted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +316,7 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 		t.Errorf("the report differs:\n got %s\nwant %s", j, wantJSON)
 	}
 	scan := func(where string, args ...any) *instScan {
-		p := newInstScan(gatherAll, &wanted)
+		p := newInstScan(&wanted)
 		err := db.Scan(ctx, "SELECT "+selectList(instCols)+" FROM line_items li WHERE li.billing_period = '2026-10'"+where, args, itemRows(t, instCols, p.add))
 		if err != nil {
 			t.Fatal(err)
@@ -349,12 +351,12 @@ func TestInstancesScanMatchesItems(t *testing.T) {
 	late := &instanceSet{costs: map[int64]decimal.NullDecimal{}, byKey: map[instKey]*instance{}, comp: map[instKey]instKey{},
 		dataEnd: map[string]time.Time{}}
 	var lateWant wantedCosts
-	p := newInstScan(gatherAll, &lateWant)
+	p := newInstScan(&lateWant)
 	rows := 0
 	add := itemRows(t, instCols, p.add)
 	err = db.Scan(ctx, "SELECT "+selectList(instCols)+" FROM line_items li WHERE li.billing_period = '2026-10'", nil, func(r ledger.Row) error {
 		if rows++; rows == 1000 {
-			lateWant.Store(newIDSet(costsOf))
+			lateWant.Store(&wantIDs)
 		}
 		return add(r)
 	})
@@ -422,7 +424,7 @@ func TestInstancesScanDescending(t *testing.T) {
 			}
 		}
 	}
-	s, err := scanInstances(ctx, db, "2026-10", gatherAll, nil)
+	s, err := scanInstances(ctx, db, "2026-10", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +435,7 @@ func TestInstancesScanDescending(t *testing.T) {
 		compAt := map[instKey]rank{}
 		rows, skipped := 0, 0
 		for k := range split {
-			p := newInstScan(gatherAll, nil)
+			p := newInstScan(nil)
 			q := "SELECT " + selectList(instCols) + " FROM line_items li WHERE li.billing_period = '2026-10' AND li.id % ? = ? ORDER BY li.id DESC"
 			add := itemRows(t, instCols, p.add)
 			err := db.Scan(ctx, q, []any{split, k}, func(r ledger.Row) error {
@@ -476,7 +478,7 @@ func TestInstancesScanOutrankedTies(t *testing.T) {
 	testkit.ImportItems(t, db, "october.csv", []ledger.LineItem{item("a", start.Add(2*time.Hour), "first"),
 		item("b", start.Add(2*time.Hour), "tie"), early, used})
 	for _, order := range []string{"", " DESC"} {
-		p := newInstScan(gatherAll, nil)
+		p := newInstScan(nil)
 		err := db.Scan(context.Background(), "SELECT "+selectList(instCols)+" FROM line_items li ORDER BY li.charge_period_end"+order+", li.id",
 			nil, itemRows(t, instCols, p.add))
 		if err != nil {
@@ -492,7 +494,7 @@ func TestInstancesScanOutrankedTies(t *testing.T) {
 	testkit.ImportItems(t, db2, "october.csv", []ledger.LineItem{item("a", start.Add(2*time.Hour), "first"),
 		item("b", start.Add(2*time.Hour), "tie"), early})
 	for _, order := range []string{"", " DESC"} {
-		p := newInstScan(gatherAll, nil)
+		p := newInstScan(nil)
 		err := db2.Scan(context.Background(), "SELECT "+selectList(instCols)+" FROM line_items li ORDER BY li.id"+order, nil, itemRows(t, instCols, p.add))
 		if err != nil {
 			t.Fatal(err)
@@ -505,4 +507,12 @@ func TestInstancesScanOutrankedTies(t *testing.T) {
 			t.Errorf("id order%s: %d rows skipped, want %d", order, p.skipped, want)
 		}
 	}
+}
+
+// instOwnerID is the instance a line item belongs to ("" = none).
+func instOwnerID(li *ledger.LineItem) string {
+	if li.Kind != ledger.KindCompute && li.ParentResourceID != "" {
+		return li.ParentResourceID
+	}
+	return li.ResourceID
 }

@@ -10,10 +10,8 @@ import (
 // jsonObject writes a JSON object member by member, byte for byte as
 // writeJSON writes the whole object (two-space indent, no HTML escaping,
 // a newline at the end), so that a long array is encoded one element at a
-// time and never held encoded as a whole. writeJSON's encoder builds the
-// whole text, then indents it into a second buffer: for the findings of a
-// million-item month (146 MB of JSON) that was 2.7 s of CPU and most of
-// the audit's 2.3 GB at peak.
+// time and never held encoded as a whole (writeJSON's encoder builds the
+// whole text, then indents it into a second buffer).
 //
 // Members are written in the order of the calls; the first error stops
 // the writing and is returned by end.

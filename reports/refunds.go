@@ -1,11 +1,13 @@
 package reports
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -152,13 +154,6 @@ type RefundsReport struct {
 // Refunds builds the refund checklist of opts.Month from the stored
 // findings (run the audit first), the line items and the money flow.
 func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsReport, error) {
-	return refunds(ctx, db, opts, gatherRelease)
-}
-
-// refunds is Refunds, with the instances gathered as what says (the
-// checklist reads only their release dates: gatherRelease; gatherAll is
-// for the test that checks that).
-func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instGather) (*RefundsReport, error) {
 	loc := opts.TZ
 	if loc == nil {
 		loc = ledger.DefaultTZ()
@@ -175,7 +170,7 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 		defer close(read)
 		fs, fsErr = claimableFindings(ctx, db, opts.Month)
 	}()
-	s, err := loadInstances(ctx, db, opts.Month, loc, opts.Policy, what, nil)
+	s, err := loadInstances(ctx, db, opts.Month, loc, opts.Policy, nil)
 	<-read
 	if err != nil {
 		return nil, err
@@ -185,9 +180,8 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 	}
 	// The line items the claims need: the evidence of the findings that can
 	// be claimed, and every item of the instances charged past their release
-	// date (afterRelease). Only those: on a million-item month the evidence
-	// of all findings (forgotten instances cite every item of a session)
-	// was 890k of its items, read whole (11 s, 1.4 GB).
+	// date (afterRelease). Only those: the evidence of all findings
+	// (forgotten instances cite every item of a session) is most of a month.
 	evidence := map[int64]bool{}
 	for i := range fs {
 		for _, ev := range fs[i].Evidence {
@@ -304,12 +298,8 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 		p.finish(opts.Month, loc)
 		rep.Platforms = append(rep.Platforms, *p)
 	}
-	sort.Slice(rep.Platforms, func(i, j int) bool {
-		a, b := ledger.ProviderRank(rep.Platforms[i].Provider), ledger.ProviderRank(rep.Platforms[j].Provider)
-		if a != b {
-			return a < b
-		}
-		return rep.Platforms[i].Provider < rep.Platforms[j].Provider
+	slices.SortFunc(rep.Platforms, func(a, b RefundPlatform) int {
+		return cmp.Or(cmp.Compare(ledger.ProviderRank(a.Provider), ledger.ProviderRank(b.Provider)), strings.Compare(a.Provider, b.Provider))
 	})
 	return rep, nil
 }
@@ -477,12 +467,8 @@ func (p *RefundPlatform) finish(month string, loc *time.Location) {
 		}
 		return a.Fingerprint < b.Fingerprint
 	})
-	sort.Slice(p.Balances, func(i, j int) bool {
-		a, b := p.Balances[i], p.Balances[j]
-		if a.Account != b.Account {
-			return a.Account < b.Account
-		}
-		return a.Currency < b.Currency
+	slices.SortFunc(p.Balances, func(a, b RefundBalance) int {
+		return cmp.Or(strings.Compare(a.Account, b.Account), strings.Compare(a.Currency, b.Currency))
 	})
 	tidx := map[string]int{}
 	type tkey struct{ account, currency string }

@@ -8,24 +8,15 @@ import (
 	"github.com/gpubill/gpubill/ledger"
 )
 
-// Map keys of the narrow scans (spend, gpuhour, instances): the texts of a
-// line item's fields, each after its length, so that no two lists of texts make
-// the same key ("ab"+"c" and "a"+"bc" differ, whatever bytes the texts
-// hold). Built into a reused buffer: callers look up with m[string(key)],
+// Map keys of the GPU-hour quotes: the texts of a line item's fields, each
+// after its length, so that no two lists of texts make the same key ("ab"+"c"
+// and "a"+"bc" differ, whatever bytes the texts hold). Built into a reused buffer: callers look up with m[string(key)],
 // which allocates nothing, and copy only for a new entry.
 
 // appendKeyText appends text v to the key b.
 func appendKeyText[T string | []byte](b []byte, v T) []byte {
 	b = binary.AppendUvarint(b, uint64(len(v)))
 	return append(b, v...)
-}
-
-// appendKey appends the texts ts to the key b.
-func appendKey(b []byte, ts ...string) []byte {
-	for _, t := range ts {
-		b = appendKeyText(b, t)
-	}
-	return b
 }
 
 // appendKeyAmount appends amount d to the key b, as its stored text

@@ -1,11 +1,13 @@
 package reports
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -155,7 +157,7 @@ func normalizeBy(by []string) ([]string, error) {
 		} else if b == "sub_account" {
 			b = ByProject
 		}
-		if _, ok := spendDimension[b]; !ok {
+		if !slices.Contains(SpendDimensions, b) {
 			return nil, fmt.Errorf("reports: unknown spend dimension %q (want %s)", b, strings.Join(SpendDimensions, ", "))
 		}
 		if !seen[b] {
@@ -562,6 +564,12 @@ func kindRank(kind string) int {
 		}
 	}
 	return len(ledger.Kinds)
+}
+
+// compareKinds orders kinds as ledger.Kinds lists them, unknown ones after
+// by name.
+func compareKinds(a, b string) int {
+	return cmp.Or(cmp.Compare(kindRank(a), kindRank(b)), strings.Compare(a, b))
 }
 
 // spendChanges compares this month's totals with the previous month's, per
