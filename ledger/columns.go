@@ -321,7 +321,7 @@ func (ir *itemReader) amount(i int, b []byte) (decimal.Decimal, error) {
 	d, ok := ir.decs[string(b)]
 	if !ok {
 		var err error
-		if d, err = ParseStoredAmount(b); err != nil {
+		if d, err = parseAmount(b); err != nil {
 			return d, err
 		}
 		if len(ir.decs) == shareMax {

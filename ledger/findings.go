@@ -435,7 +435,7 @@ func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Fi
 			f.PeriodEnd, err = ParseTime(end)
 		}
 		if err == nil {
-			f.AmountAtRisk, err = ScanDec(amount)
+			f.AmountAtRisk, err = scanDec(amount)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("ledger: finding %d: %w", f.ID, err)

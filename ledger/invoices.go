@@ -253,7 +253,7 @@ func (db *DB) Invoices(ctx context.Context, f InvoiceFilter) ([]Invoice, error) 
 			&inv.PeriodStart, &inv.PeriodEnd, &inv.Note, &raw, &inv.ImportID, &inv.SourceRow, &inv.RowKey, &inv.File, &added); err != nil {
 			return nil, fmt.Errorf("ledger: scan invoice: %w", err)
 		}
-		a, err := ScanDec(&amount)
+		a, err := scanDec(&amount)
 		if err != nil {
 			return nil, err
 		}

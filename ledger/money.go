@@ -213,15 +213,3 @@ func nullDec(d decimal.NullDecimal) any {
 	}
 	return DecimalString(d.Decimal)
 }
-
-// ScanDec parses a stored optional amount.
-func ScanDec(s *string) (decimal.NullDecimal, error) {
-	if s == nil {
-		return decimal.NullDecimal{}, nil
-	}
-	d, err := decimal.NewFromString(*s)
-	if err != nil {
-		return decimal.NullDecimal{}, fmt.Errorf("ledger: stored amount %q: %w", *s, err)
-	}
-	return decimal.NullDecimal{Decimal: d, Valid: true}, nil
-}

@@ -191,7 +191,7 @@ func (db *DB) Payments(ctx context.Context, from, to time.Time) ([]Payment, erro
 		if p.Time, err = ParseTime(tm); err != nil {
 			return nil, fmt.Errorf("ledger: payment %d: %w", p.ID, err)
 		}
-		a, err := ScanDec(&amount)
+		a, err := scanDec(&amount)
 		if err != nil {
 			return nil, err
 		}
@@ -231,12 +231,12 @@ func (db *DB) Transactions(ctx context.Context, provider string, from, to time.T
 		if x.Time, err = ParseTime(tm); err != nil {
 			return nil, fmt.Errorf("ledger: transaction %d: %w", x.ID, err)
 		}
-		a, err := ScanDec(&amount)
+		a, err := scanDec(&amount)
 		if err != nil {
 			return nil, err
 		}
 		x.Amount = a.Decimal
-		if x.Balance, err = ScanDec(balance); err != nil {
+		if x.Balance, err = scanDec(balance); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(raw), &x.Raw); err != nil {
