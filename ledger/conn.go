@@ -211,6 +211,3 @@ func (r Row) Bytes(i int) []byte {
 	*r.buf = b
 	return b[at : at+n : at+n]
 }
-
-// isLiteBusy reports whether err is SQLite's SQLITE_BUSY from a liteConn.
-func isLiteBusy(err error) bool { return sqlite.ErrCode(err).ToPrimary() == sqlite.ResultBusy }

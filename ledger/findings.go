@@ -48,7 +48,7 @@ type AuditWriter struct {
 // BeginAudit starts the transaction of an audit run of month, waiting for
 // another writer as the ledger's other write transactions do.
 func (db *DB) BeginAudit(ctx context.Context, month, tz string) (*AuditWriter, error) {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: save audit: %w", err)
 	}

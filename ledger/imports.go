@@ -59,7 +59,7 @@ func (db *DB) Imports(ctx context.Context, limit int) ([]Import, error) {
 // stay too, handed to that import. Findings are not touched: the next audit
 // recomputes them.
 func (db *DB) UndoImport(ctx context.Context, id int64) (removed int64, err error) {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("ledger: undo import: %w", err)
 	}

@@ -184,7 +184,7 @@ func (t *ImportTx) InsertInvoices(ctx context.Context, invs []Invoice) (int, err
 // InsertInvoices records invoices entered by hand (ImportID 0), in one
 // transaction, ignoring known row keys; it returns how many were new.
 func (db *DB) InsertInvoices(ctx context.Context, invs []Invoice) (added int, err error) {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("ledger: insert invoices: %w", err)
 	}

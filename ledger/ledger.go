@@ -33,7 +33,8 @@ type DB struct {
 }
 
 // SQL returns the underlying database handle, for packages that run their
-// own queries (reports, rules). Sum money with dsum(), never SUM().
+// own queries (reports, rules). Sum money with dsum(), never SUM(); begin a
+// write transaction with BeginTx.
 func (db *DB) SQL() *sql.DB { return db.sql }
 
 // Path is the file the ledger lives in.
@@ -99,7 +100,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	q.Set("_txlock", "immediate")
 	db := &DB{path: path}
-	sdb, err := openWaiting(fileURI(path, q), &db.wait)
+	sdb, err := sql.Open("sqlite", fileURI(path, q))
 	if err != nil {
 		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
 	}
@@ -197,7 +198,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	if current == newest && current > 0 {
 		return nil
 	}
-	tx, err := db.sql.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx)
 	if err != nil {
 		return fmt.Errorf("ledger: migrate %s: %w", db.path, err)
 	}
