@@ -130,10 +130,3 @@ func (im *Import) RowOf(record int) (row int, ok bool) {
 	}
 	return row, true
 }
-
-func nonNilRowMap(m [][2]int) [][2]int {
-	if m == nil {
-		return [][2]int{}
-	}
-	return m
-}

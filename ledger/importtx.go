@@ -97,13 +97,12 @@ func (t *ImportTx) restoreWAL() {
 // AddImport records one imported table and sets imp.ID; rows written for it
 // carry that id in their ImportID.
 func (t *ImportTx) AddImport(ctx context.Context, imp *Import) error {
-	header, _ := json.Marshal(nonNil(imp.Header))
 	if imp.StartedAt.IsZero() {
 		imp.StartedAt = time.Now()
 	}
 	if _, err := t.c.exec(ctx, `INSERT INTO imports(path, sha256, size, format, format_version, sheet, header, header_row, started_at, status)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')`,
-		imp.Path, imp.SHA256, imp.Size, imp.Format, imp.FormatVersion, imp.Sheet, string(header), imp.HeaderRow, FormatTime(imp.StartedAt)); err != nil {
+		imp.Path, imp.SHA256, imp.Size, imp.Format, imp.FormatVersion, imp.Sheet, jsonText(imp.Header), imp.HeaderRow, FormatTime(imp.StartedAt)); err != nil {
 		return fmt.Errorf("ledger: record import: %w", err)
 	}
 	imp.ID = t.c.lastInsertID()
@@ -116,11 +115,10 @@ func (t *ImportTx) FinishImport(ctx context.Context, imp *Import) error {
 		imp.FinishedAt = time.Now()
 	}
 	imp.Status = "ok"
-	rowMap, _ := json.Marshal(nonNilRowMap(imp.RowMap))
 	imp.RowMapped = true
 	if _, err := t.c.exec(ctx, `UPDATE imports SET rows_read=?, rows_new=?, rows_duplicate=?, rows_skipped=?,
 		finished_at=?, status=?, row_map=? WHERE id=?`,
-		imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped, FormatTime(imp.FinishedAt), imp.Status, string(rowMap), imp.ID); err != nil {
+		imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped, FormatTime(imp.FinishedAt), imp.Status, jsonText(imp.RowMap), imp.ID); err != nil {
 		return fmt.Errorf("ledger: finish import: %w", err)
 	}
 	return nil
@@ -259,31 +257,16 @@ func (t *ImportTx) lineItemInsert(n int, omit uint64) string {
 	if q, ok := t.inserts[shape]; ok {
 		return q
 	}
-	var b strings.Builder
-	b.WriteString("INSERT OR IGNORE INTO line_items(")
-	row := []byte{'('}
+	var names []string
 	for col, c := range inserted {
-		if omit&(1<<col) != 0 {
-			continue
+		if omit&(1<<col) == 0 {
+			names = append(names, c.name)
 		}
-		name := c.name
-		if len(row) > 1 {
-			b.WriteByte(',')
-			row = append(row, ',')
-		}
-		b.WriteString(name)
-		row = append(row, '?')
 	}
-	row = append(row, ')')
-	b.WriteString(") VALUES ")
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(row)
-	}
-	t.inserts[shape] = b.String()
-	return t.inserts[shape]
+	row := "(" + placeholders(len(names)) + ")"
+	q := "INSERT OR IGNORE INTO line_items(" + strings.Join(names, ",") + ") VALUES " + row + strings.Repeat(","+row, n-1)
+	t.inserts[shape] = q
+	return q
 }
 
 // InsertLineItems writes a batch of line items (each with its ImportID set),
@@ -332,50 +315,39 @@ func (t *ImportTx) InsertLineItemRows(ctx context.Context, batch *LineItemRows) 
 // InsertTransactions writes a batch of money-flow rows, ignoring known
 // row keys; it returns how many were new.
 func (t *ImportTx) InsertTransactions(ctx context.Context, txs []Transaction) (int, error) {
-	const q = `INSERT OR IGNORE INTO transactions(provider, account, time, type, amount, currency,
-		balance, reference, description, raw, import_id, source_row, row_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`
-	added := 0
-	for i := range txs {
-		x := &txs[i]
-		raw, err := json.Marshal(nonNil(x.Raw))
-		if err != nil {
-			return added, err
-		}
-		n, err := t.c.exec(ctx, q, x.Provider, x.Account, FormatTime(x.Time), x.Type, DecimalString(x.Amount), x.Currency,
-			nullDec(x.Balance), x.Reference, x.Description, string(raw), x.ImportID, x.SourceRow, x.RowKey)
-		if err != nil {
-			return added, fmt.Errorf("ledger: insert transaction: %w", err)
-		}
-		if n == 0 {
-			if err := t.claim(ctx, "transactions", []rowClaim{{x.RowKey, x.ImportID, int64(x.SourceRow)}}); err != nil {
-				return added, err
-			}
-		}
-		added += int(n)
-	}
-	return added, nil
+	return insertEach(ctx, t, "transactions", `INSERT OR IGNORE INTO transactions(provider, account, time, type, amount, currency,
+		balance, reference, description, raw, import_id, source_row, row_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		txs, func(x *Transaction) ([]any, rowClaim) {
+			return []any{x.Provider, x.Account, FormatTime(x.Time), x.Type, DecimalString(x.Amount), x.Currency, nullDec(x.Balance),
+				x.Reference, x.Description, jsonText(x.Raw), x.ImportID, x.SourceRow, x.RowKey}, rowClaim{x.RowKey, x.ImportID, int64(x.SourceRow)}
+		})
 }
 
 // InsertPayments writes a batch of payment records, ignoring known row
 // keys; it returns how many were new.
 func (t *ImportTx) InsertPayments(ctx context.Context, ps []Payment) (int, error) {
-	const q = `INSERT OR IGNORE INTO payments(source, time, direction, counterparty, item,
+	return insertEach(ctx, t, "payments", `INSERT OR IGNORE INTO payments(source, time, direction, counterparty, item,
 		amount, currency, status, order_no, merchant_order_no, raw, import_id, source_row, row_key)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		ps, func(p *Payment) ([]any, rowClaim) {
+			return []any{p.Source, FormatTime(p.Time), p.Direction, p.Counterparty, p.Item, DecimalString(p.Amount), p.Currency,
+				p.Status, p.OrderNo, p.MerchantOrderNo, jsonText(p.Raw), p.ImportID, p.SourceRow, p.RowKey}, rowClaim{p.RowKey, p.ImportID, int64(p.SourceRow)}
+		})
+}
+
+// insertEach runs the INSERT OR IGNORE q into table for each of rows with
+// the arguments args gives, claims the rows the table held already, and
+// returns how many were new.
+func insertEach[T any](ctx context.Context, t *ImportTx, table, q string, rows []T, args func(*T) ([]any, rowClaim)) (int, error) {
 	added := 0
-	for i := range ps {
-		p := &ps[i]
-		raw, err := json.Marshal(nonNil(p.Raw))
+	for i := range rows {
+		a, c := args(&rows[i])
+		n, err := t.c.exec(ctx, q, a...)
 		if err != nil {
-			return added, err
-		}
-		n, err := t.c.exec(ctx, q, p.Source, FormatTime(p.Time), p.Direction, p.Counterparty, p.Item,
-			DecimalString(p.Amount), p.Currency, p.Status, p.OrderNo, p.MerchantOrderNo, string(raw), p.ImportID, p.SourceRow, p.RowKey)
-		if err != nil {
-			return added, fmt.Errorf("ledger: insert payment: %w", err)
+			return added, fmt.Errorf("ledger: insert into %s: %w", table, err)
 		}
 		if n == 0 {
-			if err := t.claim(ctx, "payments", []rowClaim{{p.RowKey, p.ImportID, int64(p.SourceRow)}}); err != nil {
+			if err := t.claim(ctx, table, []rowClaim{c}); err != nil {
 				return added, err
 			}
 		}
@@ -384,11 +356,14 @@ func (t *ImportTx) InsertPayments(ctx context.Context, ps []Payment) (int, error
 	return added, nil
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
+// jsonText is v as JSON text, a nil slice as [] (raw cells, headers, row
+// maps).
+func jsonText[T any](v []T) string {
+	if v == nil {
+		return "[]"
 	}
-	return s
+	b, _ := json.Marshal(v) // slices of strings and ints always encode
+	return string(b)
 }
 
 // rowClaim is a row an import brought, by key, with its record number.
