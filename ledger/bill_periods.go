@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -16,14 +17,7 @@ var monthlyBillFormats = []string{"aliyun-detail", "huaweicloud-usage", "tencent
 	"tencentcloud-resource", "volcengine-bill", "focus"}
 
 // MonthlyBillFormat reports whether files of format are monthly bills.
-func MonthlyBillFormat(format string) bool {
-	for _, f := range monthlyBillFormats {
-		if f == format {
-			return true
-		}
-	}
-	return false
-}
+func MonthlyBillFormat(format string) bool { return slices.Contains(monthlyBillFormats, format) }
 
 // BillPeriodEnds returns, per provider and billing period that a monthly
 // bill brought line items for, the end of what the bills cover: the end of

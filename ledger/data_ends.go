@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -52,17 +51,9 @@ func (t *ImportTx) saveEnds(ctx context.Context) error {
 	return nil
 }
 
-// recomputeEnds sets data_ends from the line items (after rows went away).
-func recomputeEnds(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM data_ends`); err != nil {
-		return fmt.Errorf("ledger: end of data: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO data_ends(provider, charge_period_end)
-		SELECT provider, max(charge_period_end) FROM line_items GROUP BY provider`); err != nil {
-		return fmt.Errorf("ledger: end of data: %w", err)
-	}
-	return nil
-}
+// recomputeEnds set data_ends from the line items (after rows went away).
+var recomputeEnds = []string{`DELETE FROM data_ends`, `INSERT INTO data_ends(provider, charge_period_end)
+	SELECT provider, max(charge_period_end) FROM line_items GROUP BY provider`}
 
 // DataEnds returns, per provider, the latest charge period end of its line
 // items in the whole ledger.

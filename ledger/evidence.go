@@ -19,7 +19,7 @@ import (
 // back, with the billed cost of each cited line item, is attachEvidence.
 
 // attachEvidence reads the evidence of the findings where holds (SQL on
-// the findings table with args, as findingsWhere; "" = all) and hands each
+// the findings table with args, as FindingsWithoutCosts; "" = all) and hands each
 // finding of fs its rows, ordered by file, row and line item, without their
 // billed costs (AddEvidenceCosts).
 // The lists are parsed here (parseEvidenceList), not by json_each.
