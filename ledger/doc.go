@@ -17,7 +17,7 @@
 // Two hot paths run on a connection of their own without database/sql
 // (liteConn, conn.go: zombiezen.com/go/sqlite): an import's transaction
 // (ImportTx) and the reading of many line items (LoadLineItems, EachLineItem,
-// ScanLineItems). Everything else goes through database/sql.
+// ScanItems). Everything else goes through database/sql.
 //
 // Money is never a float: Go code uses decimal.Decimal, SQLite stores the
 // canonical decimal string in TEXT columns, and sums go through the exact

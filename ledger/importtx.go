@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"zombiezen.com/go/sqlite"
 )
 
 // ImportTx writes one file's rows in one database transaction: either every
@@ -45,7 +47,7 @@ func (db *DB) BeginImport(ctx context.Context) (*ImportTx, error) {
 
 // BeginImportWith is BeginImport with options.
 func (db *DB) BeginImportWith(ctx context.Context, opts ImportOptions) (*ImportTx, error) {
-	c, err := openLite(db.path)
+	c, err := openLite(db.path, sqlite.OpenReadWrite)
 	if err != nil {
 		return nil, err
 	}

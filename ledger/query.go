@@ -19,7 +19,7 @@ type Filter struct {
 	IDMax     int64 // only ids ≤ IDMax (0 = no bound)
 	NoRaw     bool  // leave LineItem.Raw empty: the source cells are not read at all
 	Unordered bool  // rows in no particular order: the caller sorts (cheaper in Go than SQLite's sorter)
-	// Descending: ScanLineItems reads each of its id ranges from the
+	// Descending: ScanItems reads each of its id ranges from the
 	// highest id down (ids rise with import order, so mostly with time).
 	Descending bool
 	// StartsBefore, when set, keeps only the items whose charge period or

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/shopspring/decimal"
+	"zombiezen.com/go/sqlite"
 )
 
 // Scan runs the read-only query q with args on a connection of its own
@@ -16,20 +17,17 @@ func (db *DB) Scan(ctx context.Context, q string, args []any, fn func(Row) error
 }
 
 // scan is Scan, reading the ledger through a memory map when mapped
-// (PRAGMA mmap_size: pages without a pread and a copy each), for the load
-// of a month. The mapped pages count in the process's resident size, so
-// the reports' scans, which keep little, do without.
+// (mmapPragma), for the load of a month.
 func (db *DB) scan(ctx context.Context, q string, args []any, fn func(Row) error, mapped bool) error {
-	c, err := openLiteReadOnly(db.path)
+	var extra []string
+	if mapped {
+		extra = append(extra, mmapPragma)
+	}
+	c, err := openLite(db.path, sqlite.OpenReadOnly, extra...)
 	if err != nil {
 		return err
 	}
 	defer c.close()
-	if mapped {
-		if _, err := c.exec(ctx, "PRAGMA mmap_size = 8589934592"); err != nil {
-			return fmt.Errorf("ledger: scan: %w", err)
-		}
-	}
 	if err := c.query(ctx, q, args, fn); err != nil {
 		return fmt.Errorf("ledger: scan: %w", err)
 	}

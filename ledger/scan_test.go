@@ -94,9 +94,9 @@ func TestScanNullEmptyAndBadValues(t *testing.T) {
 	}
 }
 
-// ScanLineItems reads every selected row once, in parts side by side; with
+// ScanItems reads every selected row once, in parts side by side; with
 // Descending each part comes from its highest id down.
-func TestScanLineItemsDescending(t *testing.T) {
+func TestScanItemsDescending(t *testing.T) {
 	defer func(n int64) { loadPartMin = n }(loadPartMin)
 	loadPartMin = 10 // several parts for a small ledger
 	db := openTest(t)
@@ -107,11 +107,11 @@ func TestScanLineItemsDescending(t *testing.T) {
 	importItems(t, db, items)
 	for _, desc := range []bool{false, true} {
 		var parts [][]int64
-		n, err := db.ScanLineItems(context.Background(), Filter{Month: "2026-10", Descending: desc}, []string{"id"}, func(int) func(Row) error {
+		n, err := db.ScanItems(context.Background(), Filter{Month: "2026-10", Descending: desc}, []string{"id"}, func(int) func(*LineItem) error {
 			parts = append(parts, nil)
 			p := len(parts) - 1
-			return func(r Row) error {
-				parts[p] = append(parts[p], r.Int64(0))
+			return func(li *LineItem) error {
+				parts[p] = append(parts[p], li.ID)
 				return nil
 			}
 		})
