@@ -29,11 +29,7 @@ func (db *DB) BillPeriodEnds(ctx context.Context, loc *time.Location) (map[Perio
 		FROM import_periods ip JOIN imports im ON im.id = ip.import_id
 		WHERE im.format IN (` + placeholders(len(monthlyBillFormats)) + `)
 		GROUP BY ip.provider, ip.billing_period, im.format`
-	args := make([]any, len(monthlyBillFormats))
-	for i, f := range monthlyBillFormats {
-		args[i] = f
-	}
-	rows, err := db.sql.QueryContext(ctx, q, args...)
+	rows, err := db.sql.QueryContext(ctx, q, anys(monthlyBillFormats)...)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: billing period ends: %w", err)
 	}

@@ -188,10 +188,7 @@ func (db *DB) Invoices(ctx context.Context, f InvoiceFilter) ([]Invoice, error) 
 	var conds []string
 	var args []any
 	if len(f.Providers) > 0 {
-		conds = append(conds, "i.provider IN ("+placeholders(len(f.Providers))+")")
-		for _, p := range f.Providers {
-			args = append(args, p)
-		}
+		conds, args = append(conds, "i.provider IN ("+placeholders(len(f.Providers))+")"), anys(f.Providers)
 	}
 	months := f.Months
 	if f.Month != "" {
