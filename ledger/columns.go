@@ -388,7 +388,7 @@ func (ir *itemReader) readColumn(r Row, i int, c *column, li *LineItem) error {
 			*v = ir.lastTime[i]
 			return nil
 		}
-		t, err := parseTime(b)
+		t, err := ParseTime(string(b))
 		if err != nil {
 			return err
 		}
