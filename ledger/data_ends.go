@@ -11,14 +11,12 @@ import (
 // ledger (migration 0007). Stored times compare as text (TimeLayout), so
 // the ledger keeps the largest text.
 
-// The places of the columns noteEnds reads among the inserted ones.
-var providerAt, periodEndAt = insertAt("provider"), insertAt("charge_period_end")
-
 // noteEnds raises t.ends to the charge period ends of rows.
 func (t *ImportTx) noteEnds(rows []lineItemRow) {
 	if t.ends == nil {
 		t.ends = map[string]string{}
 	}
+	providerAt, periodEndAt := insertAt("provider"), insertAt("charge_period_end")
 	for i := range rows {
 		p, end := rows[i].col(providerAt), rows[i].col(periodEndAt)
 		if cur, ok := t.ends[p]; !ok || end > cur {
