@@ -128,7 +128,7 @@ func foreignKeyCheck(ctx context.Context, db *sql.DB) Check {
 	}
 	defer rows.Close()
 	per := map[string]int64{}
-	var tables []string
+	var parts []string // table → parent, in the order met
 	for rows.Next() {
 		var table, parent string
 		var rowid sql.NullInt64
@@ -136,20 +136,18 @@ func foreignKeyCheck(ctx context.Context, db *sql.DB) Check {
 		if err := rows.Scan(&table, &rowid, &parent, &fkid); err != nil {
 			return problem("foreign_keys", err)
 		}
-		key := table + " → " + parent
-		if per[key] == 0 {
-			tables = append(tables, key)
+		if key := table + " → " + parent; per[key] == 0 {
+			parts = append(parts, key)
 		}
-		per[key]++
+		per[table+" → "+parent]++
 		c.Count++
 	}
 	if err := rows.Err(); err != nil {
 		return problem("foreign_keys", err)
 	}
 	if c.Count > 0 {
-		var parts []string
-		for _, k := range tables {
-			parts = append(parts, fmt.Sprintf("%s: %d", k, per[k]))
+		for i, k := range parts {
+			parts[i] = fmt.Sprintf("%s: %d", k, per[k])
 		}
 		c.Status = CheckProblem
 		c.Detail = fmt.Sprintf("%d row(s) reference a missing row (%s)", c.Count, joinFirst(parts, ", "))

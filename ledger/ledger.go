@@ -181,10 +181,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	newest := 0
-	if n := len(ms); n > 0 {
-		newest = ms[n-1].version
-	}
+	newest := SchemaVersion()
 	current, err := schemaVersion(ctx, db.sql)
 	if err != nil {
 		return fmt.Errorf("ledger: %s: %w", db.path, err)
@@ -228,9 +225,7 @@ func (db *DB) migrate(ctx context.Context) error {
 }
 
 // schemaVersion reads the newest applied migration (0 for a new file).
-func schemaVersion(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (int, error) {
+func schemaVersion(ctx context.Context, q *sql.DB) (int, error) {
 	var n int
 	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n); err != nil {
 		return 0, err
