@@ -488,4 +488,3 @@ func TestNewerLedgerIsRefused(t *testing.T) {
 		t.Errorf("got %v, want a refusal asking to upgrade gpubill", err)
 	}
 }
-
