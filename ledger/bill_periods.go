@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -16,14 +17,7 @@ var monthlyBillFormats = []string{"aliyun-detail", "huaweicloud-usage", "tencent
 	"tencentcloud-resource", "volcengine-bill", "focus"}
 
 // MonthlyBillFormat reports whether files of format are monthly bills.
-func MonthlyBillFormat(format string) bool {
-	for _, f := range monthlyBillFormats {
-		if f == format {
-			return true
-		}
-	}
-	return false
-}
+func MonthlyBillFormat(format string) bool { return slices.Contains(monthlyBillFormats, format) }
 
 // BillPeriodEnds returns, per provider and billing period that a monthly
 // bill brought line items for, the end of what the bills cover: the end of
@@ -35,11 +29,7 @@ func (db *DB) BillPeriodEnds(ctx context.Context, loc *time.Location) (map[Perio
 		FROM import_periods ip JOIN imports im ON im.id = ip.import_id
 		WHERE im.format IN (` + placeholders(len(monthlyBillFormats)) + `)
 		GROUP BY ip.provider, ip.billing_period, im.format`
-	args := make([]any, len(monthlyBillFormats))
-	for i, f := range monthlyBillFormats {
-		args[i] = f
-	}
-	rows, err := db.sql.QueryContext(ctx, q, args...)
+	rows, err := db.sql.QueryContext(ctx, q, anys(monthlyBillFormats)...)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: billing period ends: %w", err)
 	}

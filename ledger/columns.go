@@ -83,32 +83,32 @@ var lineItemColumns = []column{
 // lineItemColumns but the read-only id (checked by init).
 const insertColumns = 39
 
-// columnIndex maps a column's name to its place in lineItemColumns.
-var columnIndex = func() map[string]int {
-	m := map[string]int{}
-	ins := 0
-	for i, c := range lineItemColumns {
-		m[c.name] = i
-		if !c.readOnly {
-			ins++
-		}
-	}
-	if ins != insertColumns || ins > 64 {
-		panic(fmt.Sprintf("ledger: %d insertable columns, want %d", ins, insertColumns))
-	}
-	return m
-}()
+var (
+	// columnIndex maps a column's name to its place in lineItemColumns.
+	columnIndex = map[string]int{}
+	// inserted are the columns an INSERT writes, in lineItemRow order.
+	inserted []*column
+	// intColumns is a bit per inserted integer column.
+	intColumns uint64
+)
 
-// inserted are the columns an INSERT writes, in lineItemRow order.
-var inserted = func() []*column {
-	var out []*column
+func init() {
 	for i := range lineItemColumns {
-		if !lineItemColumns[i].readOnly {
-			out = append(out, &lineItemColumns[i])
+		c := &lineItemColumns[i]
+		columnIndex[c.name] = i
+		if c.readOnly {
+			continue
 		}
+		switch c.field(&LineItem{}).(type) {
+		case *int64, *int:
+			intColumns |= 1 << len(inserted)
+		}
+		inserted = append(inserted, c)
 	}
-	return out
-}()
+	if len(inserted) != insertColumns {
+		panic(fmt.Sprintf("ledger: %d insertable columns, want %d", len(inserted), insertColumns))
+	}
+}
 
 // insertAt is the place of a named column among inserted.
 func insertAt(name string) int {
@@ -197,25 +197,6 @@ func (r *LineItemRows) Append(li *LineItem) {
 	row.text = string(b)
 	r.buf = b
 }
-
-// isInt reports whether inserted column i is bound as an integer.
-func isInt(i int) bool {
-	switch inserted[i].field(&LineItem{}).(type) {
-	case *int64, *int:
-		return true
-	}
-	return false
-}
-
-// intColumns is a bit per inserted integer column.
-var intColumns = func() (m uint64) {
-	for i := range inserted {
-		if isInt(i) {
-			m |= 1 << i
-		}
-	}
-	return m
-}()
 
 // omittedColumns are the columns that every row of rows leaves at their
 // default: a NULL of a null column, the zero text of a dflt one. Binding a
@@ -321,7 +302,7 @@ func (ir *itemReader) amount(i int, b []byte) (decimal.Decimal, error) {
 	d, ok := ir.decs[string(b)]
 	if !ok {
 		var err error
-		if d, err = ParseStoredAmount(b); err != nil {
+		if d, err = parseAmount(b); err != nil {
 			return d, err
 		}
 		if len(ir.decs) == shareMax {
@@ -388,7 +369,7 @@ func (ir *itemReader) readColumn(r Row, i int, c *column, li *LineItem) error {
 			*v = ir.lastTime[i]
 			return nil
 		}
-		t, err := parseTime(b)
+		t, err := ParseTime(string(b))
 		if err != nil {
 			return err
 		}

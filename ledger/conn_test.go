@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"zombiezen.com/go/sqlite"
 )
 
 func openScratchLite(t *testing.T) *liteConn {
@@ -14,7 +16,7 @@ func openScratchLite(t *testing.T) *liteConn {
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := openLite(path)
+	c, err := openLite(path, sqlite.OpenReadWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +35,7 @@ func TestLiteRow(t *testing.T) {
 	if _, err := c.exec(ctx, `CREATE TABLE t(a TEXT, b INTEGER, c TEXT, d)`); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]any{{"x", int64(1), long, nil}, {"", 0, "中文", true}, {nil, nil, nil, []byte("blob")}, {"7", int32(-9), long + "z", "t"}} {
+	for _, args := range [][]any{{"x", int64(1), long, nil}, {"", 0, "中文", int64(1)}, {nil, nil, nil, "blob"}, {"7", -9, long + "z", "t"}} {
 		if _, err := c.exec(ctx, `INSERT INTO t VALUES (?, ?, ?, ?)`, args...); err != nil {
 			t.Fatal(err)
 		}
@@ -64,5 +66,8 @@ func TestLiteRow(t *testing.T) {
 	}
 	if _, err := c.exec(ctx, `SELECT nonsense FROM t`); err == nil {
 		t.Error("a bad query gave no error")
+	}
+	if _, err := c.exec(ctx, `SELECT ?`, true); err == nil {
+		t.Error("a bool was bound: want an error for a type the ledger does not store")
 	}
 }

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -12,14 +11,12 @@ import (
 // ledger (migration 0007). Stored times compare as text (TimeLayout), so
 // the ledger keeps the largest text.
 
-// The places of the columns noteEnds reads among the inserted ones.
-var providerAt, periodEndAt = insertAt("provider"), insertAt("charge_period_end")
-
 // noteEnds raises t.ends to the charge period ends of rows.
 func (t *ImportTx) noteEnds(rows []lineItemRow) {
 	if t.ends == nil {
 		t.ends = map[string]string{}
 	}
+	providerAt, periodEndAt := insertAt("provider"), insertAt("charge_period_end")
 	for i := range rows {
 		p, end := rows[i].col(providerAt), rows[i].col(periodEndAt)
 		if cur, ok := t.ends[p]; !ok || end > cur {
@@ -52,17 +49,9 @@ func (t *ImportTx) saveEnds(ctx context.Context) error {
 	return nil
 }
 
-// recomputeEnds sets data_ends from the line items (after rows went away).
-func recomputeEnds(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM data_ends`); err != nil {
-		return fmt.Errorf("ledger: end of data: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO data_ends(provider, charge_period_end)
-		SELECT provider, max(charge_period_end) FROM line_items GROUP BY provider`); err != nil {
-		return fmt.Errorf("ledger: end of data: %w", err)
-	}
-	return nil
-}
+// recomputeEnds set data_ends from the line items (after rows went away).
+var recomputeEnds = []string{`DELETE FROM data_ends`, `INSERT INTO data_ends(provider, charge_period_end)
+	SELECT provider, max(charge_period_end) FROM line_items GROUP BY provider`}
 
 // DataEnds returns, per provider, the latest charge period end of its line
 // items in the whole ledger.

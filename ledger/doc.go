@@ -10,14 +10,13 @@
 //
 // Safety: files are created 0600 in a 0700 folder. A writer that finds
 // another gpubill writing waits for it (safety.go); readers never wait
-// (WAL), except during a bulk import into a ledger without line items
-// (ImportOptions.Bulk). Doctor checks a ledger without changing it;
+// (WAL). Doctor checks a ledger without changing it;
 // DB.Backup writes a consistent, checked copy.
 //
 // Two hot paths run on a connection of their own without database/sql
 // (liteConn, conn.go: zombiezen.com/go/sqlite): an import's transaction
 // (ImportTx) and the reading of many line items (LoadLineItems, EachLineItem,
-// ScanLineItems). Everything else goes through database/sql.
+// ScanItems). Everything else goes through database/sql.
 //
 // Money is never a float: Go code uses decimal.Decimal, SQLite stores the
 // canonical decimal string in TEXT columns, and sums go through the exact

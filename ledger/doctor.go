@@ -99,61 +99,55 @@ func Doctor(ctx context.Context, path string) (*DoctorReport, error) {
 // no SQLite database.
 func integrityCheck(ctx context.Context, db *sql.DB) Check {
 	c := Check{Name: "integrity", Status: CheckOK, Detail: "PRAGMA integrity_check: ok", DetailZH: "完整性检查（PRAGMA integrity_check）通过"}
-	rows, err := db.QueryContext(ctx, `PRAGMA integrity_check(100)`)
-	if err != nil {
-		return Check{Name: "integrity", Status: CheckProblem, Count: -1, Detail: "not a readable SQLite database: " + err.Error()}
-	}
-	defer rows.Close()
-	var msgs []string
-	for rows.Next() {
-		var m string
-		if err := rows.Scan(&m); err != nil {
-			return Check{Name: "integrity", Status: CheckProblem, Count: -1, Detail: err.Error()}
-		}
-		if m != "ok" {
-			msgs = append(msgs, m)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return Check{Name: "integrity", Status: CheckProblem, Count: -1, Detail: "not a readable SQLite database: " + err.Error()}
-	}
-	if len(msgs) > 0 {
-		c.Status, c.Count = CheckProblem, int64(len(msgs))
-		c.Detail = "PRAGMA integrity_check: " + joinFirst(msgs, "; ")
+	c = listCheck(ctx, db, c, `PRAGMA integrity_check(100)`,
+		func(rows *sql.Rows) (string, error) {
+			var m string
+			err := rows.Scan(&m)
+			if m == "ok" {
+				m = ""
+			}
+			return m, err
+		},
+		func(_ int64, found []string) string { return "PRAGMA integrity_check: " + joinFirst(found, "; ") })
+	if c.Status == CheckProblem && c.Count == 0 {
+		c.Count, c.Detail = -1, "not a readable SQLite database: "+c.Detail
 	}
 	return c
+}
+
+// problem is the check name failed with err.
+func problem(name string, err error) Check {
+	return Check{Name: name, Status: CheckProblem, Detail: err.Error()}
 }
 
 func foreignKeyCheck(ctx context.Context, db *sql.DB) Check {
 	c := Check{Name: "foreign_keys", Status: CheckOK, Detail: "PRAGMA foreign_key_check: no violations", DetailZH: "外键检查（PRAGMA foreign_key_check）无违例"}
 	rows, err := db.QueryContext(ctx, `PRAGMA foreign_key_check`)
 	if err != nil {
-		return Check{Name: "foreign_keys", Status: CheckProblem, Detail: err.Error()}
+		return problem("foreign_keys", err)
 	}
 	defer rows.Close()
 	per := map[string]int64{}
-	var tables []string
+	var parts []string // table → parent, in the order met
 	for rows.Next() {
 		var table, parent string
 		var rowid sql.NullInt64
 		var fkid int64
 		if err := rows.Scan(&table, &rowid, &parent, &fkid); err != nil {
-			return Check{Name: "foreign_keys", Status: CheckProblem, Detail: err.Error()}
+			return problem("foreign_keys", err)
 		}
-		key := table + " → " + parent
-		if per[key] == 0 {
-			tables = append(tables, key)
+		if key := table + " → " + parent; per[key] == 0 {
+			parts = append(parts, key)
 		}
-		per[key]++
+		per[table+" → "+parent]++
 		c.Count++
 	}
 	if err := rows.Err(); err != nil {
-		return Check{Name: "foreign_keys", Status: CheckProblem, Detail: err.Error()}
+		return problem("foreign_keys", err)
 	}
 	if c.Count > 0 {
-		var parts []string
-		for _, k := range tables {
-			parts = append(parts, fmt.Sprintf("%s: %d", k, per[k]))
+		for i, k := range parts {
+			parts[i] = fmt.Sprintf("%s: %d", k, per[k])
 		}
 		c.Status = CheckProblem
 		c.Detail = fmt.Sprintf("%d row(s) reference a missing row (%s)", c.Count, joinFirst(parts, ", "))
@@ -207,7 +201,7 @@ func orphanCheck(ctx context.Context, db *sql.DB) Check {
 		var n int64
 		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` t
 			WHERE NOT EXISTS (SELECT 1 FROM imports im WHERE im.id = t.import_id)`).Scan(&n); err != nil {
-			return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+			return problem(c.Name, err)
 		}
 		if n > 0 {
 			parts = append(parts, fmt.Sprintf("%s: %d", table, n))
@@ -284,26 +278,28 @@ func unfinishedCheck(ctx context.Context, db *sql.DB) Check {
 		})
 }
 
-// listCheck is c, unless q returns rows: then c is a problem with one count
-// per row and the detail that detail makes of the rows as describe tells
-// them. A failing query is a problem too.
+// listCheck is c, unless q returns rows that describe tells (but as ""):
+// then c is a problem with one count per row and the detail that detail
+// makes of them. A failing query is a problem too.
 func listCheck(ctx context.Context, db *sql.DB, c Check, q string, describe func(*sql.Rows) (string, error),
 	detail func(n int64, found []string) string) Check {
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
-		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+		return problem(c.Name, err)
 	}
 	defer rows.Close()
 	var found []string
 	for rows.Next() {
 		d, err := describe(rows)
 		if err != nil {
-			return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+			return problem(c.Name, err)
 		}
-		found = append(found, d)
+		if d != "" {
+			found = append(found, d)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return Check{Name: c.Name, Status: CheckProblem, Detail: err.Error()}
+		return problem(c.Name, err)
 	}
 	if len(found) > 0 {
 		c.Status, c.Count = CheckProblem, int64(len(found))

@@ -197,7 +197,7 @@ func scanLineItem(rows *sql.Rows) (*LineItem, error) {
 		}
 	}
 	li.GPUCount = int(gpuCount.Int64)
-	b, err := ScanDec(&billed)
+	b, err := scanDec(&billed)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func scanLineItem(rows *sql.Rows) (*LineItem, error) {
 		dst *decimal.NullDecimal
 	}{{consumed, &li.ConsumedQuantity}, {pricing, &li.PricingQuantity}, {listUnit, &li.ListUnitPrice},
 		{listCost, &li.ListCost}, {voucher, &li.VoucherPaid}, {cash, &li.CashPaid}, {other, &li.OtherPaid}, {unpaid, &li.Unpaid}} {
-		if *d.dst, err = ScanDec(d.s); err != nil {
+		if *d.dst, err = scanDec(d.s); err != nil {
 			return nil, err
 		}
 	}

@@ -21,3 +21,7 @@ func ResultCode(err error) int {
 	}
 	return 0
 }
+
+// IsBusy reports whether err is SQLite's SQLITE_BUSY (any extended code):
+// another connection holds a lock this one needs.
+func IsBusy(err error) bool { return ResultCode(err) == 5 }

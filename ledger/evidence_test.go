@@ -251,8 +251,8 @@ func TestParseEvidenceList(t *testing.T) {
 				parts = append(parts, fmt.Sprintf("%s:%d#%d", e.File, e.Row, e.LineItemID))
 			}
 			got = strings.Join(parts, " ")
-		} else if !strings.Contains(err.Error(), "at byte") {
-			t.Errorf("%q: error %q does not say where", tt.in, err)
+		} else if !strings.HasPrefix(err.Error(), "stored evidence list: ") {
+			t.Errorf("%q: error %q does not say what it read", tt.in, err)
 		}
 		if got != tt.want {
 			t.Errorf("parseEvidenceList(%q) = %q, want %q", tt.in, got, tt.want)

@@ -48,7 +48,7 @@ type AuditWriter struct {
 // BeginAudit starts the transaction of an audit run of month, waiting for
 // another writer as the ledger's other write transactions do.
 func (db *DB) BeginAudit(ctx context.Context, month, tz string) (*AuditWriter, error) {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: save audit: %w", err)
 	}
@@ -293,18 +293,13 @@ const evidenceBatch = 200
 // ordered by row, then id (migration 0008). A line item cited twice by one
 // finding is listed once.
 func insertEvidence(ctx context.Context, tx *sql.Tx, findings []Finding) error {
-	queries := map[int]string{}
 	args := make([]any, 0, evidenceBatch*3)
 	flush := func() error {
 		n := len(args) / 3
 		if n == 0 {
 			return nil
 		}
-		q, ok := queries[n]
-		if !ok {
-			q = `INSERT OR FAIL INTO finding_evidence(finding_id, file, items) VALUES (?,?,?)` + strings.Repeat(`,(?,?,?)`, n-1)
-			queries[n] = q
-		}
+		q := `INSERT OR FAIL INTO finding_evidence(finding_id, file, items) VALUES (?,?,?)` + strings.Repeat(`,(?,?,?)`, n-1)
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("ledger: save evidence: %w", err)
 		}
@@ -392,37 +387,22 @@ func (db *DB) Findings(ctx context.Context, month string) ([]Finding, error) {
 // (Evidence.BilledCost is not Valid): for a report that reads them on its
 // way through the month, then calls AddEvidenceCosts.
 func (db *DB) FindingsWithoutCosts(ctx context.Context, month string) ([]Finding, error) {
-	if month == "" {
-		return db.findingsWhere(ctx, "", nil)
-	}
-	return db.findingsWhere(ctx, "month = ?", []any{month})
-}
-
-// findingsWhere is FindingsWithoutCosts of the findings where holds (SQL
-// on the findings table with args; "" = all), with their evidence.
-func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Finding, error) {
-	from := `findings`
-	if where != "" {
-		from += ` WHERE ` + where
+	where, args := "", []any(nil)
+	if month != "" {
+		where, args = "month = ?", []any{month}
 	}
 	q := `SELECT id, fingerprint, run_id, month, rule_id, severity, provider, resource_id, period_start, period_end,
-		amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, state FROM ` + from + `
-		ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 WHEN 'low' THEN 2 ELSE 3 END,
-		rule_id, provider, resource_id, period_start, id`
-	// Counted first, to make the slice at once.
-	var n int
-	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM `+from, args...).Scan(&n); err != nil {
-		return nil, fmt.Errorf("ledger: findings: %w", err)
+		amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, state FROM findings`
+	if where != "" {
+		q += ` WHERE ` + where
 	}
-	var out []Finding // nil when there are none, as before
-	if n > 0 {
-		out = make([]Finding, 0, n)
-	}
-	rows, err := db.sql.QueryContext(ctx, q, args...)
+	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 WHEN 'low' THEN 2 ELSE 3 END,
+		rule_id, provider, resource_id, period_start, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: findings: %w", err)
 	}
 	defer rows.Close()
+	var out []Finding
 	for rows.Next() {
 		var f Finding
 		var start, end string
@@ -435,7 +415,7 @@ func (db *DB) findingsWhere(ctx context.Context, where string, args []any) ([]Fi
 			f.PeriodEnd, err = ParseTime(end)
 		}
 		if err == nil {
-			f.AmountAtRisk, err = ScanDec(amount)
+			f.AmountAtRisk, err = scanDec(amount)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("ledger: finding %d: %w", f.ID, err)

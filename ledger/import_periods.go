@@ -1,9 +1,10 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -52,12 +53,8 @@ func (t *ImportTx) Overlaps(ctx context.Context, format string, keys []PeriodKey
 			return nil, fmt.Errorf("ledger: import overlaps: %w", err)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Provider != b.Provider {
-			return a.Provider < b.Provider
-		}
-		return a.BillingPeriod < b.BillingPeriod
+	slices.SortStableFunc(out, func(a, b Overlap) int {
+		return cmp.Or(strings.Compare(a.Provider, b.Provider), strings.Compare(a.BillingPeriod, b.BillingPeriod))
 	})
 	return out, nil
 }
@@ -145,16 +142,12 @@ func (t *ImportTx) DropReExported(ctx context.Context, importID int64, keys []Pe
 		}
 	}
 	var from []int64
-	seen := map[int64]bool{}
 	for _, tw := range twins {
 		if _, err := t.c.exec(ctx, `DELETE FROM line_items WHERE id = ?`, tw.id); err != nil {
 			return 0, nil, fmt.Errorf("ledger: re-exported rows: %w", err)
 		}
-		if !seen[tw.from] {
-			seen[tw.from] = true
-			from = append(from, tw.from)
-		}
+		from = append(from, tw.from)
 	}
-	sort.Slice(from, func(i, j int) bool { return from[i] < from[j] })
-	return len(twins), from, nil
+	slices.Sort(from)
+	return len(twins), slices.Compact(from), nil
 }

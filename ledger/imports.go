@@ -59,7 +59,7 @@ func (db *DB) Imports(ctx context.Context, limit int) ([]Import, error) {
 // stay too, handed to that import. Findings are not touched: the next audit
 // recomputes them.
 func (db *DB) UndoImport(ctx context.Context, id int64) (removed int64, err error) {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("ledger: undo import: %w", err)
 	}
@@ -103,8 +103,10 @@ func (db *DB) UndoImport(ctx context.Context, id int64) (removed int64, err erro
 	if _, err = tx.ExecContext(ctx, `DELETE FROM imports WHERE id = ?`, id); err != nil {
 		return 0, fmt.Errorf("ledger: undo import %d: %w", id, err)
 	}
-	if err = recomputeEnds(ctx, tx); err != nil {
-		return 0, err
+	for _, q := range recomputeEnds {
+		if _, err = tx.ExecContext(ctx, q); err != nil {
+			return 0, fmt.Errorf("ledger: end of data: %w", err)
+		}
 	}
 	if err = tx.Commit(); err != nil {
 		return 0, fmt.Errorf("ledger: undo import %d: %w", id, err)
@@ -131,9 +133,29 @@ func (im *Import) RowOf(record int) (row int, ok bool) {
 	return row, true
 }
 
-func nonNilRowMap(m [][2]int) [][2]int {
-	if m == nil {
-		return [][2]int{}
+// RemoveImport removes, inside the import transaction, an earlier import
+// record and every row it added, and returns how many rows went: a fetch of
+// a month that was provisional replaces the lines of the earlier fetch in
+// the same transaction that writes the new ones (DB.UndoImport does the same
+// in a transaction of its own). The end of data is recomputed from what is
+// left; the rows written after it raise it again at commit.
+func (t *ImportTx) RemoveImport(ctx context.Context, id int64) (removed int64, err error) {
+	for _, table := range []string{"line_items", "transactions", "payments", "invoices", "import_periods"} {
+		n, err := t.c.exec(ctx, `DELETE FROM `+table+` WHERE import_id = ?`, id)
+		if err != nil {
+			return 0, fmt.Errorf("ledger: replace import %d: %w", id, err)
+		}
+		if table != "import_periods" {
+			removed += n
+		}
 	}
-	return m
+	if _, err := t.c.exec(ctx, `DELETE FROM imports WHERE id = ?`, id); err != nil {
+		return 0, fmt.Errorf("ledger: replace import %d: %w", id, err)
+	}
+	for _, q := range recomputeEnds {
+		if _, err := t.c.exec(ctx, q); err != nil {
+			return 0, fmt.Errorf("ledger: end of data: %w", err)
+		}
+	}
+	return removed, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"zombiezen.com/go/sqlite"
 )
 
 // ImportTx writes one file's rows in one database transaction: either every
@@ -19,91 +21,34 @@ type ImportTx struct {
 	c        *liteConn
 	inserts  map[insertShape]string // multi-row INSERTs by row count and omitted columns
 	deferred []string               // CREATE INDEX statements to run again before commit
-	// rollbackJournal: the ledger left WAL for this import (ImportOptions.Bulk).
-	rollbackJournal bool
 	// ends is the latest charge period end per provider of the rows written
 	// (data_ends.go).
 	ends map[string]string
 }
 
-// ImportOptions tune the transaction of one import.
-type ImportOptions struct {
-	// Bulk marks a big file. Into a ledger without line items, its
-	// transaction is written with a rollback journal instead of the WAL: the
-	// pages of a new ledger then reach the disk once, not twice (WAL, then
-	// checkpoint). The ledger goes back to WAL when the transaction ends
-	// (or, after a crash, when it is next opened); meanwhile other
-	// connections wait for it: an empty ledger has nothing to miss.
-	Bulk bool
-}
-
 // BeginImport starts the transaction of one file, waiting for another
 // writer as the ledger's other write transactions do.
 func (db *DB) BeginImport(ctx context.Context) (*ImportTx, error) {
-	return db.BeginImportWith(ctx, ImportOptions{})
-}
-
-// BeginImportWith is BeginImport with options.
-func (db *DB) BeginImportWith(ctx context.Context, opts ImportOptions) (*ImportTx, error) {
-	c, err := openLite(db.path)
+	c, err := openLite(db.path, sqlite.OpenReadWrite)
 	if err != nil {
 		return nil, err
 	}
-	t := &ImportTx{c: c, inserts: map[insertShape]string{}}
-	if opts.Bulk {
-		t.rollbackJournal = db.leaveWAL(ctx, c)
-	}
 	if err := c.begin(ctx, &db.wait); err != nil {
-		t.restoreWAL()
 		c.close()
 		return nil, fmt.Errorf("ledger: begin import: %w", err)
 	}
-	return t, nil
-}
-
-// leaveWAL switches the ledger to a rollback journal if it holds no line
-// items and no other connection has it open, and reports whether it did.
-func (db *DB) leaveWAL(ctx context.Context, c *liteConn) bool {
-	var empty bool
-	if err := c.query(ctx, `SELECT NOT EXISTS (SELECT 1 FROM line_items)`, nil, func(r Row) error {
-		empty = r.Int64(0) == 1
-		return nil
-	}); err != nil || !empty {
-		return false
-	}
-	// An idle connection of the pool keeps the WAL open, which forbids
-	// leaving it: close them (the pool opens new ones when needed).
-	db.sql.SetMaxIdleConns(0)
-	defer db.sql.SetMaxIdleConns(2) // database/sql's default
-	var mode string
-	if err := c.query(ctx, `PRAGMA journal_mode = DELETE`, nil, func(r Row) error {
-		mode = r.Text(0)
-		return nil
-	}); err != nil {
-		return false
-	}
-	return mode == "delete"
-}
-
-// restoreWAL puts the ledger back in WAL mode after a rollback-journal
-// import. A failure is left for the next Open, which sets WAL again.
-func (t *ImportTx) restoreWAL() {
-	if t.rollbackJournal {
-		t.rollbackJournal = false
-		_ = t.c.query(context.Background(), `PRAGMA journal_mode = WAL`, nil, func(Row) error { return nil })
-	}
+	return &ImportTx{c: c, inserts: map[insertShape]string{}}, nil
 }
 
 // AddImport records one imported table and sets imp.ID; rows written for it
 // carry that id in their ImportID.
 func (t *ImportTx) AddImport(ctx context.Context, imp *Import) error {
-	header, _ := json.Marshal(nonNil(imp.Header))
 	if imp.StartedAt.IsZero() {
 		imp.StartedAt = time.Now()
 	}
 	if _, err := t.c.exec(ctx, `INSERT INTO imports(path, sha256, size, format, format_version, sheet, header, header_row, started_at, status)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')`,
-		imp.Path, imp.SHA256, imp.Size, imp.Format, imp.FormatVersion, imp.Sheet, string(header), imp.HeaderRow, FormatTime(imp.StartedAt)); err != nil {
+		imp.Path, imp.SHA256, imp.Size, imp.Format, imp.FormatVersion, imp.Sheet, jsonText(imp.Header), imp.HeaderRow, FormatTime(imp.StartedAt)); err != nil {
 		return fmt.Errorf("ledger: record import: %w", err)
 	}
 	imp.ID = t.c.lastInsertID()
@@ -116,11 +61,10 @@ func (t *ImportTx) FinishImport(ctx context.Context, imp *Import) error {
 		imp.FinishedAt = time.Now()
 	}
 	imp.Status = "ok"
-	rowMap, _ := json.Marshal(nonNilRowMap(imp.RowMap))
 	imp.RowMapped = true
 	if _, err := t.c.exec(ctx, `UPDATE imports SET rows_read=?, rows_new=?, rows_duplicate=?, rows_skipped=?,
 		finished_at=?, status=?, row_map=? WHERE id=?`,
-		imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped, FormatTime(imp.FinishedAt), imp.Status, string(rowMap), imp.ID); err != nil {
+		imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped, FormatTime(imp.FinishedAt), imp.Status, jsonText(imp.RowMap), imp.ID); err != nil {
 		return fmt.Errorf("ledger: finish import: %w", err)
 	}
 	return nil
@@ -213,7 +157,6 @@ func (t *ImportTx) Commit() error {
 		t.rollback()
 		return fmt.Errorf("ledger: commit import: %w", err)
 	}
-	t.restoreWAL()
 	return nil
 }
 
@@ -225,7 +168,6 @@ func (t *ImportTx) Rollback() error {
 }
 
 func (t *ImportTx) rollback() error {
-	defer t.restoreWAL()
 	if !t.c.inTx() {
 		return nil // SQLite rolled back already (after some errors)
 	}
@@ -259,31 +201,16 @@ func (t *ImportTx) lineItemInsert(n int, omit uint64) string {
 	if q, ok := t.inserts[shape]; ok {
 		return q
 	}
-	var b strings.Builder
-	b.WriteString("INSERT OR IGNORE INTO line_items(")
-	row := []byte{'('}
+	var names []string
 	for col, c := range inserted {
-		if omit&(1<<col) != 0 {
-			continue
+		if omit&(1<<col) == 0 {
+			names = append(names, c.name)
 		}
-		name := c.name
-		if len(row) > 1 {
-			b.WriteByte(',')
-			row = append(row, ',')
-		}
-		b.WriteString(name)
-		row = append(row, '?')
 	}
-	row = append(row, ')')
-	b.WriteString(") VALUES ")
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(row)
-	}
-	t.inserts[shape] = b.String()
-	return t.inserts[shape]
+	row := "(" + placeholders(len(names)) + ")"
+	q := "INSERT OR IGNORE INTO line_items(" + strings.Join(names, ",") + ") VALUES " + row + strings.Repeat(","+row, n-1)
+	t.inserts[shape] = q
+	return q
 }
 
 // InsertLineItems writes a batch of line items (each with its ImportID set),
@@ -332,50 +259,39 @@ func (t *ImportTx) InsertLineItemRows(ctx context.Context, batch *LineItemRows) 
 // InsertTransactions writes a batch of money-flow rows, ignoring known
 // row keys; it returns how many were new.
 func (t *ImportTx) InsertTransactions(ctx context.Context, txs []Transaction) (int, error) {
-	const q = `INSERT OR IGNORE INTO transactions(provider, account, time, type, amount, currency,
-		balance, reference, description, raw, import_id, source_row, row_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`
-	added := 0
-	for i := range txs {
-		x := &txs[i]
-		raw, err := json.Marshal(nonNil(x.Raw))
-		if err != nil {
-			return added, err
-		}
-		n, err := t.c.exec(ctx, q, x.Provider, x.Account, FormatTime(x.Time), x.Type, DecimalString(x.Amount), x.Currency,
-			nullDec(x.Balance), x.Reference, x.Description, string(raw), x.ImportID, x.SourceRow, x.RowKey)
-		if err != nil {
-			return added, fmt.Errorf("ledger: insert transaction: %w", err)
-		}
-		if n == 0 {
-			if err := t.claim(ctx, "transactions", []rowClaim{{x.RowKey, x.ImportID, int64(x.SourceRow)}}); err != nil {
-				return added, err
-			}
-		}
-		added += int(n)
-	}
-	return added, nil
+	return insertEach(ctx, t, "transactions", `INSERT OR IGNORE INTO transactions(provider, account, time, type, amount, currency,
+		balance, reference, description, raw, import_id, source_row, row_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		txs, func(x *Transaction) ([]any, rowClaim) {
+			return []any{x.Provider, x.Account, FormatTime(x.Time), x.Type, DecimalString(x.Amount), x.Currency, nullDec(x.Balance),
+				x.Reference, x.Description, jsonText(x.Raw), x.ImportID, x.SourceRow, x.RowKey}, rowClaim{x.RowKey, x.ImportID, int64(x.SourceRow)}
+		})
 }
 
 // InsertPayments writes a batch of payment records, ignoring known row
 // keys; it returns how many were new.
 func (t *ImportTx) InsertPayments(ctx context.Context, ps []Payment) (int, error) {
-	const q = `INSERT OR IGNORE INTO payments(source, time, direction, counterparty, item,
+	return insertEach(ctx, t, "payments", `INSERT OR IGNORE INTO payments(source, time, direction, counterparty, item,
 		amount, currency, status, order_no, merchant_order_no, raw, import_id, source_row, row_key)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		ps, func(p *Payment) ([]any, rowClaim) {
+			return []any{p.Source, FormatTime(p.Time), p.Direction, p.Counterparty, p.Item, DecimalString(p.Amount), p.Currency,
+				p.Status, p.OrderNo, p.MerchantOrderNo, jsonText(p.Raw), p.ImportID, p.SourceRow, p.RowKey}, rowClaim{p.RowKey, p.ImportID, int64(p.SourceRow)}
+		})
+}
+
+// insertEach runs the INSERT OR IGNORE q into table for each of rows with
+// the arguments args gives, claims the rows the table held already, and
+// returns how many were new.
+func insertEach[T any](ctx context.Context, t *ImportTx, table, q string, rows []T, args func(*T) ([]any, rowClaim)) (int, error) {
 	added := 0
-	for i := range ps {
-		p := &ps[i]
-		raw, err := json.Marshal(nonNil(p.Raw))
+	for i := range rows {
+		a, c := args(&rows[i])
+		n, err := t.c.exec(ctx, q, a...)
 		if err != nil {
-			return added, err
-		}
-		n, err := t.c.exec(ctx, q, p.Source, FormatTime(p.Time), p.Direction, p.Counterparty, p.Item,
-			DecimalString(p.Amount), p.Currency, p.Status, p.OrderNo, p.MerchantOrderNo, string(raw), p.ImportID, p.SourceRow, p.RowKey)
-		if err != nil {
-			return added, fmt.Errorf("ledger: insert payment: %w", err)
+			return added, fmt.Errorf("ledger: insert into %s: %w", table, err)
 		}
 		if n == 0 {
-			if err := t.claim(ctx, "payments", []rowClaim{{p.RowKey, p.ImportID, int64(p.SourceRow)}}); err != nil {
+			if err := t.claim(ctx, table, []rowClaim{c}); err != nil {
 				return added, err
 			}
 		}
@@ -384,11 +300,14 @@ func (t *ImportTx) InsertPayments(ctx context.Context, ps []Payment) (int, error
 	return added, nil
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
+// jsonText is v as JSON text, a nil slice as [] (raw cells, headers, row
+// maps).
+func jsonText[T any](v []T) string {
+	if v == nil {
+		return "[]"
 	}
-	return s
+	b, _ := json.Marshal(v) // slices of strings and ints always encode
+	return string(b)
 }
 
 // rowClaim is a row an import brought, by key, with its record number.

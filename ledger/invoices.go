@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -123,23 +122,10 @@ func InvoiceKey(inv *Invoice) string {
 	return "inv:" + hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// execer runs one statement and returns the number of rows it changed: an
-// import's connection (liteConn) or a *sql.Tx (txExecer).
-type execer interface {
-	exec(ctx context.Context, q string, args ...any) (int64, error)
-}
-
-type txExecer struct{ tx *sql.Tx }
-
-func (t txExecer) exec(ctx context.Context, q string, args ...any) (int64, error) {
-	res, err := t.tx.ExecContext(ctx, q, args...)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-func insertInvoices(ctx context.Context, tx execer, invs []Invoice) (int, error) {
+// InsertInvoices writes a batch of invoices of an imported file (each with
+// its ImportID set), ignoring known row keys (an empty RowKey gets
+// InvoiceKey); it returns how many were new.
+func (t *ImportTx) InsertInvoices(ctx context.Context, invs []Invoice) (int, error) {
 	const q = `INSERT OR IGNORE INTO invoices(provider, number, date, amount, currency, title,
 		period_start, period_end, note, raw, import_id, source_row, row_key, added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
 	now := FormatTime(time.Now())
@@ -155,16 +141,12 @@ func insertInvoices(ctx context.Context, tx execer, invs []Invoice) (int, error)
 		if inv.RowKey == "" {
 			inv.RowKey = InvoiceKey(inv)
 		}
-		raw, err := json.Marshal(nonNil(inv.Raw))
-		if err != nil {
-			return added, err
-		}
 		var importID any
 		if inv.ImportID != 0 {
 			importID = inv.ImportID
 		}
-		n, err := tx.exec(ctx, q, inv.Provider, strings.TrimSpace(inv.Number), inv.Date, DecimalString(inv.Amount),
-			inv.Currency, inv.Title, inv.PeriodStart, inv.PeriodEnd, inv.Note, string(raw), importID, inv.SourceRow,
+		n, err := t.c.exec(ctx, q, inv.Provider, strings.TrimSpace(inv.Number), inv.Date, DecimalString(inv.Amount),
+			inv.Currency, inv.Title, inv.PeriodStart, inv.PeriodEnd, inv.Note, jsonText(inv.Raw), importID, inv.SourceRow,
 			inv.RowKey, now)
 		if err != nil {
 			return added, fmt.Errorf("ledger: insert invoice %s: %w", inv.Number, err)
@@ -174,28 +156,19 @@ func insertInvoices(ctx context.Context, tx execer, invs []Invoice) (int, error)
 	return added, nil
 }
 
-// InsertInvoices writes a batch of invoices of an imported file (each with
-// its ImportID set), ignoring known row keys (an empty RowKey gets
-// InvoiceKey); it returns how many were new.
-func (t *ImportTx) InsertInvoices(ctx context.Context, invs []Invoice) (int, error) {
-	return insertInvoices(ctx, t.c, invs)
-}
-
 // InsertInvoices records invoices entered by hand (ImportID 0), in one
 // transaction, ignoring known row keys; it returns how many were new.
-func (db *DB) InsertInvoices(ctx context.Context, invs []Invoice) (added int, err error) {
-	tx, err := db.sql.BeginTx(ctx, nil)
+func (db *DB) InsertInvoices(ctx context.Context, invs []Invoice) (int, error) {
+	t, err := db.BeginImport(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("ledger: insert invoices: %w", err)
-	}
-	if added, err = insertInvoices(ctx, txExecer{tx}, invs); err != nil {
-		tx.Rollback()
 		return 0, err
 	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("ledger: insert invoices: %w", err)
+	added, err := t.InsertInvoices(ctx, invs)
+	if err != nil {
+		t.Rollback()
+		return 0, err
 	}
-	return added, nil
+	return added, t.Commit()
 }
 
 // InvoiceFilter selects invoices. Empty fields select everything.
@@ -215,10 +188,7 @@ func (db *DB) Invoices(ctx context.Context, f InvoiceFilter) ([]Invoice, error) 
 	var conds []string
 	var args []any
 	if len(f.Providers) > 0 {
-		conds = append(conds, "i.provider IN ("+placeholders(len(f.Providers))+")")
-		for _, p := range f.Providers {
-			args = append(args, p)
-		}
+		conds, args = append(conds, "i.provider IN ("+placeholders(len(f.Providers))+")"), anys(f.Providers)
 	}
 	months := f.Months
 	if f.Month != "" {
@@ -253,7 +223,7 @@ func (db *DB) Invoices(ctx context.Context, f InvoiceFilter) ([]Invoice, error) 
 			&inv.PeriodStart, &inv.PeriodEnd, &inv.Note, &raw, &inv.ImportID, &inv.SourceRow, &inv.RowKey, &inv.File, &added); err != nil {
 			return nil, fmt.Errorf("ledger: scan invoice: %w", err)
 		}
-		a, err := ScanDec(&amount)
+		a, err := scanDec(&amount)
 		if err != nil {
 			return nil, err
 		}

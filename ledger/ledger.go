@@ -33,7 +33,8 @@ type DB struct {
 }
 
 // SQL returns the underlying database handle, for packages that run their
-// own queries (reports, rules). Sum money with dsum(), never SUM().
+// own queries (reports, rules). Sum money with dsum(), never SUM(); begin a
+// write transaction with BeginTx.
 func (db *DB) SQL() *sql.DB { return db.sql }
 
 // Path is the file the ledger lives in.
@@ -67,8 +68,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // already exists is the user's and is left as it is.
 //
 // Concurrency: several processes may open the same ledger. Readers never
-// wait (WAL), except for a bulk import into a ledger without line items,
-// which runs on a rollback journal (ImportOptions.Bulk). A write transaction (BEGIN IMMEDIATE) that finds another
+// wait (WAL). A write transaction (BEGIN IMMEDIATE) that finds another
 // writer waits for it without a time limit (safety.go), calling
 // opts.OnWait once, instead of failing with "database is locked".
 func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
@@ -99,16 +99,14 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	q.Set("_txlock", "immediate")
 	db := &DB{path: path}
-	sdb, err := openWaiting(fileURI(path, q), &db.wait)
+	sdb, err := sql.Open("sqlite", fileURI(path, q))
 	if err != nil {
 		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
 	}
 	db.sql = sdb
 	db.wait.onWait = opts.OnWait
 	// WAL is a property of the file: set here once, not by every new
-	// connection, so that opening does not fail while a bulk import holds
-	// the ledger in a rollback journal (ImportOptions.Bulk); that import
-	// restores WAL itself when it ends.
+	// connection; a ledger busy with another writer is in WAL already.
 	if _, err := sdb.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil && !IsBusy(err) {
 		sdb.Close()
 		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
@@ -183,10 +181,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	newest := 0
-	if n := len(ms); n > 0 {
-		newest = ms[n-1].version
-	}
+	newest := SchemaVersion()
 	current, err := schemaVersion(ctx, db.sql)
 	if err != nil {
 		return fmt.Errorf("ledger: %s: %w", db.path, err)
@@ -197,7 +192,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	if current == newest && current > 0 {
 		return nil
 	}
-	tx, err := db.sql.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx)
 	if err != nil {
 		return fmt.Errorf("ledger: migrate %s: %w", db.path, err)
 	}
@@ -230,9 +225,7 @@ func (db *DB) migrate(ctx context.Context) error {
 }
 
 // schemaVersion reads the newest applied migration (0 for a new file).
-func schemaVersion(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (int, error) {
+func schemaVersion(ctx context.Context, q *sql.DB) (int, error) {
 	var n int
 	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n); err != nil {
 		return 0, err

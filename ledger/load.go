@@ -9,14 +9,16 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"zombiezen.com/go/sqlite"
 )
 
 // Reading line items. Every read builds its items from the column table
 // (columns.go) on a liteConn: EachLineItem streams a selection, LoadLineItems
 // keeps a month in memory for an analysis (the audit, whatif), reading it in
 // id ranges on several connections at once, LineItemsByID looks up the few
-// items a report cites, ScanLineItems hands a report the named columns of
-// each row.
+// items a report cites, ScanItems hands a report the named columns of each
+// row.
 
 // loadSlab is how many items one allocation of LoadLineItems holds.
 const loadSlab = 1024
@@ -166,15 +168,14 @@ func (db *DB) parts(ctx context.Context, f Filter) ([]Filter, error) {
 	return out, nil
 }
 
-// ScanLineItems runs a SELECT of the named columns of line_items (cols, of
-// the column table) over the line items f selects, in id ranges side by
-// side, and hands each row to the callback of its range: part(i) is called
-// once per range, before the reads start, and its callback only ever runs
-// on range i's goroutine. A row's columns are in the order of cols. It
-// returns the number of ranges (0 when nothing is selected). Rows come in
-// no particular order, but that within a range they come by descending id
-// if f.Descending.
-func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols []string, part func(i int) func(Row) error) (int, error) {
+// ScanItems runs a SELECT of the named columns of line_items (cols, of the
+// column table) over the line items f selects, in id ranges side by side,
+// and hands each row, read into a line item (ItemsOf), to the callback of
+// its range: part(i) is called once per range, before the reads start, and
+// its callback only ever runs on range i's goroutine. It returns the number
+// of ranges (0 when nothing is selected). Rows come in no particular order,
+// but that within a range they come by descending id if f.Descending.
+func (db *DB) ScanItems(ctx context.Context, f Filter, cols []string, part func(i int) func(*LineItem) error) (int, error) {
 	_, list, err := selectColumns(cols, false)
 	if err != nil {
 		return 0, err
@@ -185,7 +186,7 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols []string, part f
 	}
 	fns := make([]func(Row) error, len(parts))
 	for i := range parts {
-		fns[i] = part(i)
+		fns[i], _ = ItemsOf(cols, part(i))
 	}
 	return len(parts), readParts(parts, func(i int, pf Filter) error {
 		where, args := pf.where()
@@ -194,17 +195,6 @@ func (db *DB) ScanLineItems(ctx context.Context, f Filter, cols []string, part f
 		}
 		return db.Scan(ctx, "SELECT "+list+" FROM line_items li"+where, args, fns[i])
 	})()
-}
-
-// ScanItems is ScanLineItems with each row read into a line item (ItemsOf).
-func (db *DB) ScanItems(ctx context.Context, f Filter, cols []string, part func(i int) func(*LineItem) error) (int, error) {
-	if _, _, err := selectColumns(cols, false); err != nil {
-		return 0, err
-	}
-	return db.ScanLineItems(ctx, f, cols, func(i int) func(Row) error {
-		fn, _ := ItemsOf(cols, part(i))
-		return fn
-	})
 }
 
 // ItemsOf turns fn, a callback of line items, into a callback of the rows
@@ -307,14 +297,11 @@ func (db *DB) LineItemsByID(ctx context.Context, month string, ids []int64) ([]*
 // read-only connection of its own in one snapshot, and calls fn for each
 // row.
 func (db *DB) eachChunk(ctx context.Context, ids []int64, q string, args []any, fn func(Row) error) error {
-	c, err := openLiteReadOnly(db.path)
+	c, err := openLite(db.path, sqlite.OpenReadOnly, mmapPragma)
 	if err != nil {
 		return err
 	}
 	defer c.close()
-	if _, err := c.exec(ctx, "PRAGMA mmap_size = 8589934592"); err != nil {
-		return err
-	}
 	if _, err := c.exec(ctx, "BEGIN"); err != nil { // one snapshot for all chunks
 		return err
 	}

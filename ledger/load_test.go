@@ -224,7 +224,7 @@ func TestMergeItems(t *testing.T) {
 
 // TestStartsBeforeAndStartsFrom: StartsBefore keeps the items whose charge
 // period or usage starts before the edge, StartsFrom exactly the others,
-// in LoadLineItems and in ScanLineItems alike.
+// in LoadLineItems and in ScanItems alike.
 func TestStartsBeforeAndStartsFrom(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
@@ -252,8 +252,8 @@ func TestStartsBeforeAndStartsFrom(t *testing.T) {
 			t.Fatal(err)
 		}
 		var scanned []string
-		if _, err := db.ScanLineItems(ctx, f, []string{"row_key"}, func(int) func(Row) error {
-			return func(r Row) error { scanned = append(scanned, r.Text(0)); return nil }
+		if _, err := db.ScanItems(ctx, f, []string{"row_key"}, func(int) func(*LineItem) error {
+			return func(li *LineItem) error { scanned = append(scanned, li.RowKey); return nil }
 		}); err != nil {
 			t.Fatal(err)
 		}

@@ -170,40 +170,14 @@ const TimeLayout = "2006-01-02T15:04:05Z"
 // FormatTime renders t for storage.
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
 
-// ParseTime reads a stored time. The stored layout is fixed, so the digits
-// are read in place (reading line items back is most of an audit); anything
-// else, or an impossible date, goes through time.Parse for its error.
-func ParseTime(s string) (time.Time, error) { return parseTime(s) }
-
-func parseTime[T string | []byte](s T) (time.Time, error) {
-	if len(s) == len(TimeLayout) && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' && s[16] == ':' && s[19] == 'Z' {
-		y, ok1 := digits(s[0:4])
-		mo, ok2 := digits(s[5:7])
-		d, ok3 := digits(s[8:10])
-		h, ok4 := digits(s[11:13])
-		mi, ok5 := digits(s[14:16])
-		se, ok6 := digits(s[17:19])
-		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && h < 24 && mi < 60 && se < 60 {
-			t := time.Date(y, time.Month(mo), d, h, mi, se, 0, time.UTC)
-			if t.Day() == d && int(t.Month()) == mo { // not normalised: a real date
-				return t, nil
-			}
-		}
+// ParseTime reads a stored time: time.Parse has a fast path for RFC 3339,
+// which the stored layout is (reading line items back is most of an
+// audit); anything else goes through TimeLayout for its error.
+func ParseTime(s string) (time.Time, error) {
+	if len(s) == len(TimeLayout) && s[len(s)-1] == 'Z' {
+		return time.Parse(time.RFC3339, s)
 	}
-	return time.Parse(TimeLayout, string(s))
-}
-
-// digits reads a run of ASCII digits.
-func digits[T string | []byte](s T) (int, bool) {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
+	return time.Parse(TimeLayout, s)
 }
 
 // nullDec renders an optional amount for storage (nil when unknown).
@@ -212,16 +186,4 @@ func nullDec(d decimal.NullDecimal) any {
 		return nil
 	}
 	return DecimalString(d.Decimal)
-}
-
-// ScanDec parses a stored optional amount.
-func ScanDec(s *string) (decimal.NullDecimal, error) {
-	if s == nil {
-		return decimal.NullDecimal{}, nil
-	}
-	d, err := decimal.NewFromString(*s)
-	if err != nil {
-		return decimal.NullDecimal{}, fmt.Errorf("ledger: stored amount %q: %w", *s, err)
-	}
-	return decimal.NullDecimal{Decimal: d, Valid: true}, nil
 }

@@ -19,7 +19,7 @@ type Filter struct {
 	IDMax     int64 // only ids ≤ IDMax (0 = no bound)
 	NoRaw     bool  // leave LineItem.Raw empty: the source cells are not read at all
 	Unordered bool  // rows in no particular order: the caller sorts (cheaper in Go than SQLite's sorter)
-	// Descending: ScanLineItems reads each of its id ranges from the
+	// Descending: ScanItems reads each of its id ranges from the
 	// highest id down (ids rise with import order, so mostly with time).
 	Descending bool
 	// StartsBefore, when set, keeps only the items whose charge period or
@@ -30,60 +30,54 @@ type Filter struct {
 	StartsFrom time.Time
 }
 
-// startsBeforeCond is the SQL of StartsBefore at t and its arguments.
-func startsBeforeCond(t time.Time) (string, []any) {
-	s := FormatTime(t) // stored times compare as text
-	return "(li.charge_period_start < ? OR ifnull(li.usage_start < ?, 0))", []any{s, s}
-}
-
 // where builds a WHERE clause from the filter, with placeholders only.
 func (f Filter) where() (string, []any) {
 	var conds []string
 	var args []any
+	add := func(cond string, a ...any) {
+		conds, args = append(conds, cond), append(args, a...)
+	}
 	if f.Month != "" {
-		conds = append(conds, "li.billing_period = ?")
-		args = append(args, f.Month)
+		add("li.billing_period = ?", f.Month)
 	}
-	if len(f.Providers) > 0 {
-		conds = append(conds, "li.provider IN ("+placeholders(len(f.Providers))+")")
-		for _, p := range f.Providers {
-			args = append(args, p)
+	for _, in := range []struct {
+		col  string
+		vals []string
+	}{{"li.provider", f.Providers}, {"li.kind", f.Kinds}} {
+		if len(in.vals) > 0 {
+			add(in.col+" IN ("+placeholders(len(in.vals))+")", anys(in.vals)...)
 		}
 	}
-	if len(f.Kinds) > 0 {
-		conds = append(conds, "li.kind IN ("+placeholders(len(f.Kinds))+")")
-		for _, k := range f.Kinds {
-			args = append(args, k)
+	for _, c := range []struct {
+		cond string
+		v    int64
+	}{{"li.import_id = ?", f.ImportID}, {"li.id >= ?", f.IDMin}, {"li.id <= ?", f.IDMax}} {
+		if c.v != 0 {
+			add(c.cond, c.v)
 		}
 	}
-	if f.ImportID != 0 {
-		conds = append(conds, "li.import_id = ?")
-		args = append(args, f.ImportID)
+	// Stored times compare as text; charge_period_start is NOT NULL, so the
+	// condition is never NULL and NOT is its complement.
+	const before = "(li.charge_period_start < ? OR ifnull(li.usage_start < ?, 0))"
+	if t := f.StartsBefore; !t.IsZero() {
+		add(before, FormatTime(t), FormatTime(t))
 	}
-	if f.IDMin != 0 {
-		conds = append(conds, "li.id >= ?")
-		args = append(args, f.IDMin)
-	}
-	if f.IDMax != 0 {
-		conds = append(conds, "li.id <= ?")
-		args = append(args, f.IDMax)
-	}
-	if !f.StartsBefore.IsZero() {
-		cond, cargs := startsBeforeCond(f.StartsBefore)
-		conds = append(conds, cond)
-		args = append(args, cargs...)
-	}
-	if !f.StartsFrom.IsZero() {
-		// charge_period_start is NOT NULL: the condition is never NULL,
-		// so NOT is its complement.
-		cond, cargs := startsBeforeCond(f.StartsFrom)
-		conds = append(conds, "NOT "+cond)
-		args = append(args, cargs...)
+	if t := f.StartsFrom; !t.IsZero() {
+		add("NOT "+before, FormatTime(t), FormatTime(t))
 	}
 	if len(conds) == 0 {
 		return "", nil
 	}
 	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// anys is ss as query arguments.
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 func placeholders(n int) string {
@@ -191,7 +185,7 @@ func (db *DB) Payments(ctx context.Context, from, to time.Time) ([]Payment, erro
 		if p.Time, err = ParseTime(tm); err != nil {
 			return nil, fmt.Errorf("ledger: payment %d: %w", p.ID, err)
 		}
-		a, err := ScanDec(&amount)
+		a, err := scanDec(&amount)
 		if err != nil {
 			return nil, err
 		}
@@ -231,12 +225,12 @@ func (db *DB) Transactions(ctx context.Context, provider string, from, to time.T
 		if x.Time, err = ParseTime(tm); err != nil {
 			return nil, fmt.Errorf("ledger: transaction %d: %w", x.ID, err)
 		}
-		a, err := ScanDec(&amount)
+		a, err := scanDec(&amount)
 		if err != nil {
 			return nil, err
 		}
 		x.Amount = a.Decimal
-		if x.Balance, err = ScanDec(balance); err != nil {
+		if x.Balance, err = scanDec(balance); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(raw), &x.Raw); err != nil {

@@ -23,20 +23,9 @@ func AppendDecimal(b []byte, d decimal.Decimal) []byte {
 	return append(b, d.StringFixed(-e)...)
 }
 
-// AppendTime appends t as FormatTime renders it.
-func AppendTime(b []byte, t time.Time) []byte {
-	t = t.UTC()
-	y, mo, d := t.Date()
-	if y < 0 || y > 9999 {
-		return append(b, FormatTime(t)...)
-	}
-	h, mi, s := t.Clock()
-	return append(b,
-		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
-		byte('0'+mo/10), byte('0'+mo%10), '-', byte('0'+d/10), byte('0'+d%10), 'T',
-		byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10), ':',
-		byte('0'+s/10), byte('0'+s%10), 'Z')
-}
+// AppendTime appends t as FormatTime renders it (time.RFC3339 has a fast
+// path, and is TimeLayout for a UTC time).
+func AppendTime(b []byte, t time.Time) []byte { return t.UTC().AppendFormat(b, time.RFC3339) }
 
 // appendJSONStrings appends cells as the JSON array encoding/json writes for
 // a []string (HTML characters and U+2028/U+2029 escaped, invalid UTF-8 as

@@ -3,13 +3,8 @@ package ledger
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
-	"errors"
 	"sync"
 	"time"
-
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Waiting for another writer.
@@ -19,12 +14,13 @@ import (
 // so a second gpubill that wants to write waits at its BEGIN, under
 // busy_timeout, and would fail with SQLITE_BUSY ("database is locked") once
 // that runs out, however healthy the first process is. An import of a big
-// file holds the lock for minutes. So every connection of a DB is wrapped
-// (waitConn): its BeginTx retries on SQLITE_BUSY until it gets the lock or
-// its context ends, and tells the user once that it waits (Options.OnWait):
-// when the first attempt has not got the lock after waitNoticeAfter, or has
-// failed busy. Readers never wait on a writer (WAL) and are not wrapped in
-// any loop; a statement outside a transaction still has busy_timeout.
+// file holds the lock for minutes. So every write transaction begins
+// through waitForLock (DB.BeginTx, liteConn.begin): it retries on
+// SQLITE_BUSY until it gets the lock or its context ends, and tells the
+// user once that it waits (Options.OnWait): when the first attempt has not
+// got the lock after waitNoticeAfter, or has failed busy. Readers never wait
+// on a writer (WAL); a statement outside a transaction still has
+// busy_timeout.
 //
 // A process that dies holding the lock (SIGKILL, power loss) releases it
 // with its file descriptors: the next writer goes on, and SQLite rolls the
@@ -32,7 +28,7 @@ import (
 
 var (
 	// busyTimeout is SQLite's busy_timeout of every connection: how long one
-	// attempt waits for a lock before the retry loop of waitConn.BeginTx
+	// attempt waits for a lock before the retry loop of waitForLock
 	// (or, outside a transaction, the statement) sees SQLITE_BUSY.
 	busyTimeout = 10 * time.Second
 	// waitNoticeAfter is how long a BEGIN may take before OnWait is called:
@@ -55,44 +51,11 @@ func (w *waitState) notify() {
 	}
 }
 
-// openWaiting opens the database at dsn with connections that wait for
-// another writer (waitConn).
-func openWaiting(dsn string, w *waitState) (*sql.DB, error) {
-	base, err := sqlite.NewConnector(dsn)
-	if err != nil {
-		return nil, err
-	}
-	return sql.OpenDB(waitConnector{Connector: base, w: w}), nil
-}
-
-type waitConnector struct {
-	driver.Connector
-	w *waitState
-}
-
-func (c waitConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.Connector.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &waitConn{Conn: conn, w: c.w}, nil
-}
-
-// waitConn is a connection of the driver whose BeginTx waits for the write
-// lock without a time limit. It forwards every optional interface of the
-// driver's connections (sqlite.NewConnector says which) and unwraps to the
-// driver's connection (for sql.Conn.Raw: backups).
-type waitConn struct {
-	driver.Conn
-	w *waitState
-}
-
-// Unwrap returns the driver's connection.
-func (c *waitConn) Unwrap() driver.Conn { return c.Conn }
-
-func (c *waitConn) BeginTx(ctx context.Context, opts driver.TxOptions) (tx driver.Tx, err error) {
-	err = waitForLock(ctx, c.w, func() error {
-		tx, err = c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+// BeginTx begins a write transaction on the database/sql connections,
+// waiting for another writer as every write transaction of the ledger does.
+func (db *DB) BeginTx(ctx context.Context) (tx *sql.Tx, err error) {
+	err = waitForLock(ctx, &db.wait, func() error {
+		tx, err = db.sql.BeginTx(ctx, nil)
 		return err
 	})
 	return tx, err
@@ -110,42 +73,10 @@ func waitForLock(ctx context.Context, w *waitState, begin func() error) error {
 			return err
 		}
 		w.notify()
-		pause := time.NewTimer(busyRetryPause)
 		select {
 		case <-ctx.Done():
-			pause.Stop()
 			return ctx.Err()
-		case <-pause.C:
+		case <-time.After(busyRetryPause):
 		}
 	}
-}
-
-func (c *waitConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
-}
-
-func (c *waitConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
-}
-
-func (c *waitConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
-}
-
-func (c *waitConn) Ping(ctx context.Context) error { return c.Conn.(driver.Pinger).Ping(ctx) }
-
-func (c *waitConn) ResetSession(ctx context.Context) error {
-	return c.Conn.(driver.SessionResetter).ResetSession(ctx)
-}
-
-func (c *waitConn) IsValid() bool { return c.Conn.(driver.Validator).IsValid() }
-
-// IsBusy reports whether err is SQLite's SQLITE_BUSY (any extended code):
-// another connection holds a lock this one needs.
-func IsBusy(err error) bool {
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		return se.Code()&0xff == sqlite3.SQLITE_BUSY
-	}
-	return isLiteBusy(err)
 }

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/shopspring/decimal"
@@ -28,44 +27,14 @@ var pow10 = func() (p [19]int64) {
 	return p
 }()
 
-// Add adds d.
+// Add adds d: in the int64 while d has at most 18 digits and no positive
+// exponent and the sum fits.
 func (s *DecimalSum) Add(d decimal.Decimal) {
-	if c, e, ok := SmallOf(d); ok && s.big == nil && s.addSmall(c, e) {
+	if e := d.Exponent(); s.big == nil && e <= 0 && e >= -18 && d.NumDigits() <= 18 && s.addSmall(d.CoefficientInt64(), e) {
 		return
 	}
 	s.toBig()
 	*s.big = s.big.Add(d)
-}
-
-// AddSmall adds c × 10^e, as Add(decimal.New(c, e)) does.
-func (s *DecimalSum) AddSmall(c int64, e int32) {
-	if e <= 0 && s.big == nil && s.addSmall(c, e) {
-		return
-	}
-	s.Add(decimal.New(c, e))
-}
-
-// SmallOf is d as an int64 coefficient and exponent (d = c × 10^e) when
-// it has at most 18 digits and no positive exponent: what DecimalSum adds
-// without math/big.
-func SmallOf(d decimal.Decimal) (c int64, e int32, ok bool) {
-	if e = d.Exponent(); e > 0 || e < -18 || d.NumDigits() > 18 {
-		return 0, 0, false
-	}
-	return d.CoefficientInt64(), e, true
-}
-
-// AddText adds a stored amount (DecimalString's text), parsing it in place.
-func (s *DecimalSum) AddText(b []byte) error {
-	if c, e, ok := parseSmall(b); ok && s.big == nil && s.addSmall(c, e) {
-		return nil
-	}
-	d, err := decimal.NewFromString(string(b))
-	if err != nil {
-		return fmt.Errorf("ledger: stored amount %q: %w", string(b), err)
-	}
-	s.Add(d)
-	return nil
 }
 
 // AddSum adds the sum o (a term parsed once, added to several sums).
@@ -74,20 +43,6 @@ func (s *DecimalSum) AddSum(o *DecimalSum) {
 		return
 	}
 	s.Add(o.Decimal())
-}
-
-// Sign is -1, 0 or 1 as the sum is negative, zero or positive: what
-// Decimal().Sign() says, without building the decimal (a *big.Int).
-func (s *DecimalSum) Sign() int {
-	switch {
-	case s.big != nil:
-		return s.big.Sign()
-	case s.small < 0:
-		return -1
-	case s.small > 0:
-		return 1
-	}
-	return 0
 }
 
 // Decimal is the sum.

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -76,13 +77,14 @@ var RuleIDs = []string{"stopped_storage", "egress", "snapshot_image", "min_durat
 	"release_risk"}
 
 // RuleRank is a rule's position in RuleIDs; rules not listed rank last.
-func RuleRank(id string) int {
-	for i, r := range RuleIDs {
-		if r == id {
-			return i
-		}
+func RuleRank(id string) int { return rank(slices.Index(RuleIDs, id), len(RuleIDs)) }
+
+// rank is i, or last when i is -1 (not found).
+func rank(i, last int) int {
+	if i < 0 {
+		return last
 	}
-	return len(RuleIDs)
+	return i
 }
 
 // Severities, from least to most severe.
@@ -95,17 +97,7 @@ const (
 
 // SeverityRank orders severities (higher is more severe); unknown is -1.
 func SeverityRank(s string) int {
-	switch s {
-	case SeverityInfo:
-		return 0
-	case SeverityLow:
-		return 1
-	case SeverityMedium:
-		return 2
-	case SeverityHigh:
-		return 3
-	}
-	return -1
+	return slices.Index([]string{SeverityInfo, SeverityLow, SeverityMedium, SeverityHigh}, s)
 }
 
 // Provider describes one platform gpubill knows by name.
@@ -138,13 +130,9 @@ func ParseProvider(s string) (slug string, ok bool) {
 		return "", false
 	}
 	for _, p := range Providers {
-		if t == p.Slug || t == strings.ToLower(p.NameZH) || t == strings.ToLower(p.NameEN) {
+		same := func(a string) bool { return t == strings.ToLower(a) }
+		if same(p.Slug) || same(p.NameZH) || same(p.NameEN) || slices.ContainsFunc(p.Aliases, same) {
 			return p.Slug, true
-		}
-		for _, a := range p.Aliases {
-			if t == strings.ToLower(a) {
-				return p.Slug, true
-			}
 		}
 	}
 	return "", false
@@ -153,12 +141,7 @@ func ParseProvider(s string) (slug string, ok bool) {
 // ProviderRank is a provider's position in Providers (the order reports list
 // platforms in); providers not listed (FOCUS providers) rank last.
 func ProviderRank(slug string) int {
-	for i, p := range Providers {
-		if p.Slug == slug {
-			return i
-		}
-	}
-	return len(Providers)
+	return rank(slices.IndexFunc(Providers, func(p Provider) bool { return p.Slug == slug }), len(Providers))
 }
 
 // otherProviders are display names of providers that are not platforms of
@@ -214,17 +197,12 @@ func ValidProviderSlug(s string) bool { return slugRE.MatchString(s) }
 // else as a brand would write the slug: upper case up to three letters
 // (gcp → GCP), else capitalised (mycloud → Mycloud).
 func ProviderName(slug, lang string) string {
-	for _, p := range Providers {
-		if p.Slug == slug {
-			if lang == "zh" {
-				return p.NameZH
-			}
-			return p.NameEN
-		}
-	}
 	names, ok := otherProviders[slug]
 	if v, found := namedProviders.Load(slug); found {
 		names, ok = v.([2]string), true
+	}
+	if i := slices.IndexFunc(Providers, func(p Provider) bool { return p.Slug == slug }); i >= 0 {
+		names, ok = [2]string{Providers[i].NameZH, Providers[i].NameEN}, true
 	}
 	if ok {
 		if lang == "zh" {

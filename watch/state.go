@@ -135,7 +135,7 @@ func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 // begin opens the write transaction a poll judges and sends under: the
 // ledger's BEGIN IMMEDIATE, so a second watcher waits for the first and
 // then sees what it sent.
-func begin(ctx context.Context, db *ledger.DB) (*sql.Tx, error) { return db.SQL().BeginTx(ctx, nil) }
+func begin(ctx context.Context, db *ledger.DB) (*sql.Tx, error) { return db.BeginTx(ctx) }
 
 // lastCharge is the end of the last compute charge of the instance in the
 // ledger's bills (usage_end where the bill gives it).
