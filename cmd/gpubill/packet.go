@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,7 +98,8 @@ func (a *app) runPacket(ctx context.Context, o packetOptions) error {
 		if err != nil {
 			return internal(err)
 		}
-		if len(p.Lines) == 0 {
+		defer p.Close()
+		if p.LineCount == 0 {
 			if o.project != "" {
 				return fmt.Errorf("no line items of project %q in %s", o.project, month)
 			}
@@ -108,19 +109,11 @@ func (a *app) runPacket(ctx context.Context, o packetOptions) error {
 			a.say("警告：%s 尚未审计，争议费用未知；请先运行 gpubill audit --month %s",
 				"warning: no audit of %s is stored, so disputed charges are unknown; run gpubill audit --month %s first", month, month)
 		}
-		var buf bytes.Buffer
-		if err := p.WriteXLSX(&buf); err != nil {
-			return internal(err)
-		}
-		if err := a.packetWriteFile(a.output, buf.Bytes()); err != nil {
+		if err := a.packetWriteFile(a.output, p.WriteXLSX); err != nil {
 			return err
 		}
 		if o.cover != "" {
-			var hb bytes.Buffer
-			if err := p.WriteCoverHTML(&hb); err != nil {
-				return internal(err)
-			}
-			if err := a.packetWriteFile(o.cover, hb.Bytes()); err != nil {
+			if err := a.packetWriteFile(o.cover, p.WriteCoverHTML); err != nil {
 				return err
 			}
 		}
@@ -139,14 +132,26 @@ func (a *app) runPacket(ctx context.Context, o packetOptions) error {
 	})
 }
 
-// packetWriteFile writes data to path, or to stdout for "-".
-func (a *app) packetWriteFile(path string, data []byte) error {
+// packetWriteFile writes to path with write, or to stdout for "-": as it
+// is written, not through memory (a month may hold a million lines). An
+// error of write is internal.
+func (a *app) packetWriteFile(path string, write func(io.Writer) error) error {
 	if path == "-" {
-		_, err := a.stdout.Write(data)
-		return err
+		if err := write(a.stdout); err != nil {
+			return internal(err)
+		}
+		return nil
 	}
 	if strings.TrimSpace(filepath.Base(path)) == "" {
 		return fmt.Errorf("output file %q: empty name", path)
 	}
-	return os.WriteFile(path, data, outputMode)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, outputMode)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return internal(err)
+	}
+	return f.Close()
 }
