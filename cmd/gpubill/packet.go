@@ -132,26 +132,48 @@ func (a *app) runPacket(ctx context.Context, o packetOptions) error {
 	})
 }
 
-// packetWriteFile writes to path with write, or to stdout for "-": as it
-// is written, not through memory (a month may hold a million lines). An
-// error of write is internal.
+// packetWriteFile writes to path with write, or to stdout for "-", as it
+// is written, not through memory (a month may hold a million lines). The
+// file is created at the first byte, so that a workbook that fails before
+// (a WriteXLSX error, internal) leaves it as it was.
 func (a *app) packetWriteFile(path string, write func(io.Writer) error) error {
-	if path == "-" {
-		if err := write(a.stdout); err != nil {
-			return internal(err)
-		}
-		return nil
-	}
-	if strings.TrimSpace(filepath.Base(path)) == "" {
+	if strings.TrimSpace(filepath.Base(path)) == "" && path != "-" {
 		return fmt.Errorf("output file %q: empty name", path)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, outputMode)
-	if err != nil {
-		return err
+	out := &outputFile{path: path, w: a.stdout}
+	err := write(out)
+	if out.f != nil {
+		if cerr := out.f.Close(); out.err == nil {
+			out.err = cerr
+		}
 	}
-	if err := write(f); err != nil {
-		f.Close()
+	if out.err != nil {
+		return out.err
+	}
+	if err != nil {
 		return internal(err)
 	}
-	return f.Close()
+	return nil
+}
+
+// outputFile is an io.Writer that creates the file path at its first
+// write (stdout for "-") and keeps the error of the file.
+type outputFile struct {
+	path string
+	w    io.Writer
+	f    *os.File
+	err  error
+}
+
+func (o *outputFile) Write(b []byte) (int, error) {
+	if o.f == nil && o.path != "-" && o.err == nil {
+		o.f, o.err = os.OpenFile(o.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, outputMode)
+		o.w = o.f
+	}
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(b)
+	o.err = err
+	return n, err
 }
