@@ -445,8 +445,13 @@ func (p *Packet) WriteXLSX(w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
+	// Its name goes at once where the system allows it (nothing is left
+	// behind by a killed process), else after use.
+	os.Remove(tmp.Name())
+	defer func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}()
 	if err := f.Write(tmp); err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
