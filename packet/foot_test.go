@@ -48,13 +48,19 @@ func TestPacketFoots(t *testing.T) {
 					// The demo's CSV bills have their header on line 1:
 					// record n is spreadsheet row n+1, and 明细 and 异常
 					// cite that row.
-					for i, l := range p.Lines {
+					i := -1
+					err := p.EachLine(func(l *Line) error {
+						i++
 						if strings.HasSuffix(l.Item.File, ".csv") && (l.Row.Row != l.Item.SourceRow+1 || l.Row.Sheet != "") {
 							t.Errorf("line %d (%s record %d): cited as %s, want row %d", l.Item.ID, l.Item.File, l.Item.SourceRow, l.Row, l.Item.SourceRow+1)
 						}
 						if got, want := cell(t, f, SheetLines, p.colClaimed()+4, i+2), fmt.Sprint(l.Row.Row); strings.HasSuffix(l.Item.File, ".csv") && got != want {
 							t.Errorf("明细 row %d: 行 %q, want %s", i+2, got, want)
 						}
+						return nil
+					})
+					if err != nil {
+						t.Fatal(err)
 					}
 					for i, e := range p.Exceptions {
 						if got, want := cell(t, f, SheetExceptions, 10, i+2), fmt.Sprint(e.Row+1); got != want {

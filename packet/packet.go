@@ -3,6 +3,7 @@ package packet
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -60,7 +61,7 @@ type Shown struct {
 
 // Line is one line item of the packet with what it claims.
 type Line struct {
-	Item *ledger.LineItem // the ledger's row, shared, not copied (a month holds hundreds of thousands)
+	Item *ledger.LineItem // the ledger's row, with the columns the packet reads
 	// Billed is what the line bills in the packet: billed_cost, except that a
 	// credit line recording a voucher used (ledger.SettlePaid) bills
 	// billed_cost + voucher_paid, since the voucher paid charges billed in
@@ -106,19 +107,17 @@ func (r RowRef) String() string {
 // Total is one platform and currency on the cover. Its amounts are the sums
 // of the lines' printed (Shown) amounts, so that the cover foots with 明细.
 type Total struct {
-	Provider       string
-	Currency       string
-	Lines          int
-	Billed         decimal.Decimal // billed cost of every line, credit lines included
-	NotInvoiceable decimal.Decimal // vouchers and gifts used (credit lines' included), other non-cash parts
-	Invoiceable    decimal.Decimal // cash paid
-	Disputed       decimal.Decimal // disputed part of the invoiceable amount
-	NotInvoiced    decimal.Decimal // InvoicedOnly: claimable but not invoiced
-	Claimed        decimal.Decimal
-	Invoiced       decimal.Decimal // invoices counted for the month (reconcile.InvoiceCoverage)
-	ToRequest      decimal.Decimal // invoices still to request
-	OverInvoiced   decimal.Decimal
-	Estimated      int // lines whose cash part was estimated
+	Provider string
+	Currency string
+	Lines    int
+	// Shown are the sums: billed (credit lines included), not invoiceable
+	// (vouchers and gifts used, other non-cash parts), invoiceable (cash
+	// paid), disputed, not invoiced (InvoicedOnly) and claimed.
+	Shown
+	Invoiced     decimal.Decimal // invoices counted for the month (reconcile.InvoiceCoverage)
+	ToRequest    decimal.Decimal // invoices still to request
+	OverInvoiced decimal.Decimal
+	Estimated    int // lines whose cash part was estimated
 }
 
 // CurrencyTotal is the claim in one currency. Claimed and Disputed are the
@@ -166,11 +165,13 @@ type Exception struct {
 	Cited       RowRef
 }
 
-// Packet is the computed reimbursement packet of a month.
+// Packet is the computed reimbursement packet of a month. Its line items
+// are not held in memory: Build keeps them in a temporary file, in 明细's
+// order, and EachLine hands them out again; Close removes the file.
 type Packet struct {
 	Options
-	Generated time.Time // Options.Date, or today
-	Lines     []Line
+	Generated time.Time       // Options.Date, or today
+	LineCount int             // line items in the packet, the rows of 明细
 	Totals    []Total         // per platform and currency, in ledger.Providers order
 	Claims    []CurrencyTotal // per currency
 	Invoices  []Invoice
@@ -184,10 +185,34 @@ type Packet struct {
 	LeftOut []string
 	// DuplicateInvoices are invoice numbers recorded twice (see reconcile).
 	DuplicateInvoices []string
+
+	items    *itemFile                // the line items, for EachLine
+	imports  map[int64]*ledger.Import // by id: a line's file and row
+	disputed map[int64]*disputedPart  // by line item id
+	numbers  map[pc][]string          // invoice numbers per platform and currency
+	left     map[pc]decimal.Decimal   // InvoicedOnly: what the invoices leave for the positive claims
+	exact    map[string]*Shown        // per currency, 明细's money columns at source precision
+	totalAt  map[pc]int               // index in Totals
 }
 
-// Build computes the packet of opts.Month from the ledger: its line items,
-// the stored findings (via reports.Refunds) and the invoices.
+// pc is a platform and currency.
+type pc struct{ provider, currency string }
+
+// disputedPart is what the exceptions of a line item dispute: exactly, and
+// as the sum of their printed amounts.
+type disputedPart struct{ exact, shown decimal.Decimal }
+
+// lineColumns are the columns of line_items the packet reads.
+var lineColumns = []string{"id", "provider", "billing_account_id", "sub_account", "resource_id", "resource_name",
+	"kind", "charge_period_start", "charge_period_end", "currency", "billed_cost", "voucher_paid", "cash_paid",
+	"import_id", "source_row"}
+
+// Build computes the packet of opts.Month from the ledger: the stored
+// findings (via reports.Refunds), the invoices, and its line items, read
+// once, in 明细's order (ledger.CompareItems): each line is worked out,
+// added to the totals and written to a temporary file for EachLine, so
+// that the memory a packet takes does not grow with the month. The caller
+// must Close the packet.
 func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 	if _, err := time.Parse("2006-01", opts.Month); err != nil {
 		return nil, fmt.Errorf("packet: month %q: want YYYY-MM", opts.Month)
@@ -195,71 +220,176 @@ func Build(ctx context.Context, db *ledger.DB, opts Options) (*Packet, error) {
 	if opts.TZ == nil {
 		opts.TZ = ledger.DefaultTZ()
 	}
-	p := &Packet{Options: opts, Generated: opts.Date}
+	p := &Packet{Options: opts, Generated: opts.Date, imports: map[int64]*ledger.Import{},
+		disputed: map[int64]*disputedPart{}, numbers: map[pc][]string{}, left: map[pc]decimal.Decimal{},
+		exact: map[string]*Shown{}, totalAt: map[pc]int{}}
 	if p.Generated.IsZero() {
 		p.Generated = time.Now()
 	}
 	p.Generated = p.Generated.In(opts.TZ)
+	if err := p.build(ctx, db); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
 
+func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 	imps, err := db.Imports(ctx, 0)
 	if err != nil {
-		return nil, fmt.Errorf("packet: %w", err)
+		return fmt.Errorf("packet: %w", err)
 	}
-	byImport := map[int64]*ledger.Import{}
 	for i := range imps {
-		byImport[imps[i].ID] = &imps[i]
+		p.imports[imps[i].ID] = &imps[i]
 	}
-	byID := map[int64]int{}
-	// Each item is kept by its line, not copied, nor first gathered in a
-	// slice of its own (a month holds hundreds of thousands).
-	err = db.EachLineItem(ctx, ledger.Filter{Month: opts.Month, NoRaw: true}, func(li *ledger.LineItem) error {
-		if opts.Project != "" && li.SubAccount != opts.Project {
+	if p.Audited, err = audited(ctx, db, p.Month); err != nil {
+		return err
+	}
+	if err := p.dispute(ctx, db); err != nil {
+		return err
+	}
+	cov, err := reconcile.InvoiceCoverage(ctx, db, p.Month, reconcile.InvoiceableOptions{TZ: p.TZ, Project: p.Project})
+	if err != nil {
+		return fmt.Errorf("packet: %w", err)
+	}
+	for _, c := range cov.Rows {
+		for _, inv := range c.Invoices {
+			k := pc{c.Provider, c.Currency}
+			p.numbers[k] = append(p.numbers[k], inv.Number)
+		}
+	}
+	if p.items, err = newItemFile(); err != nil {
+		return fmt.Errorf("packet: %w", err)
+	}
+	// The one read of the month's line items. Under InvoicedOnly a line's
+	// claim depends on the negative claims of its platform, known at the
+	// end only: the totals then add the lines read back.
+	negative := map[pc]decimal.Decimal{}
+	q := "SELECT li." + strings.Join(lineColumns, ", li.") + " FROM line_items li WHERE li.billing_period = ?"
+	args := []any{p.Month}
+	if p.Project != "" {
+		q += " AND li.sub_account = ?"
+		args = append(args, p.Project)
+	}
+	q += " ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id" // ledger.CompareItems
+	read, err := ledger.ItemsOf(lineColumns, func(li *ledger.LineItem) error {
+		if err := p.items.add(li); err != nil {
+			return err
+		}
+		p.LineCount++
+		l := p.line(li)
+		if !p.InvoicedOnly {
+			p.add(&l)
 			return nil
 		}
-		byID[li.ID] = len(p.Lines)
-		l := newLine(li)
-		l.Row = RowRef{Record: li.SourceRow}
-		if im := byImport[li.ImportID]; im != nil {
-			if row, ok := im.RowOf(li.SourceRow); ok {
-				l.Row = RowRef{Sheet: im.Sheet, Row: row}
-			}
+		k, neg := pc{li.Provider, li.Currency}, decimal.Zero
+		if l.Shown.Claimed.IsNegative() {
+			neg = l.Shown.Claimed
 		}
-		p.Lines = append(p.Lines, l)
+		negative[k] = negative[k].Add(neg)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("packet: %w", err)
+		return fmt.Errorf("packet: %w", err)
 	}
-
-	if p.Audited, err = audited(ctx, db, opts.Month); err != nil {
-		return nil, err
+	if err := db.Scan(ctx, q, args, read); err != nil {
+		return fmt.Errorf("packet: %w", err)
 	}
-	if err := p.dispute(ctx, db, byID); err != nil {
-		return nil, err
+	if err := p.items.done(); err != nil {
+		return fmt.Errorf("packet: %w", err)
 	}
-	for i := range p.Lines {
-		l := &p.Lines[i]
-		l.Claimed = l.Invoiceable
-		if l.Disputed.IsPositive() {
-			if opts.ClaimDisputed {
-				l.Status = StatusClaimedDisputed
-			} else {
-				l.Status = StatusDisputed
-				l.Claimed = l.Invoiceable.Sub(l.Disputed)
-			}
+	if p.InvoicedOnly {
+		invoiced := map[pc]decimal.Decimal{}
+		for _, c := range cov.Rows {
+			invoiced[pc{c.Provider, c.Currency}] = c.Invoiced
+		}
+		// Negative lines (refunds, credits taken off) lower the claim
+		// first; the positive ones claim, in their order, what is left.
+		for k, neg := range negative {
+			p.left[k] = reports.RoundMoney(invoiced[k], k.currency).Sub(neg)
+		}
+		if err := p.EachLine(func(l *Line) error { p.add(l); return nil }); err != nil {
+			return err
 		}
 	}
-	for i := range p.Exceptions {
-		p.Exceptions[i].Claimed = opts.ClaimDisputed
-	}
-	p.print(byID)
-
-	cov, err := reconcile.InvoiceCoverage(ctx, db, opts.Month, reconcile.InvoiceableOptions{TZ: opts.TZ, Project: opts.Project})
-	if err != nil {
-		return nil, fmt.Errorf("packet: %w", err)
-	}
 	p.totals(cov)
-	return p, nil
+	return nil
+}
+
+// Close removes the packet's temporary file.
+func (p *Packet) Close() error {
+	if p.items == nil {
+		return nil
+	}
+	err := p.items.close()
+	p.items = nil
+	return err
+}
+
+// EachLine hands fn the packet's lines in 明细's order. A line and its
+// item are valid only inside fn.
+func (p *Packet) EachLine(fn func(*Line) error) error {
+	if p.items == nil {
+		return fmt.Errorf("packet: the packet is closed")
+	}
+	left := maps.Clone(p.left)
+	return p.items.each(func(li *ledger.LineItem) error {
+		l := p.line(li)
+		if p.InvoicedOnly {
+			invoicedOnly(&l, left)
+		}
+		return fn(&l)
+	})
+}
+
+// line works out the line of item li: what it claims, its disputed part,
+// its printed amounts, its invoices and where it is in its file. li.File
+// is set from its import.
+func (p *Packet) line(li *ledger.LineItem) Line {
+	l := newLine(li)
+	l.Row = p.rowRef(li)
+	l.Claimed = l.Invoiceable
+	var shownDisputed decimal.Decimal
+	if d := p.disputed[li.ID]; d != nil && d.exact.IsPositive() {
+		l.Disputed, shownDisputed = d.exact, d.shown
+		if p.ClaimDisputed {
+			l.Status = StatusClaimedDisputed
+		} else {
+			l.Status = StatusDisputed
+			l.Claimed = l.Invoiceable.Sub(l.Disputed)
+		}
+	}
+	// The printed amounts: billed and invoiceable rounded once, the
+	// disputed part as the sum of the line's printed exceptions, the rest
+	// derived from those (see Shown).
+	cur := li.Currency
+	sh := &l.Shown
+	sh.Billed = reports.RoundMoney(l.Billed, cur)
+	sh.Invoiceable = reports.RoundMoney(l.Invoiceable, cur)
+	sh.NotInvoiceable = sh.Billed.Sub(sh.Invoiceable)
+	sh.Disputed = shownDisputed
+	if sh.Invoiceable.IsPositive() && sh.Disputed.GreaterThan(sh.Invoiceable) {
+		sh.Disputed = sh.Invoiceable // two parts rounded up past the line
+	}
+	sh.Claimed = sh.Invoiceable
+	if l.Status == StatusDisputed {
+		sh.Claimed = sh.Invoiceable.Sub(sh.Disputed)
+	}
+	l.Invoices = p.numbers[pc{li.Provider, cur}]
+	return l
+}
+
+// rowRef is where a person finds item li in its file; it sets li.File.
+func (p *Packet) rowRef(li *ledger.LineItem) RowRef {
+	im := p.imports[li.ImportID]
+	if im == nil {
+		return RowRef{Record: li.SourceRow}
+	}
+	li.File = im.Path
+	if row, ok := im.RowOf(li.SourceRow); ok {
+		return RowRef{Sheet: im.Sheet, Row: row}
+	}
+	return RowRef{Record: li.SourceRow}
 }
 
 func newLine(li *ledger.LineItem) Line {
@@ -303,9 +433,10 @@ func audited(ctx context.Context, db *ledger.DB, month string) (bool, error) {
 	return n > 0, nil
 }
 
-// dispute spreads the refund claims of the month over the packet's line
-// items (see doc.go) and records the exceptions.
-func (p *Packet) dispute(ctx context.Context, db *ledger.DB, byID map[int64]int) error {
+// dispute spreads the refund claims of the month over their evidence line
+// items of the packet (see doc.go), records the exceptions and each line's
+// disputed part.
+func (p *Packet) dispute(ctx context.Context, db *ledger.DB) error {
 	rep, err := reports.Refunds(ctx, db, reports.RefundsOptions{Month: p.Month, TZ: p.TZ, Policy: p.Policy})
 	if err != nil {
 		return fmt.Errorf("packet: %w", err)
@@ -317,6 +448,27 @@ func (p *Packet) dispute(ctx context.Context, db *ledger.DB, byID map[int64]int)
 	reasons := map[string]*ledger.Finding{}
 	for i := range fs {
 		reasons[fs[i].Fingerprint] = &fs[i]
+	}
+	var ids []int64
+	for _, plat := range rep.Platforms {
+		for _, c := range plat.Claims {
+			for _, e := range c.Evidence {
+				ids = append(ids, e.LineItemID)
+			}
+		}
+	}
+	slices.Sort(ids)
+	items, err := db.LineItemsByID(ctx, p.Month, slices.Compact(ids))
+	if err != nil {
+		return fmt.Errorf("packet: %w", err)
+	}
+	lines := map[int64]*Line{} // the evidence lines of this month and project
+	for _, li := range items {
+		if p.Project == "" || li.SubAccount == p.Project {
+			l := newLine(li)
+			l.Row = p.rowRef(li)
+			lines[li.ID] = &l
+		}
 	}
 	for _, plat := range rep.Platforms {
 		for _, c := range plat.Claims {
@@ -331,11 +483,10 @@ func (p *Packet) dispute(ctx context.Context, db *ledger.DB, byID map[int64]int)
 				if !left.IsPositive() {
 					break
 				}
-				i, ok := byID[e.LineItemID]
+				l, ok := lines[e.LineItemID]
 				if !ok {
 					continue // another month or project
 				}
-				l := &p.Lines[i]
 				room := l.Invoiceable.Sub(l.Disputed)
 				if l.Status == StatusCredit || !room.IsPositive() {
 					continue
@@ -348,13 +499,20 @@ func (p *Packet) dispute(ctx context.Context, db *ledger.DB, byID map[int64]int)
 				left = left.Sub(part)
 				x := Exception{RuleID: c.RuleID, State: c.State, Fingerprint: c.Fingerprint, Provider: c.Provider,
 					ResourceID: c.ResourceID, Currency: l.Item.Currency, Exact: part, LineItemID: l.Item.ID,
-					File: l.Item.File, Row: l.Item.SourceRow, Cited: l.Row}
+					File: l.Item.File, Row: l.Item.SourceRow, Cited: l.Row, Claimed: p.ClaimDisputed,
+					Amount: reports.RoundMoney(part, l.Item.Currency)}
 				if f := reasons[c.Fingerprint]; f != nil {
 					x.ReasonZH, x.ReasonEN = f.ReasonZH, f.ReasonEN
 				} else {
 					x.ReasonZH, x.ReasonEN = RuleNameZH(c.RuleID), RuleNameEN(c.RuleID)
 				}
 				p.Exceptions = append(p.Exceptions, x)
+				d := p.disputed[x.LineItemID]
+				if d == nil {
+					d = &disputedPart{}
+					p.disputed[x.LineItemID] = d
+				}
+				d.exact, d.shown = d.exact.Add(x.Exact), d.shown.Add(x.Amount)
 			}
 		}
 	}
@@ -371,36 +529,6 @@ func (p *Packet) dispute(ctx context.Context, db *ledger.DB, byID map[int64]int)
 	return nil
 }
 
-// print rounds what the packet prints: each exception once, each line's
-// billed and invoiceable amounts once, its disputed part as the sum of its
-// printed exceptions, and the rest derived from those (see Shown).
-func (p *Packet) print(byID map[int64]int) {
-	disputed := make([]decimal.Decimal, len(p.Lines))
-	for i := range p.Exceptions {
-		e := &p.Exceptions[i]
-		e.Amount = reports.RoundMoney(e.Exact, e.Currency)
-		if j, ok := byID[e.LineItemID]; ok {
-			disputed[j] = disputed[j].Add(e.Amount)
-		}
-	}
-	for i := range p.Lines {
-		l := &p.Lines[i]
-		cur := l.Item.Currency
-		sh := &l.Shown
-		sh.Billed = reports.RoundMoney(l.Billed, cur)
-		sh.Invoiceable = reports.RoundMoney(l.Invoiceable, cur)
-		sh.NotInvoiceable = sh.Billed.Sub(sh.Invoiceable)
-		sh.Disputed = disputed[i]
-		if sh.Invoiceable.IsPositive() && sh.Disputed.GreaterThan(sh.Invoiceable) {
-			sh.Disputed = sh.Invoiceable // two parts rounded up past the line
-		}
-		sh.Claimed = sh.Invoiceable
-		if l.Status == StatusDisputed {
-			sh.Claimed = sh.Invoiceable.Sub(sh.Disputed)
-		}
-	}
-}
-
 // exactClaimed is the line's claim at source precision: Claimed, or, for a
 // line that InvoicedOnly cut at the invoices (cut at the minor unit), its
 // printed claim.
@@ -411,91 +539,69 @@ func (l *Line) exactClaimed() decimal.Decimal {
 	return l.Claimed
 }
 
-// invoicedOnly caps the claim of each platform and currency at the invoices
-// counted for the month (以票报销): lines claim in their order until the
-// invoiced amount is used up; the rest of each line is NotInvoiced. Negative
-// lines (refunds, credits taken off) lower the claim first, so they are
-// applied before the positive ones.
-func (p *Packet) invoicedOnly(invoiced func(provider, currency string) decimal.Decimal) {
-	type pc struct{ provider, currency string }
-	left := map[pc]decimal.Decimal{}
-	seen := map[pc]bool{}
-	for i := range p.Lines {
-		l := &p.Lines[i]
-		k := pc{l.Item.Provider, l.Item.Currency}
-		if !seen[k] {
-			seen[k] = true
-			left[k] = reports.RoundMoney(invoiced(k.provider, k.currency), k.currency)
-		}
-		if l.Shown.Claimed.IsNegative() {
-			left[k] = left[k].Sub(l.Shown.Claimed)
-		}
+// invoicedOnly caps the claim of a line at what the invoices of its
+// platform and currency leave (以票报销): lines claim in their order until
+// the invoiced amount is used up; the rest of each line is NotInvoiced.
+func invoicedOnly(l *Line, left map[pc]decimal.Decimal) {
+	c := l.Shown.Claimed
+	if !c.IsPositive() {
+		return
 	}
-	for i := range p.Lines {
-		l := &p.Lines[i]
-		k := pc{l.Item.Provider, l.Item.Currency}
-		c := l.Shown.Claimed
-		if !c.IsPositive() {
-			continue
-		}
-		take := decimal.Max(decimal.Zero, decimal.Min(c, left[k]))
-		left[k] = left[k].Sub(take)
-		if take.LessThan(c) {
-			l.Shown.NotInvoiced = c.Sub(take)
-			l.Shown.Claimed = take
-			if l.Status == StatusClaimed {
-				l.Status = StatusNotInvoiced
-			}
+	k := pc{l.Item.Provider, l.Item.Currency}
+	take := decimal.Max(decimal.Zero, decimal.Min(c, left[k]))
+	left[k] = left[k].Sub(take)
+	if take.LessThan(c) {
+		l.Shown.NotInvoiced = c.Sub(take)
+		l.Shown.Claimed = take
+		if l.Status == StatusClaimed {
+			l.Status = StatusNotInvoiced
 		}
 	}
 }
 
-// totals fills the cover totals, the claims per currency, the invoice list
-// and the invoice numbers of the lines. Every total is a sum of printed
-// (Shown) line amounts.
+// add adds a line to the totals of its platform and currency and to the
+// exact sums of its currency. Every total is a sum of printed (Shown) line
+// amounts.
+func (p *Packet) add(l *Line) {
+	k := pc{l.Item.Provider, l.Item.Currency}
+	j, ok := p.totalAt[k]
+	if !ok {
+		j = len(p.Totals)
+		p.totalAt[k] = j
+		p.Totals = append(p.Totals, Total{Provider: k.provider, Currency: k.currency})
+	}
+	t := &p.Totals[j]
+	t.Lines++
+	t.Shown.add(&l.Shown)
+	if l.Estimated {
+		t.Estimated++
+	}
+	e := p.exact[k.currency]
+	if e == nil {
+		e = &Shown{}
+		p.exact[k.currency] = e
+	}
+	e.add(&Shown{Billed: l.Billed, NotInvoiceable: l.NotInvoiceable, Invoiceable: l.Invoiceable, Disputed: l.Disputed,
+		NotInvoiced: l.Shown.NotInvoiced /* cut at the minor unit */, Claimed: l.exactClaimed()})
+}
+
+// add adds the amounts of o to s.
+func (s *Shown) add(o *Shown) {
+	s.Billed = s.Billed.Add(o.Billed)
+	s.NotInvoiceable = s.NotInvoiceable.Add(o.NotInvoiceable)
+	s.Invoiceable = s.Invoiceable.Add(o.Invoiceable)
+	s.Disputed = s.Disputed.Add(o.Disputed)
+	s.NotInvoiced = s.NotInvoiced.Add(o.NotInvoiced)
+	s.Claimed = s.Claimed.Add(o.Claimed)
+}
+
+// totals completes the cover totals (invoiced, to request), the claims per
+// currency, the invoice list and the platforms left out.
 func (p *Packet) totals(cov *reconcile.CoverageReport) {
-	type pc struct{ provider, currency string }
-	rows := map[pc]*reconcile.Coverage{}
-	for i := range cov.Rows {
-		rows[pc{cov.Rows[i].Provider, cov.Rows[i].Currency}] = &cov.Rows[i]
-	}
-	if p.InvoicedOnly {
-		p.invoicedOnly(func(provider, currency string) decimal.Decimal {
-			if c := rows[pc{provider, currency}]; c != nil {
-				return c.Invoiced
-			}
-			return decimal.Zero
-		})
-	}
-	idx := map[pc]int{}
-	exact := map[string]decimal.Decimal{}
-	for i := range p.Lines {
-		l := &p.Lines[i]
-		k := pc{l.Item.Provider, l.Item.Currency}
-		j, ok := idx[k]
-		if !ok {
-			j = len(p.Totals)
-			idx[k] = j
-			p.Totals = append(p.Totals, Total{Provider: k.provider, Currency: k.currency})
-		}
-		t := &p.Totals[j]
-		t.Lines++
-		t.Billed = t.Billed.Add(l.Shown.Billed)
-		t.NotInvoiceable = t.NotInvoiceable.Add(l.Shown.NotInvoiceable)
-		t.Invoiceable = t.Invoiceable.Add(l.Shown.Invoiceable)
-		t.Disputed = t.Disputed.Add(l.Shown.Disputed)
-		t.NotInvoiced = t.NotInvoiced.Add(l.Shown.NotInvoiced)
-		t.Claimed = t.Claimed.Add(l.Shown.Claimed)
-		exact[k.currency] = exact[k.currency].Add(l.exactClaimed())
-		if l.Estimated {
-			t.Estimated++
-		}
-	}
-	numbers := map[pc][]string{}
 	left := map[string]bool{}
 	for _, c := range cov.Rows {
 		k := pc{c.Provider, c.Currency}
-		j, ok := idx[k]
+		j, ok := p.totalAt[k]
 		if !ok {
 			if c.Invoiceable.IsPositive() || len(c.Invoices) > 0 {
 				left[c.Provider] = true
@@ -510,7 +616,6 @@ func (p *Packet) totals(cov *reconcile.CoverageReport) {
 		diff := t.Invoiceable.Sub(t.Invoiced)
 		t.ToRequest, t.OverInvoiced = decimal.Max(decimal.Zero, diff), decimal.Max(decimal.Zero, diff.Neg())
 		for _, inv := range c.Invoices {
-			numbers[k] = append(numbers[k], inv.Number)
 			p.Invoices = append(p.Invoices, Invoice{Provider: c.Provider, Currency: c.Currency,
 				Amount: reports.RoundMoney(inv.Amount, c.Currency), Allocated: reports.RoundMoney(inv.Allocated, c.Currency),
 				Invoice: inv.Invoice, Spanning: len(inv.Months()) > 1})
@@ -521,15 +626,9 @@ func (p *Packet) totals(cov *reconcile.CoverageReport) {
 		}
 	}
 	for _, d := range cov.Duplicates {
-		if _, ok := idx[pc{d.Counted.Provider, d.Counted.Currency}]; ok {
+		if _, ok := p.totalAt[pc{d.Counted.Provider, d.Counted.Currency}]; ok {
 			p.DuplicateInvoices = append(p.DuplicateInvoices, d.Number)
 		}
-	}
-	// Platforms with invoices but no coverage row for a line's currency
-	// simply have none; every line gets its platform's numbers.
-	for i := range p.Lines {
-		l := &p.Lines[i]
-		l.Invoices = numbers[pc{l.Item.Provider, l.Item.Currency}]
 	}
 	for prov := range left {
 		p.LeftOut = append(p.LeftOut, prov)
@@ -559,7 +658,7 @@ func (p *Packet) totals(cov *reconcile.CoverageReport) {
 	sort.SliceStable(p.Claims, func(i, j int) bool { return currencyLess(p.Claims[i].Currency, p.Claims[j].Currency) })
 	for i := range p.Claims {
 		c := &p.Claims[i]
-		c.Exact = exact[c.Currency]
+		c.Exact = p.exact[c.Currency].Claimed
 		c.Rounding = reports.RoundMoney(c.Exact, c.Currency).Sub(c.Claimed)
 		if strings.EqualFold(c.Currency, "CNY") {
 			// An error (≥ 1e12) leaves the capital empty; the cover then shows the figure only.

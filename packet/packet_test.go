@@ -106,6 +106,11 @@ func build(t *testing.T, db *ledger.DB, opts Options) *Packet {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return p
 }
 
@@ -348,7 +353,7 @@ func TestPacket(t *testing.T) {
 
 	t.Run("lines", func(t *testing.T) {
 		rows, _ := f.GetRows(SheetLines)
-		if got, want := len(p.Lines), 4+len(luchenItems); got != want {
+		if got, want := p.LineCount, 4+len(luchenItems); got != want {
 			t.Errorf("got %d lines, want %d", got, want)
 		}
 		h := findRow(t, f, SheetLines, 5, "'=HYPERLINK(\"http://x\")")
@@ -440,13 +445,18 @@ func TestPacketProject(t *testing.T) {
 	db := openPacketLedger(t)
 	p := build(t, db, Options{Project: "课题B"})
 	f, _ := workbook(t, p)
-	if len(p.Lines) != 2 {
-		t.Fatalf("got %d lines, want 2 (the disk and the H800 of 课题B)", len(p.Lines))
+	if p.LineCount != 2 {
+		t.Fatalf("got %d lines, want 2 (the disk and the H800 of 课题B)", p.LineCount)
 	}
-	for _, l := range p.Lines {
+	n := 0
+	if err := p.EachLine(func(l *Line) error {
+		n++
 		if l.Item.SubAccount != "课题B" {
 			t.Errorf("line %d of project %q, want 课题B", l.Item.ID, l.Item.SubAccount)
 		}
+		return nil
+	}); err != nil || n != 2 {
+		t.Errorf("EachLine: %d lines, %v; want 2", n, err)
 	}
 	if want := dec("1134.57"); !p.Claims[0].Claimed.Equal(want) {
 		t.Errorf("claimed %s, want %s", p.Claims[0].Claimed, want)

@@ -2,9 +2,9 @@ package packet
 
 import (
 	"archive/zip"
-	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -112,7 +112,7 @@ const (
 type xw struct {
 	f       *excelize.File
 	p       *Packet
-	styles  map[string]int
+	styles  map[styleKey]int
 	widths  map[string][]int // per sheet, display width per column
 	measure bool             // the first pass: widths only
 	out     *sheetOut        // the sheet being written in the second pass
@@ -138,10 +138,18 @@ type sheetOut struct {
 	written int // rows up to this one are written
 }
 
+// styleKey names a cell style of the workbook.
+type styleKey struct {
+	numFmt string
+	bold   bool
+	fill   string
+	wrap   bool
+}
+
 // style returns a cell style: number format ("" = general), bold, fill
 // colour ("" = none), wrap.
 func (x *xw) style(numFmt string, bold bool, fill string, wrap bool) (int, error) {
-	key := fmt.Sprintf("%s|%v|%s|%v", numFmt, bold, fill, wrap)
+	key := styleKey{numFmt, bold, fill, wrap}
 	if id, ok := x.styles[key]; ok {
 		return id, nil
 	}
@@ -319,8 +327,8 @@ func (x *xw) formula(sheet string, col, row int, formula string, d decimal.Decim
 }
 
 func (x *xw) moneyFormula(sheet string, col, row int, formula string, d decimal.Decimal, o cellOpts) error {
-	x.width(sheet, col, shownMoney(d))
 	if x.measure {
+		x.width(sheet, col, shownMoney(d))
 		return nil
 	}
 	v, err := number(d)
@@ -393,7 +401,7 @@ func (x *xw) header2(sheet string, row int, titles []string) error {
 func (p *Packet) WriteXLSX(w io.Writer) error {
 	f := excelize.NewFile()
 	defer f.Close()
-	x := &xw{f: f, p: p, styles: map[string]int{}, widths: map[string][]int{}, layout: map[string]sheetLayout{}}
+	x := &xw{f: f, p: p, styles: map[styleKey]int{}, widths: map[string][]int{}, layout: map[string]sheetLayout{}}
 	if err := f.SetSheetName("Sheet1", SheetCover); err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
@@ -431,12 +439,23 @@ func (p *Packet) WriteXLSX(w io.Writer) error {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
 	// Formula cells hold numeric cached values already: the stream writer
-	// types a cell by its value.
-	var buf bytes.Buffer
-	if err := f.Write(&buf); err != nil {
+	// types a cell by its value. The package goes to a temporary file
+	// first, whose members are then copied to w in name order.
+	tmp, err := os.CreateTemp("", "gpubill-packet-*.xlsx")
+	if err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
-	if err := sortedZip(w, buf.Bytes()); err != nil {
+	// Its name goes at once where the system allows it (nothing is left
+	// behind by a killed process), else after use.
+	os.Remove(tmp.Name())
+	defer func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}()
+	if err := f.Write(tmp); err != nil {
+		return fmt.Errorf("packet: xlsx: %w", err)
+	}
+	if err := sortedZip(w, tmp); err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
 	return nil
@@ -446,8 +465,12 @@ func (p *Packet) WriteXLSX(w io.Writer) error {
 // order: excelize writes streamed sheets in the order of a map, and the
 // same packet must give the same bytes. Members are copied compressed, as
 // they are (zip.Writer.Copy).
-func sortedZip(w io.Writer, data []byte) error {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+func sortedZip(w io.Writer, f *os.File) error {
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
+	zr, err := zip.NewReader(f, size)
 	if err != nil {
 		return err
 	}
@@ -565,7 +588,7 @@ func (x *xw) finishWide(sheet string, headerRow int, landscape bool, maxWidth, p
 
 // linesLast is the last data row of 明细 (the header is row 1); at least 2,
 // so that formulas over an empty sheet still name a range.
-func (p *Packet) linesLast() int { return max(len(p.Lines)+1, 2) }
+func (p *Packet) linesLast() int { return max(p.LineCount+1, 2) }
 
 // lines writes 明细: one row per line item, then one total row per currency.
 func (x *xw) lines() error {
@@ -575,10 +598,10 @@ func (x *xw) lines() error {
 	if err := x.header(s, 1, heads); err != nil {
 		return err
 	}
-	for i := range p.Lines {
-		l := &p.Lines[i]
+	r := 1
+	err := p.EachLine(func(l *Line) error {
 		li := l.Item
-		r := i + 2
+		r++
 		fill := ""
 		switch l.Status {
 		case StatusDisputed, StatusClaimedDisputed:
@@ -605,18 +628,19 @@ func (x *xw) lines() error {
 			return err
 		}
 		for _, col := range p.moneyCols() {
-			if err := x.money(s, col, r, p.lineAmount(l, col), o); err != nil {
+			if err := x.money(s, col, r, p.amount(&l.Shown, col), o); err != nil {
 				return err
 			}
 		}
 		if err := x.rowCell(s, claimed+4, r, l.Row); err != nil {
 			return err
 		}
-		if err := x.flush(r + 1); err != nil {
-			return err
-		}
+		return x.flush(r + 1)
+	})
+	if err != nil {
+		return err
 	}
-	if len(p.Lines) == 0 {
+	if p.LineCount == 0 {
 		if err := x.text(s, 1, 2, "本月没有账单明细 / no line items this month", cellOpts{}); err != nil {
 			return err
 		}
@@ -650,7 +674,7 @@ func (x *xw) lines() error {
 	for _, c := range p.Claims {
 		diffs := map[int]decimal.Decimal{}
 		for _, col := range p.moneyCols() {
-			if d := reports.RoundMoney(p.exactSum(c.Currency, col), c.Currency).Sub(p.lineSum(c.Currency, col)); !d.IsZero() {
+			if d := reports.RoundMoney(p.amount(p.exact[c.Currency], col), c.Currency).Sub(p.lineSum(c.Currency, col)); !d.IsZero() {
 				diffs[col] = d
 			}
 		}
@@ -682,51 +706,23 @@ func (x *xw) lines() error {
 // sum of the lines, each rounded once.
 const roundingLabel = "尾差 Rounding（精确合计 − 各行舍入后之和 / exact total − sum of rounded lines）"
 
-// lineAmount is the printed amount of a line in a money column of 明细.
-func (p *Packet) lineAmount(l *Line, col int) decimal.Decimal {
+// amount is an amount of sh in a money column of 明细.
+func (p *Packet) amount(sh *Shown, col int) decimal.Decimal {
 	switch col {
 	case colBilled:
-		return l.Shown.Billed
+		return sh.Billed
 	case colNotInv:
-		return l.Shown.NotInvoiceable
+		return sh.NotInvoiceable
 	case colCash:
-		return l.Shown.Invoiceable
+		return sh.Invoiceable
 	case colDisputed:
-		return l.Shown.Disputed
+		return sh.Disputed
 	case p.colNotInvoiced():
-		return l.Shown.NotInvoiced
+		return sh.NotInvoiced
 	case p.colClaimed():
-		return l.Shown.Claimed
+		return sh.Claimed
 	}
 	return decimal.Zero
-}
-
-// exactSum is the exact (source precision) sum of a money column of 明细
-// over the lines of currency; NotInvoiced, cut at the minor unit from
-// invoices, is the same printed or not.
-func (p *Packet) exactSum(currency string, col int) decimal.Decimal {
-	var sum decimal.Decimal
-	for i := range p.Lines {
-		l := &p.Lines[i]
-		if l.Item.Currency != currency {
-			continue
-		}
-		switch col {
-		case colBilled:
-			sum = sum.Add(l.Billed)
-		case colNotInv:
-			sum = sum.Add(l.NotInvoiceable)
-		case colCash:
-			sum = sum.Add(l.Invoiceable)
-		case colDisputed:
-			sum = sum.Add(l.Disputed)
-		case p.colNotInvoiced():
-			sum = sum.Add(l.Shown.NotInvoiced)
-		case p.colClaimed():
-			sum = sum.Add(l.exactClaimed())
-		}
-	}
-	return sum
 }
 
 // linesFormula is the total of a money column of 明细 in the currency of
@@ -743,13 +739,13 @@ func (p *Packet) linesFormula(col, row int, single bool) string {
 }
 
 // lineSum is the sum of a money column of 明细 as printed, over the lines
-// of currency: the cached value of the total's formula.
+// of currency (the sum of its cover totals): the cached value of the
+// total's formula.
 func (p *Packet) lineSum(currency string, col int) decimal.Decimal {
 	var sum decimal.Decimal
-	for i := range p.Lines {
-		l := &p.Lines[i]
-		if l.Item.Currency == currency {
-			sum = sum.Add(p.lineAmount(l, col))
+	for i := range p.Totals {
+		if t := &p.Totals[i]; t.Currency == currency {
+			sum = sum.Add(p.amount(&t.Shown, col))
 		}
 	}
 	return sum
@@ -837,13 +833,9 @@ func (x *xw) cover() error {
 		if err := x.text(s, 2, row, t.Currency, cellOpts{}); err != nil {
 			return err
 		}
-		amounts := []decimal.Decimal{t.Billed, t.NotInvoiceable, t.Invoiceable, t.Disputed}
-		if p.InvoicedOnly {
-			amounts = append(amounts, t.NotInvoiced)
-		}
-		amounts = append(amounts, t.Claimed)
-		for i, col := range p.moneyCols() {
-			if err := x.formula(s, 3+i, row, p.sumifs(col, row, true), amounts[i], cellOpts{}); err != nil {
+		cols := p.moneyCols()
+		for i, col := range cols {
+			if err := x.formula(s, 3+i, row, p.sumifs(col, row, true), p.amount(&t.Shown, col), cellOpts{}); err != nil {
 				return err
 			}
 		}
@@ -851,7 +843,7 @@ func (x *xw) cover() error {
 		if t.ToRequest.IsPositive() {
 			o.fill = "FFF2CC"
 		}
-		next := 3 + len(amounts)
+		next := 3 + len(cols)
 		if err := x.money(s, next, row, t.Invoiced, cellOpts{}); err != nil {
 			return err
 		}

@@ -129,6 +129,7 @@ func (a *app) runDemo(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return internal(err)
 	}
+	defer pk.Close()
 	book := filepath.Join(dir, "packet-"+a.month+".xlsx")
 	if err := writeFile(book, pk.WriteXLSX); err != nil {
 		return internal(err)

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,7 +98,8 @@ func (a *app) runPacket(ctx context.Context, o packetOptions) error {
 		if err != nil {
 			return internal(err)
 		}
-		if len(p.Lines) == 0 {
+		defer p.Close()
+		if p.LineCount == 0 {
 			if o.project != "" {
 				return fmt.Errorf("no line items of project %q in %s", o.project, month)
 			}
@@ -108,19 +109,11 @@ func (a *app) runPacket(ctx context.Context, o packetOptions) error {
 			a.say("警告：%s 尚未审计，争议费用未知；请先运行 gpubill audit --month %s",
 				"warning: no audit of %s is stored, so disputed charges are unknown; run gpubill audit --month %s first", month, month)
 		}
-		var buf bytes.Buffer
-		if err := p.WriteXLSX(&buf); err != nil {
-			return internal(err)
-		}
-		if err := a.packetWriteFile(a.output, buf.Bytes()); err != nil {
+		if err := a.packetWriteFile(a.output, p.WriteXLSX); err != nil {
 			return err
 		}
 		if o.cover != "" {
-			var hb bytes.Buffer
-			if err := p.WriteCoverHTML(&hb); err != nil {
-				return internal(err)
-			}
-			if err := a.packetWriteFile(o.cover, hb.Bytes()); err != nil {
+			if err := a.packetWriteFile(o.cover, p.WriteCoverHTML); err != nil {
 				return err
 			}
 		}
@@ -139,14 +132,48 @@ func (a *app) runPacket(ctx context.Context, o packetOptions) error {
 	})
 }
 
-// packetWriteFile writes data to path, or to stdout for "-".
-func (a *app) packetWriteFile(path string, data []byte) error {
-	if path == "-" {
-		_, err := a.stdout.Write(data)
-		return err
-	}
-	if strings.TrimSpace(filepath.Base(path)) == "" {
+// packetWriteFile writes to path with write, or to stdout for "-", as it
+// is written, not through memory (a month may hold a million lines). The
+// file is created at the first byte, so that a workbook that fails before
+// (a WriteXLSX error, internal) leaves it as it was.
+func (a *app) packetWriteFile(path string, write func(io.Writer) error) error {
+	if strings.TrimSpace(filepath.Base(path)) == "" && path != "-" {
 		return fmt.Errorf("output file %q: empty name", path)
 	}
-	return os.WriteFile(path, data, outputMode)
+	out := &outputFile{path: path, w: a.stdout}
+	err := write(out)
+	if out.f != nil {
+		if cerr := out.f.Close(); out.err == nil {
+			out.err = cerr
+		}
+	}
+	if out.err != nil {
+		return out.err
+	}
+	if err != nil {
+		return internal(err)
+	}
+	return nil
+}
+
+// outputFile is an io.Writer that creates the file path at its first
+// write (stdout for "-") and keeps the error of the file.
+type outputFile struct {
+	path string
+	w    io.Writer
+	f    *os.File
+	err  error
+}
+
+func (o *outputFile) Write(b []byte) (int, error) {
+	if o.f == nil && o.path != "-" && o.err == nil {
+		o.f, o.err = os.OpenFile(o.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, outputMode)
+		o.w = o.f
+	}
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(b)
+	o.err = err
+	return n, err
 }
