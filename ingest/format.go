@@ -293,6 +293,9 @@ type rowCtx struct {
 	// frame (a dashed line, a total, a footer), not a record: the row is
 	// neither read nor skipped.
 	notRecord bool
+	// cells, when set, is where raw copies records to: the cells of the
+	// batch being filled, whose array the next use of the batch reuses.
+	cells *[]string
 }
 
 // cell returns the trimmed cell at record index i ("" when absent).
@@ -382,7 +385,12 @@ func (c *rowCtx) requiredTime(i int, loc *time.Location) (time.Time, error) {
 
 // raw copies the record for the raw column (the table reuses its slice).
 func (c *rowCtx) raw() []string {
-	return append(make([]string, 0, len(c.rec)), c.rec...)
+	if c.cells == nil {
+		return append(make([]string, 0, len(c.rec)), c.rec...)
+	}
+	start := len(*c.cells)
+	*c.cells = append(*c.cells, c.rec...)
+	return (*c.cells)[start:len(*c.cells):len(*c.cells)]
 }
 
 // emptyRecord reports a record whose cells are all empty.

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -523,6 +524,7 @@ type batch struct {
 	rows  ledger.LineItemRows // the items as the ledger binds them
 	txs   []ledger.Transaction
 	pays  []ledger.Payment
+	cells []string // the rows' Raw cells (rowCtx.cells)
 	err   error
 }
 
@@ -602,7 +604,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 			cancel()
 			continue
 		}
-		bt.items, bt.txs, bt.pays = bt.items[:0], bt.txs[:0], bt.pays[:0]
+		bt.items, bt.txs, bt.pays, bt.cells = bt.items[:0], bt.txs[:0], bt.pays[:0], bt.cells[:0]
 		bt.rows.Reset()
 		free <- bt
 	}
@@ -769,7 +771,7 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 		if !get() {
 			return
 		}
-		rc.rec, rc.notRecord = rec, false
+		rc.rec, rc.notRecord, rc.cells = rec, false, &cur.cells
 		if lm != nil {
 			cur.items = append(cur.items, ledger.LineItem{})
 			li := &cur.items[len(cur.items)-1]
@@ -827,6 +829,7 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			im.providers[p.Source] = true
 			if len(im.res.PreviewPay) < im.opts.Preview {
 				im.res.PreviewPay = append(im.res.PreviewPay, *p)
+				im.res.PreviewPay[len(im.res.PreviewPay)-1].Raw = slices.Clone(p.Raw) // the batch's cells are reused
 			}
 			if len(cur.pays) == batchSize {
 				if !send(cur) {
@@ -856,6 +859,7 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			im.providers[x.Provider] = true
 			if len(im.res.PreviewTx) < im.opts.Preview {
 				im.res.PreviewTx = append(im.res.PreviewTx, *x)
+				im.res.PreviewTx[len(im.res.PreviewTx)-1].Raw = slices.Clone(x.Raw) // the batch's cells are reused
 			}
 			if len(cur.txs) == batchSize {
 				if !send(cur) {
@@ -890,6 +894,7 @@ func (im *importer) render(ctx context.Context, in <-chan *batch, out chan<- *ba
 				bt.rows.Append(li)
 				if len(im.res.Preview) < im.opts.Preview {
 					im.res.Preview = append(im.res.Preview, *li)
+					im.res.Preview[len(im.res.Preview)-1].Raw = slices.Clone(li.Raw) // the batch's cells are reused
 				}
 			}
 			bt.err = im.keys.failed()
