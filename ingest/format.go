@@ -340,6 +340,27 @@ func (c *rowCtx) amount(i int) (decimal.NullDecimal, error) {
 	return d, nil
 }
 
+// amountCell is an optional amount cell and where its value goes (nil: the
+// cell is only checked, so a broken one is reported, not kept in raw).
+type amountCell struct {
+	i   int
+	dst *decimal.NullDecimal
+}
+
+// amounts parses the cells in order and stops at the first error.
+func (c *rowCtx) amounts(cells ...amountCell) error {
+	for _, a := range cells {
+		d, err := c.amount(a.i)
+		if err != nil {
+			return err
+		}
+		if a.dst != nil {
+			*a.dst = d
+		}
+	}
+	return nil
+}
+
 // requiredAmount parses an amount cell that must hold a number.
 func (c *rowCtx) requiredAmount(i int) (decimal.Decimal, error) {
 	d, err := c.amount(i)

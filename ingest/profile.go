@@ -49,11 +49,6 @@ type Profile struct {
 	format *Format
 }
 
-// Info describes the profile as `gpubill formats` shows formats.
-func (p *Profile) Info() FormatInfo {
-	return formatInfo(p.format)
-}
-
 // profileFile is the TOML document.
 type profileFile struct {
 	ID         string              `toml:"id"`

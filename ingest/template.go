@@ -135,19 +135,13 @@ func templateLines(b *binding, env *mapEnv) (lineMapper, error) {
 				return false, c.errAt(ix.unit, fmt.Sprintf("%q is not a unit (小时, 分钟, 秒, 天, GB, GB·天, GB·月, 次 or %s)", u, strings.Join(Units, ", ")))
 			}
 		}
-		if li.ListUnitPrice, err = c.amount(ix.unitPrice); err != nil {
-			return false, err
-		}
-		if li.ListCost, err = c.amount(ix.listCost); err != nil {
+		if err := c.amounts(amountCell{ix.unitPrice, &li.ListUnitPrice}, amountCell{ix.listCost, &li.ListCost}); err != nil {
 			return false, err
 		}
 		if li.BilledCost, err = c.requiredAmount(ix.billed); err != nil {
 			return false, err
 		}
-		if li.VoucherPaid, err = c.amount(ix.voucher); err != nil {
-			return false, err
-		}
-		if li.CashPaid, err = c.amount(ix.cash); err != nil {
+		if err := c.amounts(amountCell{ix.voucher, &li.VoucherPaid}, amountCell{ix.cash, &li.CashPaid}); err != nil {
 			return false, err
 		}
 		if !li.CashPaid.Valid {
