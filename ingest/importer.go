@@ -772,37 +772,27 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			return
 		}
 		rc.rec, rc.notRecord, rc.cells = rec, false, &cur.cells
-		if lm != nil {
-			cur.items = append(cur.items, ledger.LineItem{})
-			li := &cur.items[len(cur.items)-1]
-			skip, err := lm(rc, li)
+		var kept bool // the mapper kept the row (else it skipped it)
+		var n int     // rows in the batch
+		switch {
+		case lm != nil:
+			li, err := mapInto(&cur.items, rc, lm)
 			if err != nil {
 				fail(err)
 				return
 			}
-			if skip {
-				cur.items = cur.items[:len(cur.items)-1]
-				cnt.skipped++
-				continue
+			if kept = li != nil; kept {
+				li.ImportID, li.SourceRow = importID, recNo
+				im.providers[li.Provider] = true
+				im.periods[ledger.PeriodKey{Provider: li.Provider, BillingPeriod: li.BillingPeriod}]++
 			}
-			li.ImportID, li.SourceRow = importID, recNo
-			im.providers[li.Provider] = true
-			im.periods[ledger.PeriodKey{Provider: li.Provider, BillingPeriod: li.BillingPeriod}]++
-			if len(cur.items) == batchSize {
-				if !send(cur) {
-					return
-				}
-				cur = nil
-			}
-		} else if pm != nil {
-			cur.pays = append(cur.pays, ledger.Payment{})
-			p := &cur.pays[len(cur.pays)-1]
-			skip, err := pm(rc, p)
+			n = len(cur.items)
+		case pm != nil:
+			p, err := mapInto(&cur.pays, rc, pm)
 			if rc.notRecord {
 				// A frame, total or footer line (and the empty rows before
 				// it) is no record: neither read nor skipped, so a footer
 				// does not read as lost rows.
-				cur.pays = cur.pays[:len(cur.pays)-1]
 				cnt.read -= empties + 1
 				cnt.skipped -= empties
 				recNo-- // SourceRow counts records
@@ -811,67 +801,67 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			if lenErr != nil {
 				err = lenErr
 			}
+			if err == nil && p != nil {
+				p.ImportID, p.SourceRow = importID, recNo
+				p.RowKey = pkeys.payKey(p)
+				err = pkeys.failed()
+				im.providers[p.Source] = true
+				if len(im.res.PreviewPay) < im.opts.Preview {
+					im.res.PreviewPay = append(im.res.PreviewPay, *p)
+					im.res.PreviewPay[len(im.res.PreviewPay)-1].Raw = slices.Clone(p.Raw) // the batch's cells are reused
+				}
+			}
 			if err != nil {
 				fail(err)
 				return
 			}
-			if skip {
-				cur.pays = cur.pays[:len(cur.pays)-1]
-				cnt.skipped++
-				continue
-			}
-			p.ImportID, p.SourceRow = importID, recNo
-			p.RowKey = pkeys.payKey(p)
-			if err := pkeys.failed(); err != nil {
-				fail(err)
-				return
-			}
-			im.providers[p.Source] = true
-			if len(im.res.PreviewPay) < im.opts.Preview {
-				im.res.PreviewPay = append(im.res.PreviewPay, *p)
-				im.res.PreviewPay[len(im.res.PreviewPay)-1].Raw = slices.Clone(p.Raw) // the batch's cells are reused
-			}
-			if len(cur.pays) == batchSize {
-				if !send(cur) {
-					return
+			kept, n = p != nil, len(cur.pays)
+		default:
+			x, err := mapInto(&cur.txs, rc, tm)
+			if err == nil && x != nil {
+				x.ImportID, x.SourceRow = importID, recNo
+				x.RowKey = im.keys.txKey(x)
+				err = im.keys.failed()
+				im.providers[x.Provider] = true
+				if len(im.res.PreviewTx) < im.opts.Preview {
+					im.res.PreviewTx = append(im.res.PreviewTx, *x)
+					im.res.PreviewTx[len(im.res.PreviewTx)-1].Raw = slices.Clone(x.Raw) // the batch's cells are reused
 				}
-				cur = nil
 			}
-		} else {
-			cur.txs = append(cur.txs, ledger.Transaction{})
-			x := &cur.txs[len(cur.txs)-1]
-			skip, err := tm(rc, x)
 			if err != nil {
 				fail(err)
 				return
 			}
-			if skip {
-				cur.txs = cur.txs[:len(cur.txs)-1]
-				cnt.skipped++
-				continue
-			}
-			x.ImportID, x.SourceRow = importID, recNo
-			x.RowKey = im.keys.txKey(x)
-			if err := im.keys.failed(); err != nil {
-				fail(err)
+			kept, n = x != nil, len(cur.txs)
+		}
+		if !kept {
+			cnt.skipped++
+			continue
+		}
+		if n == batchSize {
+			if !send(cur) {
 				return
 			}
-			im.providers[x.Provider] = true
-			if len(im.res.PreviewTx) < im.opts.Preview {
-				im.res.PreviewTx = append(im.res.PreviewTx, *x)
-				im.res.PreviewTx[len(im.res.PreviewTx)-1].Raw = slices.Clone(x.Raw) // the batch's cells are reused
-			}
-			if len(cur.txs) == batchSize {
-				if !send(cur) {
-					return
-				}
-				cur = nil
-			}
+			cur = nil
 		}
 	}
 	if cur != nil && (len(cur.items) > 0 || len(cur.txs) > 0 || len(cur.pays) > 0) {
 		send(cur)
 	}
+}
+
+// mapInto maps the record of rc with m into a new row at the end of *rows
+// and returns it; nil when the mapper skipped the row, failed, or found it
+// no record (rowCtx.notRecord).
+func mapInto[T any](rows *[]T, rc *rowCtx, m func(*rowCtx, *T) (bool, error)) (*T, error) {
+	*rows = append(*rows, *new(T))
+	r := &(*rows)[len(*rows)-1]
+	skip, err := m(rc, r)
+	if skip || err != nil || rc.notRecord {
+		*rows = (*rows)[:len(*rows)-1]
+		return nil, err
+	}
+	return r, nil
 }
 
 // render is the middle stage of the line-item pipeline, between parse and
