@@ -216,18 +216,7 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 
 	var st store             // where rows go: itx, or nowhere for Scan
 	var itx *ledger.ImportTx // the ledger transaction, when there is a ledger
-	defer func() {
-		if itx == nil {
-			return
-		}
-		if err != nil || opts.DryRun {
-			itx.Rollback()
-			return
-		}
-		if cerr := itx.Commit(); cerr != nil {
-			err = cerr
-		}
-	}()
+	defer func() { endImport(itx, opts.DryRun, &err) }()
 
 	im := &importer{ctx: ctx, opts: opts, res: res, keys: newRowKeyer(int(size / bulkBytesPerRow)), providers: map[string]bool{}}
 	defer im.keys.close()
@@ -309,6 +298,19 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	res.Format = strings.Join(formats, ",")
 	res.Provider = joinKeys(im.providers)
 	return nil
+}
+
+// endImport ends the transaction of one file, if one was begun: it rolls
+// it back after an error *err or a dry run, else commits it, setting *err
+// when the commit fails.
+func endImport(itx *ledger.ImportTx, dryRun bool, err *error) {
+	switch {
+	case itx == nil:
+	case *err != nil || dryRun:
+		itx.Rollback()
+	default:
+		*err = itx.Commit()
+	}
 }
 
 // warnEdited warns when path was imported before with another content:
@@ -399,16 +401,18 @@ func deferIndexesIfBulk(ctx context.Context, itx *ledger.ImportTx, size int64) e
 
 // noFormatError is the error for a file in which no table was recognised.
 func noFormatError(path string, cands []string) error {
-	msg := "no known bill format recognised"
-	if len(cands) > 0 {
-		if len(cands) > 4 {
-			cands = cands[:4]
-		}
-		msg += " (header candidates: " + strings.Join(cands, "; ") + ")"
-	} else {
-		msg += " (no rows)"
+	if len(cands) == 0 {
+		return &InputError{File: path, Msg: "no known bill format recognised (no rows)"}
 	}
-	return &InputError{File: path, Msg: msg}
+	return &InputError{File: path, Msg: "no known bill format recognised" + candidatesNote(cands)}
+}
+
+// candidatesNote lists the first four header candidates for an error.
+func candidatesNote(cands []string) string {
+	if len(cands) == 0 {
+		return ""
+	}
+	return " (header candidates: " + strings.Join(cands[:min(len(cands), 4)], "; ") + ")"
 }
 
 // findHeader reads up to maxHeaderSearch records of t and returns the binding

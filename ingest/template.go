@@ -144,12 +144,11 @@ func templateLines(b *binding, env *mapEnv) (lineMapper, error) {
 		if err := c.amounts(amountCell{ix.voucher, &li.VoucherPaid}, amountCell{ix.cash, &li.CashPaid}); err != nil {
 			return false, err
 		}
-		if !li.CashPaid.Valid {
-			cash := li.BilledCost
+		if !li.CashPaid.Valid { // default: billed − voucher
+			li.CashPaid = decimal.NewNullDecimal(li.BilledCost)
 			if li.VoucherPaid.Valid {
-				cash = cash.Sub(li.VoucherPaid.Decimal)
+				li.CashPaid.Decimal = li.BilledCost.Sub(li.VoucherPaid.Decimal)
 			}
-			li.CashPaid = decimal.NullDecimal{Decimal: cash, Valid: true}
 		}
 		if li.Currency, err = c.currency(ix.currency, currencies); err != nil {
 			return false, err
@@ -164,17 +163,10 @@ func templateLines(b *binding, env *mapEnv) (lineMapper, error) {
 
 // templateCategory derives the FOCUS charge category of a template row.
 func templateCategory(kind, pricing string) string {
-	switch {
-	case kind == ledger.KindCredit:
-		return ledger.CategoryCredit
-	case kind == ledger.KindTax:
-		return ledger.CategoryTax
-	case kind == ledger.KindAdjustment:
+	if kind == ledger.KindAdjustment {
 		return ledger.CategoryAdjustment
-	case pricing == ledger.PricingPackage:
-		return ledger.CategoryPurchase
 	}
-	return ledger.CategoryUsage
+	return cloudCategory(kind, pricing)
 }
 
 // templateTxs maps money-flow rows.
@@ -237,13 +229,18 @@ func (c *rowCtx) provider(i int, m *memo) (string, error) {
 	}
 	slug, ok := m.get(s)
 	if !ok {
-		var known []string
-		for _, p := range ledger.Providers {
-			known = append(known, p.Slug)
-		}
-		return "", c.errAt(i, fmt.Sprintf("%q is not a known platform (%s, or its Chinese name)", s, strings.Join(known, ", ")))
+		return "", c.errAt(i, fmt.Sprintf("%q is not a known platform (%s, or its Chinese name)", s, knownPlatforms()))
 	}
 	return slug, nil
+}
+
+// knownPlatforms lists the slugs of the built-in platforms for an error.
+func knownPlatforms() string {
+	var known []string
+	for _, p := range ledger.Providers {
+		known = append(known, p.Slug)
+	}
+	return strings.Join(known, ", ")
 }
 
 // currency reads a currency cell; empty means CNY.
