@@ -82,9 +82,10 @@ const (
 )
 
 // batchSize is how many rows the parse goroutine hands to the inserter at a
-// time; it fits one multi-row INSERT of the ledger (at most 819 rows). 100,
-// 400, 500 and 800 measured within the noise of a 2-core machine.
-const batchSize = 500
+// time. The four batches of a table's pipeline are most of an import's live
+// heap besides the occurrence table (a wide 阿里云 row holds about 4 KB), and
+// a small live heap keeps collections rare under main's memory limit.
+const batchSize = 256
 
 // ImportFile imports one file into the ledger in one transaction: every
 // recognised table (an XLSX workbook may hold several) gets an imports
