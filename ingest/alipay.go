@@ -48,13 +48,7 @@ var alipayMobileFormat = &Format{
 		{Field: "merchant_order_no", Headers: []string{"商家订单号", "商户订单号"}},
 		{Field: "note", Headers: []string{"备注"}, RawOnly: true},
 	},
-	pays: func(b *binding, env *mapEnv) (payMapper, error) {
-		return newPayMapper(SourceAlipay, payCols{
-			time: b.idx("time"), direction: b.idx("direction"), amount: b.idx("amount"),
-			counterparty: b.idx("counterparty"), item: b.idx("item"), status: b.idx("status"),
-			orderNo: b.idx("order_no"), merchantNo: b.idx("merchant_order_no"),
-		}, env), nil
-	},
+	pays: payFields(SourceAlipay),
 }
 
 // alipayWebFormat is the older 交易记录 CSV of the Alipay website: a few
@@ -98,11 +92,5 @@ var alipayWebFormat = &Format{
 		{Field: "note", Headers: []string{"备注"}, RawOnly: true},
 		{Field: "fund_status", Headers: []string{"资金状态"}, RawOnly: true},
 	},
-	pays: func(b *binding, env *mapEnv) (payMapper, error) {
-		return newPayMapper(SourceAlipay, payCols{
-			time: b.idx("time"), direction: b.idx("direction"), amount: b.idx("amount"),
-			counterparty: b.idx("counterparty"), item: b.idx("item"), status: b.idx("status"),
-			orderNo: b.idx("order_no"), merchantNo: b.idx("merchant_order_no"),
-		}, env), nil
-	},
+	pays: payFields(SourceAlipay),
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/shopspring/decimal"
 )
 
 // 阿里云 Alibaba Cloud 费用与成本 → 账单详情 → 明细账单 (计费项明细), as
@@ -158,33 +157,11 @@ func aliyunLines(b *binding, env *mapEnv) (lineMapper, error) {
 		if li.BilledCost, err = c.requiredAmount(ix.billed); err != nil {
 			return false, err
 		}
-		if li.ListCost, err = c.amount(ix.list); err != nil {
-			return false, err
-		}
-		// Discounts have no ledger column (list − billed); they are still
-		// checked, so a broken cell is reported rather than stored in raw.
-		if _, err = c.amount(ix.discount); err != nil {
-			return false, err
-		}
-		if _, err = c.amount(ix.coupon); err != nil {
-			return false, err
-		}
-		if li.CashPaid, err = c.amount(ix.cash); err != nil {
-			return false, err
-		}
-		if li.VoucherPaid, err = c.amount(ix.voucher); err != nil {
-			return false, err
-		}
-		if li.OtherPaid, err = c.amount(ix.card); err != nil {
-			return false, err
-		}
-		if li.Unpaid, err = c.amount(ix.unpaid); err != nil {
-			return false, err
-		}
-		if li.ListUnitPrice, err = c.amount(ix.unitPrice); err != nil {
-			return false, err
-		}
-		if li.PricingQuantity, err = c.amount(ix.usage); err != nil {
+		// Discounts have no ledger column (list − billed): only checked.
+		if err := c.amounts(amountCell{ix.list, &li.ListCost}, amountCell{ix.discount, nil}, amountCell{ix.coupon, nil},
+			amountCell{ix.cash, &li.CashPaid}, amountCell{ix.voucher, &li.VoucherPaid}, amountCell{ix.card, &li.OtherPaid},
+			amountCell{ix.unpaid, &li.Unpaid}, amountCell{ix.unitPrice, &li.ListUnitPrice},
+			amountCell{ix.usage, &li.PricingQuantity}); err != nil {
 			return false, err
 		}
 		if u := text(c, ix.usageUnit); u != "" {
@@ -472,18 +449,4 @@ func aliyunTags(s string) string {
 		return ""
 	}
 	return string(out)
-}
-
-// aliyunInvoiceable is Alibaba Cloud's invoiceable amount of a line item
-// (document 311840): 应付金额 − 储值卡支付金额 − 代金券抵扣. Unknown parts count
-// as nothing paid that way.
-func aliyunInvoiceable(li *ledger.LineItem) decimal.Decimal {
-	d := li.BilledCost
-	if li.OtherPaid.Valid {
-		d = d.Sub(li.OtherPaid.Decimal)
-	}
-	if li.VoucherPaid.Valid {
-		d = d.Sub(li.VoucherPaid.Decimal)
-	}
-	return d
 }

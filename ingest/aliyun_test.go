@@ -367,3 +367,17 @@ func TestAliyunParseMonth(t *testing.T) {
 		}
 	}
 }
+
+// aliyunInvoiceable is Alibaba Cloud's invoiceable amount of a line item
+// (document 311840): 应付金额 − 储值卡支付金额 − 代金券抵扣. Unknown parts count
+// as nothing paid that way.
+func aliyunInvoiceable(li *ledger.LineItem) decimal.Decimal {
+	d := li.BilledCost
+	if li.OtherPaid.Valid {
+		d = d.Sub(li.OtherPaid.Decimal)
+	}
+	if li.VoucherPaid.Valid {
+		d = d.Sub(li.VoucherPaid.Decimal)
+	}
+	return d
+}

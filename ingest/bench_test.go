@@ -73,8 +73,8 @@ func BenchmarkLineKeys(b *testing.B) {
 			}
 			k.lineKeys(items)
 		}
-		if k.seen.len() != rows {
-			b.Fatalf("%d distinct keys, want %d", k.seen.len(), rows)
+		if k.seen.n != rows {
+			b.Fatalf("%d distinct keys, want %d", k.seen.n, rows)
 		}
 		k.close()
 	}

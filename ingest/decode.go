@@ -139,9 +139,13 @@ func (c *textChecker) Read(p []byte) (int, error) {
 	}
 	n, err := c.r.Read(p)
 	b := p[:n]
-	// The characters cut by the last read's end are checked with this one.
-	buf := append(c.tail, b...)
-	c.tail = nil
+	// The characters cut by the last read's end are checked with this one
+	// (without them, b is checked where it is, not copied).
+	buf := b
+	if len(c.tail) > 0 {
+		buf = append(c.tail, b...)
+		c.tail = nil
+	}
 	for i := 0; i < len(buf); {
 		if buf[i] < utf8.RuneSelf {
 			if buf[i] == '\n' {

@@ -214,20 +214,12 @@ func focusLines(b *binding, env *mapEnv) (lineMapper, error) {
 		}
 		li.Zone = cell(c, ix.zone)
 		li.Description = cell(c, ix.description)
-		if li.ConsumedQuantity, err = c.amount(ix.consumedQty); err != nil {
+		if err := c.amounts(amountCell{ix.consumedQty, &li.ConsumedQuantity}, amountCell{ix.pricingQty, &li.PricingQuantity},
+			amountCell{ix.listUnitPrice, &li.ListUnitPrice}, amountCell{ix.listCost, &li.ListCost}); err != nil {
 			return false, err
 		}
 		li.ConsumedUnit = cell(c, ix.consumedUnit)
-		if li.PricingQuantity, err = c.amount(ix.pricingQty); err != nil {
-			return false, err
-		}
 		li.PricingUnit = cell(c, ix.pricingUnit)
-		if li.ListUnitPrice, err = c.amount(ix.listUnitPrice); err != nil {
-			return false, err
-		}
-		if li.ListCost, err = c.amount(ix.listCost); err != nil {
-			return false, err
-		}
 		li.Kind = focusKind(li.ChargeCategory, cell(c, ix.serviceCat), li.ResourceType, li.Description)
 		li.PricingModel = focusPricing(li.ChargeCategory, cell(c, ix.pricingCat))
 		li.GPUModel = gpuModels.get(li.Description, li.SKU, li.ResourceType)
@@ -300,13 +292,9 @@ func focusExtras(c *rowCtx, li *ledger.LineItem, provider, kind, pricing, parent
 			return err
 		}
 	}
-	for _, p := range []struct {
-		i int
-		d *decimal.NullDecimal
-	}{{voucher, &li.VoucherPaid}, {cash, &li.CashPaid}, {other, &li.OtherPaid}, {unpaid, &li.Unpaid}} {
-		if *p.d, err = c.amount(p.i); err != nil {
-			return err
-		}
+	if err := c.amounts(amountCell{voucher, &li.VoucherPaid}, amountCell{cash, &li.CashPaid}, amountCell{other, &li.OtherPaid},
+		amountCell{unpaid, &li.Unpaid}); err != nil {
+		return err
 	}
 	s := focusText(c.cell(scales))
 	if s == "" {

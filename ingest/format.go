@@ -293,6 +293,9 @@ type rowCtx struct {
 	// frame (a dashed line, a total, a footer), not a record: the row is
 	// neither read nor skipped.
 	notRecord bool
+	// cells, when set, is where raw copies records to: the cells of the
+	// batch being filled, whose array the next use of the batch reuses.
+	cells *[]string
 }
 
 // cell returns the trimmed cell at record index i ("" when absent).
@@ -335,6 +338,27 @@ func (c *rowCtx) amount(i int) (decimal.NullDecimal, error) {
 		return d, c.errAt(i, err.Error())
 	}
 	return d, nil
+}
+
+// amountCell is an optional amount cell and where its value goes (nil: the
+// cell is only checked, so a broken one is reported, not kept in raw).
+type amountCell struct {
+	i   int
+	dst *decimal.NullDecimal
+}
+
+// amounts parses the cells in order and stops at the first error.
+func (c *rowCtx) amounts(cells ...amountCell) error {
+	for _, a := range cells {
+		d, err := c.amount(a.i)
+		if err != nil {
+			return err
+		}
+		if a.dst != nil {
+			*a.dst = d
+		}
+	}
+	return nil
 }
 
 // requiredAmount parses an amount cell that must hold a number.
@@ -382,7 +406,12 @@ func (c *rowCtx) requiredTime(i int, loc *time.Location) (time.Time, error) {
 
 // raw copies the record for the raw column (the table reuses its slice).
 func (c *rowCtx) raw() []string {
-	return append(make([]string, 0, len(c.rec)), c.rec...)
+	if c.cells == nil {
+		return append(make([]string, 0, len(c.rec)), c.rec...)
+	}
+	start := len(*c.cells)
+	*c.cells = append(*c.cells, c.rec...)
+	return (*c.cells)[start:len(*c.cells):len(*c.cells)]
 }
 
 // emptyRecord reports a record whose cells are all empty.

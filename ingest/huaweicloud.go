@@ -178,13 +178,8 @@ func huaweiLines(b *binding, env *mapEnv) (lineMapper, error) {
 		if li.OtherPaid, err = huaweiSum(c, ix.creditLine, ix.storedCard, ix.bonus, ix.writeoff); err != nil {
 			return false, err
 		}
-		if li.Unpaid, err = c.amount(ix.debt); err != nil {
-			return false, err
-		}
-		if li.ListUnitPrice, err = c.amount(ix.unitPrice); err != nil {
-			return false, err
-		}
-		if li.PricingQuantity, err = c.amount(ix.usage); err != nil {
+		if err := c.amounts(amountCell{ix.debt, &li.Unpaid}, amountCell{ix.unitPrice, &li.ListUnitPrice},
+			amountCell{ix.usage, &li.PricingQuantity}); err != nil {
 			return false, err
 		}
 		if li.PricingQuantity.Valid {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,9 +82,10 @@ const (
 )
 
 // batchSize is how many rows the parse goroutine hands to the inserter at a
-// time; it fits one multi-row INSERT of the ledger (at most 819 rows). 100,
-// 400, 500 and 800 measured within the noise of a 2-core machine.
-const batchSize = 500
+// time. The four batches of a table's pipeline are most of an import's live
+// heap besides the occurrence table (a wide 阿里云 row holds about 4 KB), and
+// a small live heap keeps collections rare under main's memory limit.
+const batchSize = 256
 
 // ImportFile imports one file into the ledger in one transaction: every
 // recognised table (an XLSX workbook may hold several) gets an imports
@@ -215,18 +217,7 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 
 	var st store             // where rows go: itx, or nowhere for Scan
 	var itx *ledger.ImportTx // the ledger transaction, when there is a ledger
-	defer func() {
-		if itx == nil {
-			return
-		}
-		if err != nil || opts.DryRun {
-			itx.Rollback()
-			return
-		}
-		if cerr := itx.Commit(); cerr != nil {
-			err = cerr
-		}
-	}()
+	defer func() { endImport(itx, opts.DryRun, &err) }()
 
 	im := &importer{ctx: ctx, opts: opts, res: res, keys: newRowKeyer(int(size / bulkBytesPerRow)), providers: map[string]bool{}}
 	defer im.keys.close()
@@ -308,6 +299,19 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 	res.Format = strings.Join(formats, ",")
 	res.Provider = joinKeys(im.providers)
 	return nil
+}
+
+// endImport ends the transaction of one file, if one was begun: it rolls
+// it back after an error *err or a dry run, else commits it, setting *err
+// when the commit fails.
+func endImport(itx *ledger.ImportTx, dryRun bool, err *error) {
+	switch {
+	case itx == nil:
+	case *err != nil || dryRun:
+		itx.Rollback()
+	default:
+		*err = itx.Commit()
+	}
 }
 
 // warnEdited warns when path was imported before with another content:
@@ -398,16 +402,18 @@ func deferIndexesIfBulk(ctx context.Context, itx *ledger.ImportTx, size int64) e
 
 // noFormatError is the error for a file in which no table was recognised.
 func noFormatError(path string, cands []string) error {
-	msg := "no known bill format recognised"
-	if len(cands) > 0 {
-		if len(cands) > 4 {
-			cands = cands[:4]
-		}
-		msg += " (header candidates: " + strings.Join(cands, "; ") + ")"
-	} else {
-		msg += " (no rows)"
+	if len(cands) == 0 {
+		return &InputError{File: path, Msg: "no known bill format recognised (no rows)"}
 	}
-	return &InputError{File: path, Msg: msg}
+	return &InputError{File: path, Msg: "no known bill format recognised" + candidatesNote(cands)}
+}
+
+// candidatesNote lists the first four header candidates for an error.
+func candidatesNote(cands []string) string {
+	if len(cands) == 0 {
+		return ""
+	}
+	return " (header candidates: " + strings.Join(cands[:min(len(cands), 4)], "; ") + ")"
 }
 
 // findHeader reads up to maxHeaderSearch records of t and returns the binding
@@ -523,6 +529,7 @@ type batch struct {
 	rows  ledger.LineItemRows // the items as the ledger binds them
 	txs   []ledger.Transaction
 	pays  []ledger.Payment
+	cells []string // the rows' Raw cells (rowCtx.cells)
 	err   error
 }
 
@@ -602,7 +609,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 			cancel()
 			continue
 		}
-		bt.items, bt.txs, bt.pays = bt.items[:0], bt.txs[:0], bt.pays[:0]
+		bt.items, bt.txs, bt.pays, bt.cells = bt.items[:0], bt.txs[:0], bt.pays[:0], bt.cells[:0]
 		bt.rows.Reset()
 		free <- bt
 	}
@@ -769,38 +776,28 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 		if !get() {
 			return
 		}
-		rc.rec, rc.notRecord = rec, false
-		if lm != nil {
-			cur.items = append(cur.items, ledger.LineItem{})
-			li := &cur.items[len(cur.items)-1]
-			skip, err := lm(rc, li)
+		rc.rec, rc.notRecord, rc.cells = rec, false, &cur.cells
+		var kept bool // the mapper kept the row (else it skipped it)
+		var n int     // rows in the batch
+		switch {
+		case lm != nil:
+			li, err := mapInto(&cur.items, rc, lm)
 			if err != nil {
 				fail(err)
 				return
 			}
-			if skip {
-				cur.items = cur.items[:len(cur.items)-1]
-				cnt.skipped++
-				continue
+			if kept = li != nil; kept {
+				li.ImportID, li.SourceRow = importID, recNo
+				im.providers[li.Provider] = true
+				im.periods[ledger.PeriodKey{Provider: li.Provider, BillingPeriod: li.BillingPeriod}]++
 			}
-			li.ImportID, li.SourceRow = importID, recNo
-			im.providers[li.Provider] = true
-			im.periods[ledger.PeriodKey{Provider: li.Provider, BillingPeriod: li.BillingPeriod}]++
-			if len(cur.items) == batchSize {
-				if !send(cur) {
-					return
-				}
-				cur = nil
-			}
-		} else if pm != nil {
-			cur.pays = append(cur.pays, ledger.Payment{})
-			p := &cur.pays[len(cur.pays)-1]
-			skip, err := pm(rc, p)
+			n = len(cur.items)
+		case pm != nil:
+			p, err := mapInto(&cur.pays, rc, pm)
 			if rc.notRecord {
 				// A frame, total or footer line (and the empty rows before
 				// it) is no record: neither read nor skipped, so a footer
 				// does not read as lost rows.
-				cur.pays = cur.pays[:len(cur.pays)-1]
 				cnt.read -= empties + 1
 				cnt.skipped -= empties
 				recNo-- // SourceRow counts records
@@ -809,65 +806,67 @@ func (im *importer) parse(ctx context.Context, t table, b *binding, env *mapEnv,
 			if lenErr != nil {
 				err = lenErr
 			}
+			if err == nil && p != nil {
+				p.ImportID, p.SourceRow = importID, recNo
+				p.RowKey = pkeys.payKey(p)
+				err = pkeys.failed()
+				im.providers[p.Source] = true
+				if len(im.res.PreviewPay) < im.opts.Preview {
+					im.res.PreviewPay = append(im.res.PreviewPay, *p)
+					im.res.PreviewPay[len(im.res.PreviewPay)-1].Raw = slices.Clone(p.Raw) // the batch's cells are reused
+				}
+			}
 			if err != nil {
 				fail(err)
 				return
 			}
-			if skip {
-				cur.pays = cur.pays[:len(cur.pays)-1]
-				cnt.skipped++
-				continue
-			}
-			p.ImportID, p.SourceRow = importID, recNo
-			p.RowKey = pkeys.payKey(p)
-			if err := pkeys.failed(); err != nil {
-				fail(err)
-				return
-			}
-			im.providers[p.Source] = true
-			if len(im.res.PreviewPay) < im.opts.Preview {
-				im.res.PreviewPay = append(im.res.PreviewPay, *p)
-			}
-			if len(cur.pays) == batchSize {
-				if !send(cur) {
-					return
+			kept, n = p != nil, len(cur.pays)
+		default:
+			x, err := mapInto(&cur.txs, rc, tm)
+			if err == nil && x != nil {
+				x.ImportID, x.SourceRow = importID, recNo
+				x.RowKey = im.keys.txKey(x)
+				err = im.keys.failed()
+				im.providers[x.Provider] = true
+				if len(im.res.PreviewTx) < im.opts.Preview {
+					im.res.PreviewTx = append(im.res.PreviewTx, *x)
+					im.res.PreviewTx[len(im.res.PreviewTx)-1].Raw = slices.Clone(x.Raw) // the batch's cells are reused
 				}
-				cur = nil
 			}
-		} else {
-			cur.txs = append(cur.txs, ledger.Transaction{})
-			x := &cur.txs[len(cur.txs)-1]
-			skip, err := tm(rc, x)
 			if err != nil {
 				fail(err)
 				return
 			}
-			if skip {
-				cur.txs = cur.txs[:len(cur.txs)-1]
-				cnt.skipped++
-				continue
-			}
-			x.ImportID, x.SourceRow = importID, recNo
-			x.RowKey = im.keys.txKey(x)
-			if err := im.keys.failed(); err != nil {
-				fail(err)
+			kept, n = x != nil, len(cur.txs)
+		}
+		if !kept {
+			cnt.skipped++
+			continue
+		}
+		if n == batchSize {
+			if !send(cur) {
 				return
 			}
-			im.providers[x.Provider] = true
-			if len(im.res.PreviewTx) < im.opts.Preview {
-				im.res.PreviewTx = append(im.res.PreviewTx, *x)
-			}
-			if len(cur.txs) == batchSize {
-				if !send(cur) {
-					return
-				}
-				cur = nil
-			}
+			cur = nil
 		}
 	}
 	if cur != nil && (len(cur.items) > 0 || len(cur.txs) > 0 || len(cur.pays) > 0) {
 		send(cur)
 	}
+}
+
+// mapInto maps the record of rc with m into a new row at the end of *rows
+// and returns it; nil when the mapper skipped the row, failed, or found it
+// no record (rowCtx.notRecord).
+func mapInto[T any](rows *[]T, rc *rowCtx, m func(*rowCtx, *T) (bool, error)) (*T, error) {
+	*rows = append(*rows, *new(T))
+	r := &(*rows)[len(*rows)-1]
+	skip, err := m(rc, r)
+	if skip || err != nil || rc.notRecord {
+		*rows = (*rows)[:len(*rows)-1]
+		return nil, err
+	}
+	return r, nil
 }
 
 // render is the middle stage of the line-item pipeline, between parse and
@@ -890,6 +889,7 @@ func (im *importer) render(ctx context.Context, in <-chan *batch, out chan<- *ba
 				bt.rows.Append(li)
 				if len(im.res.Preview) < im.opts.Preview {
 					im.res.Preview = append(im.res.Preview, *li)
+					im.res.Preview[len(im.res.Preview)-1].Raw = slices.Clone(li.Raw) // the batch's cells are reused
 				}
 			}
 			bt.err = im.keys.failed()

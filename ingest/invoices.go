@@ -101,18 +101,7 @@ func importInvoiceFile(ctx context.Context, db *ledger.DB, path string, opts Opt
 	}
 	res.Encoding = src.encoding
 	var itx *ledger.ImportTx
-	defer func() {
-		if itx == nil {
-			return
-		}
-		if err != nil || opts.DryRun {
-			itx.Rollback()
-			return
-		}
-		if cerr := itx.Commit(); cerr != nil {
-			err = cerr
-		}
-	}()
+	defer func() { endImport(itx, opts.DryRun, &err) }()
 	var st store = discardStore{} // a nil db: the file is only read and checked
 	im := &importer{ctx: ctx, opts: opts, res: res, providers: map[string]bool{}}
 	var cands []string
@@ -155,14 +144,8 @@ func importInvoiceFile(ctx context.Context, db *ledger.DB, path string, opts Opt
 		res.Tables++
 	}
 	if res.Tables == 0 {
-		msg := "no invoice list recognised: the header needs 平台/provider, 发票号码/number, 开票日期/date and 价税合计/amount"
-		if len(cands) > 0 {
-			if len(cands) > 4 {
-				cands = cands[:4]
-			}
-			msg += " (header candidates: " + strings.Join(cands, "; ") + ")"
-		}
-		return &InputError{File: path, Msg: msg}
+		return &InputError{File: path, Msg: "no invoice list recognised: the header needs 平台/provider, 发票号码/number, " +
+			"开票日期/date and 价税合计/amount" + candidatesNote(cands)}
 	}
 	res.Format = InvoiceFormat.ID
 	res.Provider = joinKeys(im.providers)
@@ -316,11 +299,7 @@ func (c *rowCtx) invoiceProvider(i int) (string, error) {
 	}
 	slug, ok := invoiceProvider(s)
 	if !ok {
-		var known []string
-		for _, p := range ledger.Providers {
-			known = append(known, p.Slug)
-		}
-		return "", c.errAt(i, fmt.Sprintf("%q is not a known platform (%s, or its Chinese name)", s, strings.Join(known, ", ")))
+		return "", c.errAt(i, fmt.Sprintf("%q is not a known platform (%s, or its Chinese name)", s, knownPlatforms()))
 	}
 	return slug, nil
 }

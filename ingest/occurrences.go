@@ -22,12 +22,6 @@ type occurrences struct {
 // occurrencesMinSlots is the size of a new table (8 KB).
 const occurrencesMinSlots = 1 << 10
 
-// len is the number of distinct hashes held.
-func (o *occurrences) len() int { return o.n }
-
-// bytes is the memory of the slots.
-func (o *occurrences) bytes() int { return 8 * len(o.slots) }
-
 // next counts one more occurrence of h and returns its number (1 for the
 // first). A hash not held yet is added only while fewer than limit are
 // held; otherwise next reports ok false and counts nothing. One probe finds

@@ -69,11 +69,11 @@ func countAsAMap(t *testing.T, hashes []uint64, limit int, presized bool) {
 			t.Fatalf("presized %v, hash %d (%x): occurrence %d (ok %v), want %d", presized, i, h, n, ok, want[key])
 		}
 	}
-	if o.len() != len(want) || refused == 0 {
-		t.Errorf("holds %d hashes, want %d; %d refused, want some", o.len(), len(want), refused)
+	if o.n != len(want) || refused == 0 {
+		t.Errorf("holds %d hashes, want %d; %d refused, want some", o.n, len(want), refused)
 	}
-	if o.len()*4 > len(o.slots)*3 || len(o.slots)&(len(o.slots)-1) != 0 {
-		t.Errorf("%d hashes in %d slots: more than three quarters full, or not a power of two", o.len(), len(o.slots))
+	if o.n*4 > len(o.slots)*3 || len(o.slots)&(len(o.slots)-1) != 0 {
+		t.Errorf("%d hashes in %d slots: more than three quarters full, or not a power of two", o.n, len(o.slots))
 	}
 	for h := range want { // each where a probe finds it, those stored at a growth too
 		if _, held := o.find(h); !held {
@@ -97,8 +97,8 @@ func TestSeenCapFitsTheTable(t *testing.T) {
 	if _, ok := o.next(3, seenCap); ok {
 		t.Error("a hash past seenCap was counted")
 	}
-	if o.bytes() != 16<<20 {
-		t.Errorf("%d hashes take %d bytes of slots, want 16 MB", seenCap, o.bytes())
+	if 8*len(o.slots) != 16<<20 {
+		t.Errorf("%d hashes take %d bytes of slots, want 16 MB", seenCap, 8*len(o.slots))
 	}
 }
 

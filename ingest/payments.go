@@ -85,6 +85,18 @@ type payCols struct {
 	time, direction, amount, counterparty, item, status, orderNo, merchantNo int
 }
 
+// payFields is the mapper of a payment export of source whose columns have
+// the fields of payCols under their own names (time, direction, amount …).
+func payFields(source string) func(*binding, *mapEnv) (payMapper, error) {
+	return func(b *binding, env *mapEnv) (payMapper, error) {
+		return newPayMapper(source, payCols{
+			time: b.idx("time"), direction: b.idx("direction"), amount: b.idx("amount"),
+			counterparty: b.idx("counterparty"), item: b.idx("item"), status: b.idx("status"),
+			orderNo: b.idx("order_no"), merchantNo: b.idx("merchant_order_no"),
+		}, env), nil
+	}
+}
+
 // newPayMapper builds the row mapper shared by the payment formats.
 //
 // Rows that are no records (c.notRecord: neither read nor skipped): dashed

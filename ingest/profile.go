@@ -49,11 +49,6 @@ type Profile struct {
 	format *Format
 }
 
-// Info describes the profile as `gpubill formats` shows formats.
-func (p *Profile) Info() FormatInfo {
-	return formatInfo(p.format)
-}
-
 // profileFile is the TOML document.
 type profileFile struct {
 	ID         string              `toml:"id"`
@@ -1034,12 +1029,11 @@ func (cp *compiledProfile) lines(b *binding, env *mapEnv) (lineMapper, error) {
 		if li.CashPaid, err = r.amount(c, "cash_paid", true); err != nil {
 			return false, err
 		}
-		if !li.CashPaid.Valid {
-			cash := li.BilledCost
+		if !li.CashPaid.Valid { // default: billed − voucher
+			li.CashPaid = decimal.NewNullDecimal(li.BilledCost)
 			if li.VoucherPaid.Valid {
-				cash = cash.Sub(li.VoucherPaid.Decimal)
+				li.CashPaid.Decimal = li.BilledCost.Sub(li.VoucherPaid.Decimal)
 			}
-			li.CashPaid = decimal.NullDecimal{Decimal: cash, Valid: true}
 		}
 		li.Currency = cp.defCur
 		if i := r.ix("currency"); c.cell(i) != "" {

@@ -135,27 +135,20 @@ func templateLines(b *binding, env *mapEnv) (lineMapper, error) {
 				return false, c.errAt(ix.unit, fmt.Sprintf("%q is not a unit (小时, 分钟, 秒, 天, GB, GB·天, GB·月, 次 or %s)", u, strings.Join(Units, ", ")))
 			}
 		}
-		if li.ListUnitPrice, err = c.amount(ix.unitPrice); err != nil {
-			return false, err
-		}
-		if li.ListCost, err = c.amount(ix.listCost); err != nil {
+		if err := c.amounts(amountCell{ix.unitPrice, &li.ListUnitPrice}, amountCell{ix.listCost, &li.ListCost}); err != nil {
 			return false, err
 		}
 		if li.BilledCost, err = c.requiredAmount(ix.billed); err != nil {
 			return false, err
 		}
-		if li.VoucherPaid, err = c.amount(ix.voucher); err != nil {
+		if err := c.amounts(amountCell{ix.voucher, &li.VoucherPaid}, amountCell{ix.cash, &li.CashPaid}); err != nil {
 			return false, err
 		}
-		if li.CashPaid, err = c.amount(ix.cash); err != nil {
-			return false, err
-		}
-		if !li.CashPaid.Valid {
-			cash := li.BilledCost
+		if !li.CashPaid.Valid { // default: billed − voucher
+			li.CashPaid = decimal.NewNullDecimal(li.BilledCost)
 			if li.VoucherPaid.Valid {
-				cash = cash.Sub(li.VoucherPaid.Decimal)
+				li.CashPaid.Decimal = li.BilledCost.Sub(li.VoucherPaid.Decimal)
 			}
-			li.CashPaid = decimal.NullDecimal{Decimal: cash, Valid: true}
 		}
 		if li.Currency, err = c.currency(ix.currency, currencies); err != nil {
 			return false, err
@@ -170,17 +163,10 @@ func templateLines(b *binding, env *mapEnv) (lineMapper, error) {
 
 // templateCategory derives the FOCUS charge category of a template row.
 func templateCategory(kind, pricing string) string {
-	switch {
-	case kind == ledger.KindCredit:
-		return ledger.CategoryCredit
-	case kind == ledger.KindTax:
-		return ledger.CategoryTax
-	case kind == ledger.KindAdjustment:
+	if kind == ledger.KindAdjustment {
 		return ledger.CategoryAdjustment
-	case pricing == ledger.PricingPackage:
-		return ledger.CategoryPurchase
 	}
-	return ledger.CategoryUsage
+	return cloudCategory(kind, pricing)
 }
 
 // templateTxs maps money-flow rows.
@@ -243,13 +229,18 @@ func (c *rowCtx) provider(i int, m *memo) (string, error) {
 	}
 	slug, ok := m.get(s)
 	if !ok {
-		var known []string
-		for _, p := range ledger.Providers {
-			known = append(known, p.Slug)
-		}
-		return "", c.errAt(i, fmt.Sprintf("%q is not a known platform (%s, or its Chinese name)", s, strings.Join(known, ", ")))
+		return "", c.errAt(i, fmt.Sprintf("%q is not a known platform (%s, or its Chinese name)", s, knownPlatforms()))
 	}
 	return slug, nil
+}
+
+// knownPlatforms lists the slugs of the built-in platforms for an error.
+func knownPlatforms() string {
+	var known []string
+	for _, p := range ledger.Providers {
+		known = append(known, p.Slug)
+	}
+	return strings.Join(known, ", ")
 }
 
 // currency reads a currency cell; empty means CNY.

@@ -248,34 +248,15 @@ func tencentLines(b *binding, env *mapEnv) (lineMapper, error) {
 		if li.BilledCost, err = c.requiredAmount(ix.billed); err != nil {
 			return false, err
 		}
-		if li.VoucherPaid, err = c.amount(ix.voucher); err != nil {
-			return false, err
-		}
-		if li.CashPaid, err = c.amount(ix.cash); err != nil {
-			return false, err
-		}
-		gift, err := c.amount(ix.gift)
-		if err != nil {
-			return false, err
-		}
-		commission, err := c.amount(ix.commission)
-		if err != nil {
+		// The consumed quantity stays unknown: newer files split 原始用量 and
+		// 抵扣用量, kept in raw.
+		var gift, commission, usage, duration decimal.NullDecimal
+		if err := c.amounts(amountCell{ix.voucher, &li.VoucherPaid}, amountCell{ix.cash, &li.CashPaid},
+			amountCell{ix.gift, &gift}, amountCell{ix.commission, &commission}, amountCell{ix.unitPrice, &li.ListUnitPrice},
+			amountCell{ix.usage, &usage}, amountCell{ix.duration, &duration}); err != nil {
 			return false, err
 		}
 		li.OtherPaid = addNullDecimal(gift, commission)
-		if li.ListUnitPrice, err = c.amount(ix.unitPrice); err != nil {
-			return false, err
-		}
-		// The consumed quantity stays unknown: newer files split 原始用量 and
-		// 抵扣用量, kept in raw.
-		usage, err := c.amount(ix.usage)
-		if err != nil {
-			return false, err
-		}
-		duration, err := c.amount(ix.duration)
-		if err != nil {
-			return false, err
-		}
 		li.PricingQuantity, li.PricingUnit = tencentQuantity(usage, text(ix.usageUnit), duration, text(ix.durationUnit), text(ix.priceUnit))
 		if li.Currency, err = c.currency(ix.currency, currencies); err != nil {
 			return false, err
@@ -484,11 +465,6 @@ var cloudKindRules = []struct {
 	{ledger.KindCompute, []string{"gpu", "cpu", "vcpu", "内存", "实例", "计算", "云服务器", "云主机", "主机", "服务器", "cvm", "ecs",
 		"算力", "ascend", "昇腾", "instance", "memory", "hws.resource.type.vm", "hws.resource.type.bms"}},
 }
-
-// cloudKind classifies a charge by its texts in order of specificity (组件 or
-// 使用量类型, then sub-product, product, configuration): the first text that
-// names a kind decides; anything unrecognised is other.
-func cloudKind(texts ...string) string { return firstKind(cloudKindOf, texts) }
 
 // firstKind is the kind of the first text that kindOf names one for, else
 // other.

@@ -454,3 +454,8 @@ func TestOverlappingFormatsWarn(t *testing.T) {
 		t.Errorf("after undoing the resource bill: warnings %+v, want none", third.Warnings)
 	}
 }
+
+// cloudKind classifies a charge by its texts in order of specificity (组件 or
+// 使用量类型, then sub-product, product, configuration): the first text that
+// names a kind decides; anything unrecognised is other.
+func cloudKind(texts ...string) string { return firstKind(cloudKindOf, texts) }

@@ -226,17 +226,12 @@ func daysIn(year, month int) int {
 	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
-// ParseExcelSerial reads an Excel serial date-time ("46298.5" = 2026-10-03
-// 12:00) as XLSX files store dates, in the 1900 date system, with the wall
-// clock in loc (nil means UTC); the result is in UTC, rounded to the second.
-// ok is false for text that is not a number, or a number outside 1900-01-01
-// to 9999-12-31, or Excel's phantom 1900-02-29 (serial 60).
-func ParseExcelSerial(s string, loc *time.Location) (time.Time, bool) {
-	return excelSerial(s, loc, false)
-}
-
-// excelSerial is ParseExcelSerial for either date system (date1904: a
-// workbook whose serial 0 is 1904-01-01).
+// excelSerial reads an Excel serial date-time ("46298.5" = 2026-10-03
+// 12:00) as XLSX files store dates, in the 1900 date system (date1904: the
+// 1904 one, serial 0 = 1904-01-01), with the wall clock in loc (nil means
+// UTC); the result is in UTC, rounded to the second. ok is false for text
+// that is not a number, or a number outside 1900-01-01 to 9999-12-31, or
+// Excel's phantom 1900-02-29 (serial 60).
 func excelSerial(s string, loc *time.Location, date1904 bool) (time.Time, bool) {
 	if loc == nil {
 		loc = time.UTC

@@ -79,7 +79,7 @@ func TestParseTime(t *testing.T) {
 	}
 }
 
-func TestParseExcelSerial(t *testing.T) {
+func TestExcelSerial(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		in   string
@@ -104,18 +104,18 @@ func TestParseExcelSerial(t *testing.T) {
 			if tc.utc {
 				loc = time.UTC
 			}
-			got, ok := ParseExcelSerial(tc.in, loc)
+			got, ok := excelSerial(tc.in, loc, false)
 			if tc.want == "" {
 				if ok {
-					t.Fatalf("ParseExcelSerial(%q) = %v, want not ok", tc.in, got)
+					t.Fatalf("excelSerial(%q) = %v, want not ok", tc.in, got)
 				}
 				return
 			}
 			if !ok {
-				t.Fatalf("ParseExcelSerial(%q) not ok, want %s", tc.in, tc.want)
+				t.Fatalf("excelSerial(%q) not ok, want %s", tc.in, tc.want)
 			}
 			if s := got.Format(time.RFC3339); s != tc.want {
-				t.Errorf("ParseExcelSerial(%q) = %s, want %s", tc.in, s, tc.want)
+				t.Errorf("excelSerial(%q) = %s, want %s", tc.in, s, tc.want)
 			}
 		})
 	}
@@ -138,6 +138,6 @@ func FuzzParseTime(f *testing.F) {
 		if err != nil || !back.Equal(got) {
 			t.Fatalf("ParseTime(%q) = %v; its RFC 3339 form parses to %v, %v", s, got, back, err)
 		}
-		ParseExcelSerial(s, shanghai) // must not panic
+		excelSerial(s, shanghai, false) // must not panic
 	})
 }

@@ -114,21 +114,10 @@ func volcengineLines(b *binding, env *mapEnv) (lineMapper, error) {
 		}
 		var err error
 		li.Provider = "volcengine"
-		if li.ListCost, err = c.amount(ix.list); err != nil {
-			return false, err
-		}
 		// 优惠金额 and 抹零金额 are deductions, checked but kept in raw only.
-		if _, err = c.amount(ix.preferential); err != nil {
-			return false, err
-		}
-		if _, err = c.amount(ix.round); err != nil {
-			return false, err
-		}
-		afterDiscount, err := c.amount(ix.discountBill)
-		if err != nil {
-			return false, err
-		}
-		if li.VoucherPaid, err = c.amount(ix.coupon); err != nil {
+		var afterDiscount decimal.NullDecimal
+		if err := c.amounts(amountCell{ix.list, &li.ListCost}, amountCell{ix.preferential, nil}, amountCell{ix.round, nil},
+			amountCell{ix.discountBill, &afterDiscount}, amountCell{ix.coupon, &li.VoucherPaid}); err != nil {
 			return false, err
 		}
 		if ix.billed >= 0 {
@@ -145,16 +134,8 @@ func volcengineLines(b *binding, env *mapEnv) (lineMapper, error) {
 				li.BilledCost = li.BilledCost.Sub(li.VoucherPaid.Decimal)
 			}
 		}
-		if li.CashPaid, err = c.amount(ix.paid); err != nil {
-			return false, err
-		}
-		if li.Unpaid, err = c.amount(ix.unpaid); err != nil {
-			return false, err
-		}
-		if li.ListUnitPrice, err = c.amount(ix.price); err != nil {
-			return false, err
-		}
-		if li.PricingQuantity, err = c.amount(ix.count); err != nil {
+		if err := c.amounts(amountCell{ix.paid, &li.CashPaid}, amountCell{ix.unpaid, &li.Unpaid},
+			amountCell{ix.price, &li.ListUnitPrice}, amountCell{ix.count, &li.PricingQuantity}); err != nil {
 			return false, err
 		}
 		if u := text(c, ix.unit); u != "" {
@@ -246,10 +227,4 @@ func volcCategoryText(s string) string {
 		return "调账"
 	}
 	return s
-}
-
-// volcPayable is 应付金额 as FORMATS.md defines it from the other columns:
-// 原价 − 优惠金额 − 抹零金额 − 代金券抵扣 (that is, 折后价 − 代金券抵扣).
-func volcPayable(list, preferential, round, coupon decimal.Decimal) decimal.Decimal {
-	return list.Sub(preferential).Sub(round).Sub(coupon)
 }

@@ -18,10 +18,6 @@ func TestVolcengineDiscountTrap(t *testing.T) {
 	list := decimal.RequireFromString("168.74")
 	pref := decimal.RequireFromString("148.500779")
 	round := decimal.RequireFromString("0.559221")
-	want := decimal.RequireFromString("19.68")
-	if got := volcPayable(list, pref, round, decimal.Zero); !got.Equal(want) {
-		t.Fatalf("168.74 − 148.500779 − 0.559221 = %s, want 19.68", got)
-	}
 	for _, tc := range []struct {
 		name, csv string
 		voucher   string // want voucher_paid ("" = unknown)

@@ -43,11 +43,5 @@ var wechatPayFormat = &Format{
 		{Field: "merchant_order_no", Headers: []string{"商户单号"}},
 		{Field: "note", Headers: []string{"备注"}, RawOnly: true},
 	},
-	pays: func(b *binding, env *mapEnv) (payMapper, error) {
-		return newPayMapper(SourceWeChatPay, payCols{
-			time: b.idx("time"), direction: b.idx("direction"), amount: b.idx("amount"),
-			counterparty: b.idx("counterparty"), item: b.idx("item"), status: b.idx("status"),
-			orderNo: b.idx("order_no"), merchantNo: b.idx("merchant_order_no"),
-		}, env), nil
-	},
+	pays: payFields(SourceWeChatPay),
 }

@@ -9,8 +9,8 @@ import (
 
 // TestGCPolicy: without GOGC and GOMEMLIMIT in the environment, every
 // command runs at GC percent 400 and an import (flags before it or not)
-// under a 64 MiB soft limit; other commands get no limit; values from the
-// environment are left as they are.
+// under the soft limit importMemoryLimit; other commands get no limit;
+// values from the environment are left as they are.
 func TestGCPolicy(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
@@ -29,8 +29,8 @@ func TestGCPolicy(t *testing.T) {
 		percent int
 		limit   int64
 	}{
-		{"import", []string{"import", "a.csv"}, 400, 64 << 20},
-		{"import after flags", []string{"--db", "x.db", "--month", "2026-10", "import", "a.csv"}, 400, 64 << 20},
+		{"import", []string{"import", "a.csv"}, 400, importMemoryLimit},
+		{"import after flags", []string{"--db", "x.db", "--month", "2026-10", "import", "a.csv"}, 400, importMemoryLimit},
 		{"audit", []string{"--db", "x.db", "audit", "--format", "json"}, 400, math.MaxInt64},
 		{"report", []string{"report", "spend"}, 400, math.MaxInt64},
 	} {
