@@ -18,6 +18,10 @@ type foreignExport struct {
 	adviceEN string   // what to export instead
 	adviceZH string   //
 	all      []string // headers that must all be present (as normCol spells them)
+	// format, when set, is the format that reads this export: the file
+	// was recognised by all but lacks some of format's required columns,
+	// and the refusal names them.
+	format *Format
 	// variant, when set, refines the name from the rest of the header
 	// (EA or MCA); it returns "" when the header does not say.
 	variant func(has func(string) bool) (en, zh string)
@@ -44,20 +48,18 @@ type foreignExport struct {
 //     (lineItem/intervalUsageStart, product/service, cost/myCost).
 var foreignExports = []*foreignExport{
 	{
-		id:       "aws-cur-legacy",
-		nameEN:   "an AWS Cost and Usage Report (legacy columns)",
-		nameZH:   "AWS 成本和使用情况报告（CUR，旧版列名）",
-		adviceEN: "export FOCUS from AWS Data Exports instead",
-		adviceZH: "请改用 AWS Data Exports 导出 FOCUS 格式",
-		all:      []string{"lineItem/UnblendedCost", "lineItem/UsageStartDate"},
-	},
-	{
-		id:       "aws-cur2",
-		nameEN:   "an AWS Cost and Usage Report 2.0 (snake_case columns)",
-		nameZH:   "AWS 成本和使用情况报告 CUR 2.0（下划线列名）",
-		adviceEN: "export FOCUS from AWS Data Exports instead",
-		adviceZH: "请改用 AWS Data Exports 导出 FOCUS 格式",
-		all:      []string{"line_item_unblended_cost", "line_item_usage_start_date"},
+		// Readable (aws_cur.go): named when a CUR lacks a column the
+		// format requires.
+		id:       "aws-cur",
+		format:   awsCURFormat,
+		nameEN:   "an AWS Cost and Usage Report",
+		nameZH:   "AWS 成本和使用情况报告（CUR）",
+		adviceEN: "export the report again with all its columns, or export FOCUS from AWS Data Exports",
+		adviceZH: "请重新导出包含全部列的报告，或改用 AWS Data Exports 导出 FOCUS 格式",
+		all: []string{
+			"lineItem/UnblendedCost|lineItem/NetUnblendedCost|lineItem/BlendedCost|line_item_unblended_cost|line_item_net_unblended_cost|line_item_blended_cost",
+			"lineItem/UsageStartDate|lineItem/LineItemType|identity/LineItemId|bill/BillingPeriodStartDate|line_item_usage_start_date|line_item_line_item_type|identity_line_item_id|bill_billing_period_start_date",
+		},
 	},
 	{
 		id:       "azure-cost-details",
@@ -106,6 +108,7 @@ var foreignExports = []*foreignExport{
 type foreignMatch struct {
 	export   *foreignExport
 	found    []string // the headers that identified it, as written
+	missing  []string // the required columns of export.format the header lacks
 	variantE string
 	variantZ string
 }
@@ -147,6 +150,14 @@ func recogniseForeign(rec []string) *foreignMatch {
 		if fe.variant != nil {
 			m.variantE, m.variantZ = fe.variant(has)
 		}
+		if fe.format != nil {
+			b := bind(fe.format, rec)
+			for ci, c := range fe.format.Columns {
+				if c.Required && b.pos[ci] < 0 {
+					m.missing = append(m.missing, strings.Join(c.Headers, " / "))
+				}
+			}
+		}
 		return m
 	}
 	return nil
@@ -180,6 +191,9 @@ func (m *foreignMatch) nameZH() string {
 
 // hint is the short note describeCandidates adds to a header row.
 func (m *foreignMatch) hint() string {
+	if len(m.missing) > 0 {
+		return "looks like " + m.nameEN() + " lacking " + strings.Join(m.missing, ", ")
+	}
 	return "looks like " + m.nameEN()
 }
 
@@ -187,6 +201,18 @@ func (m *foreignMatch) hint() string {
 // export, in English (Msg) and Chinese (MsgZH).
 func foreignError(path string, m *foreignMatch) error {
 	cols := strings.Join(m.found, ", ")
+	if m.export.format != nil {
+		missing := strings.Join(m.missing, ", ")
+		if missing == "" {
+			missing = strings.Join(formatInfo(m.export.format).RequiredHeaders, ", ")
+		}
+		return &InputError{File: path,
+			Msg: fmt.Sprintf("this looks like %s, from its columns %s, but it lacks the columns gpubill needs to read it: %s; %s",
+				m.nameEN(), cols, missing, m.export.adviceEN),
+			MsgZH: fmt.Sprintf("这看起来是%s（据列 %s 判断），但缺少 gpubill 读取所需的列：%s；%s",
+				m.nameZH(), cols, missing, m.export.adviceZH),
+		}
+	}
 	return &InputError{File: path,
 		Msg: fmt.Sprintf("this looks like %s, from its columns %s; gpubill does not read it yet; %s",
 			m.nameEN(), cols, m.export.adviceEN),

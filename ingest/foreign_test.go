@@ -21,17 +21,18 @@ func TestForeignExportRefused(t *testing.T) {
 		wantZH     []string
 		notContain string
 	}{
-		{"aws cur legacy",
-			"identity/LineItemId,identity/TimeInterval,bill/BillingPeriodStartDate,bill/BillingPeriodEndDate,lineItem/UsageAccountId,lineItem/LineItemType,lineItem/UsageStartDate,lineItem/UsageEndDate,lineItem/ProductCode,lineItem/UsageAmount,lineItem/CurrencyCode,lineItem/UnblendedCost,lineItem/ResourceId\n" +
-				"abc,2026-10-01T00:00:00Z/2026-10-02T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,111122223333,Usage,2026-10-01T00:00:00Z,2026-10-01T01:00:00Z,AmazonEC2,1,USD,3.06,i-0abc\n",
-			[]string{"this looks like an AWS Cost and Usage Report (legacy columns)", "lineItem/UnblendedCost", "gpubill does not read it yet", "export FOCUS from AWS Data Exports instead"},
-			[]string{"这看起来是AWS 成本和使用情况报告（CUR，旧版列名）", "暂不支持", "AWS Data Exports 导出 FOCUS"},
-			"lacks"},
-		{"aws cur 2.0",
-			"bill_bill_type,bill_billing_period_start_date,identity_line_item_id,line_item_line_item_type,line_item_usage_start_date,line_item_usage_end_date,line_item_product_code,line_item_usage_amount,line_item_unblended_cost,line_item_currency_code,line_item_resource_id\n" +
+		{"aws cur legacy without its usage start",
+			"identity/LineItemId,identity/TimeInterval,bill/BillingPeriodStartDate,bill/BillingPeriodEndDate,lineItem/UsageAccountId,lineItem/LineItemType,lineItem/UsageEndDate,lineItem/ProductCode,lineItem/UsageAmount,lineItem/CurrencyCode,lineItem/UnblendedCost,lineItem/ResourceId\n" +
+				"abc,2026-10-01T00:00:00Z/2026-10-02T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,111122223333,Usage,2026-10-01T01:00:00Z,AmazonEC2,1,USD,3.06,i-0abc\n",
+			[]string{"this looks like an AWS Cost and Usage Report", "lineItem/UnblendedCost, lineItem/LineItemType",
+				"lacks the columns gpubill needs to read it: lineItem/UsageStartDate / line_item_usage_start_date", "AWS Data Exports"},
+			[]string{"这看起来是AWS 成本和使用情况报告（CUR）", "缺少 gpubill 读取所需的列：lineItem/UsageStartDate"},
+			"does not read"},
+		{"aws cur 2.0 without its cost",
+			"bill_bill_type,bill_billing_period_start_date,identity_line_item_id,line_item_line_item_type,line_item_usage_start_date,line_item_usage_end_date,line_item_product_code,line_item_usage_amount,line_item_blended_cost,line_item_currency_code,line_item_resource_id\n" +
 				"Anniversary,2026-10-01T00:00:00Z,abc,Usage,2026-10-01T00:00:00Z,2026-10-01T01:00:00Z,AmazonEC2,1,3.06,USD,i-0abc\n",
-			[]string{"AWS Cost and Usage Report 2.0", "line_item_unblended_cost, line_item_usage_start_date", "AWS Data Exports"},
-			[]string{"CUR 2.0"}, "lacks"},
+			[]string{"AWS Cost and Usage Report", "line_item_blended_cost, line_item_usage_start_date", "lacks the columns gpubill needs to read it: lineItem/UnblendedCost / line_item_unblended_cost"},
+			[]string{"缺少"}, "does not read"},
 		{"azure ea",
 			"InvoiceSectionName,AccountName,AccountOwnerId,SubscriptionId,SubscriptionName,ResourceGroup,ResourceLocation,Date,ProductName,MeterCategory,MeterSubCategory,MeterId,MeterName,MeterRegion,UnitOfMeasure,Quantity,EffectivePrice,CostInBillingCurrency,CostCenter,ConsumedService,ResourceId,Tags,BillingCurrency,BillingPeriodStartDate,BillingPeriodEndDate,ChargeType,PricingModel\n" +
 				"dept,acct,owner@example.com,sub-1,Sub,rg,eastus,10/01/2026,Virtual Machines NCv3,Virtual Machines,NCv3 Series,m1,NC6s v3,US East,1 Hour,1,3.06,3.06,,Microsoft.Compute,/subscriptions/sub-1/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/gpu1,,USD,10/01/2026,10/31/2026,Usage,OnDemand\n",
@@ -107,8 +108,8 @@ func TestForeignExportNotClaimed(t *testing.T) {
 			t.Errorf("%q: recognised as %s, want none", rec, m.export.id)
 		}
 	}
-	if m := recogniseForeign([]string{" LINEITEM/UNBLENDEDCOST ", "lineitem/usagestartdate"}); m == nil || m.export.id != "aws-cur-legacy" {
-		t.Errorf("case and spaces: got %+v, want aws-cur-legacy", m)
+	if m := recogniseForeign([]string{" LINEITEM/UNBLENDEDCOST ", "lineitem/usagestartdate"}); m == nil || m.export.id != "aws-cur" {
+		t.Errorf("case and spaces: got %+v, want aws-cur", m)
 	}
 	// A FOCUS file that also carries Azure's own columns (Microsoft's FOCUS
 	// export keeps x_ columns, a hand-made one may keep more) is FOCUS.
