@@ -62,12 +62,16 @@ var foreignExports = []*foreignExport{
 		},
 	},
 	{
+		// Readable (azure.go): named when a cost-details file lacks a
+		// column the format requires.
 		id:       "azure-cost-details",
+		format:   azureFormat,
 		nameEN:   "an Azure cost-details export",
 		nameZH:   "Azure 成本明细导出（cost details）",
-		adviceEN: `export the "Cost and usage details (FOCUS)" dataset from Azure Cost Management instead`,
-		adviceZH: "请改在 Azure 成本管理中导出“成本和使用情况详细信息（FOCUS）”数据集",
-		all:      []string{"CostInBillingCurrency", "Date", "MeterCategory"},
+		adviceEN: `export "Cost and usage details" again with all its columns, or the "Cost and usage details (FOCUS)" dataset`,
+		adviceZH: "请重新导出包含全部列的“成本和使用情况详细信息”，或导出其 FOCUS 数据集",
+		all: []string{"MeterCategory|MeterName|MeterId|MeterSubCategory",
+			"CostInBillingCurrency|CostInPricingCurrency|costInUsd|PayGPrice|EffectivePrice|BillingCurrencyCode|BillingCurrency"},
 		variant: func(has func(string) bool) (string, string) {
 			switch {
 			case has("AccountOwnerId"):

@@ -33,15 +33,15 @@ func TestForeignExportRefused(t *testing.T) {
 				"Anniversary,2026-10-01T00:00:00Z,abc,Usage,2026-10-01T00:00:00Z,2026-10-01T01:00:00Z,AmazonEC2,1,3.06,USD,i-0abc\n",
 			[]string{"AWS Cost and Usage Report", "line_item_blended_cost, line_item_usage_start_date", "lacks the columns gpubill needs to read it: lineItem/UnblendedCost / line_item_unblended_cost"},
 			[]string{"缺少"}, "does not read"},
-		{"azure ea",
-			"InvoiceSectionName,AccountName,AccountOwnerId,SubscriptionId,SubscriptionName,ResourceGroup,ResourceLocation,Date,ProductName,MeterCategory,MeterSubCategory,MeterId,MeterName,MeterRegion,UnitOfMeasure,Quantity,EffectivePrice,CostInBillingCurrency,CostCenter,ConsumedService,ResourceId,Tags,BillingCurrency,BillingPeriodStartDate,BillingPeriodEndDate,ChargeType,PricingModel\n" +
-				"dept,acct,owner@example.com,sub-1,Sub,rg,eastus,10/01/2026,Virtual Machines NCv3,Virtual Machines,NCv3 Series,m1,NC6s v3,US East,1 Hour,1,3.06,3.06,,Microsoft.Compute,/subscriptions/sub-1/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/gpu1,,USD,10/01/2026,10/31/2026,Usage,OnDemand\n",
-			[]string{"an Azure cost-details export, Enterprise Agreement", "CostInBillingCurrency, Date, MeterCategory", "(FOCUS)"},
-			[]string{"Azure 成本明细导出（cost details），企业协议 EA", "FOCUS"}, "looks like focus"},
-		{"azure mca",
-			"invoiceId,billingAccountId,billingProfileId,billingPeriodStartDate,billingPeriodEndDate,date,meterCategory,meterName,quantity,effectivePrice,costInBillingCurrency,billingCurrency,ResourceId,chargeType,pricingModel\n" +
-				"G001,ba,bp,2026-10-01,2026-10-31,2026-10-01,Virtual Machines,NC6s v3,1,3.06,3.06,USD,/subscriptions/s/rg/vm,Usage,OnDemand\n",
-			[]string{"an Azure cost-details export, Microsoft Customer Agreement", "costInBillingCurrency, date, meterCategory"},
+		{"azure ea without its date",
+			"InvoiceSectionName,AccountName,AccountOwnerId,SubscriptionId,SubscriptionName,ResourceGroup,ResourceLocation,ProductName,MeterCategory,MeterSubCategory,MeterId,MeterName,MeterRegion,UnitOfMeasure,Quantity,EffectivePrice,CostInBillingCurrency,CostCenter,ConsumedService,ResourceId,Tags,BillingCurrency,BillingPeriodStartDate,BillingPeriodEndDate,ChargeType,PricingModel\n" +
+				"dept,acct,owner@example.com,sub-1,Sub,rg,eastus,Virtual Machines NCv3,Virtual Machines,NCv3 Series,m1,NC6s v3,US East,1 Hour,1,3.06,3.06,,Microsoft.Compute,/subscriptions/sub-1/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/gpu1,,USD,10/01/2026,10/31/2026,Usage,OnDemand\n",
+			[]string{"an Azure cost-details export, Enterprise Agreement", "MeterCategory, CostInBillingCurrency", "lacks the columns gpubill needs to read it: Date"},
+			[]string{"Azure 成本明细导出（cost details），企业协议 EA", "缺少 gpubill 读取所需的列：Date"}, "looks like focus"},
+		{"azure mca without its cost",
+			"invoiceId,billingAccountId,billingProfileId,billingPeriodStartDate,billingPeriodEndDate,date,meterCategory,meterName,quantity,effectivePrice,billingCurrency,ResourceId,chargeType,pricingModel\n" +
+				"G001,ba,bp,2026-10-01,2026-10-31,2026-10-01,Virtual Machines,NC6s v3,1,3.06,USD,/subscriptions/s/rg/vm,Usage,OnDemand\n",
+			[]string{"an Azure cost-details export, Microsoft Customer Agreement", "lacks the columns gpubill needs to read it: CostInBillingCurrency"},
 			[]string{"微软客户协议 MCA"}, "looks like focus"},
 		{"gcp cost table",
 			"Billing account name,Billing account ID,Project name,Project ID,Service description,Service ID,SKU description,SKU ID,Credit type,Cost type,Usage start date,Usage end date,Usage amount,Usage unit,Unrounded Cost ($),Cost ($)\n" +
@@ -100,7 +100,7 @@ func TestForeignExportRefused(t *testing.T) {
 func TestForeignExportNotClaimed(t *testing.T) {
 	for _, rec := range [][]string{
 		{"lineItem/UnblendedCost", "amount"},            // half a CUR
-		{"CostInBillingCurrency", "MeterCategory"},      // no Date
+		{"CostInBillingCurrency", "x"},                  // no meter
 		{"Service description", "SKU description", "x"}, // no usage start
 		{"cost/myCost", "product/service"},              // no interval
 	} {
