@@ -99,12 +99,15 @@ var foreignExports = []*foreignExport{
 		all:      []string{"service.description|service_description", "sku.description|sku_description", "usage_start_time", "cost"},
 	},
 	{
+		// Readable (oci.go): named when a cost report lacks a column the
+		// format requires.
 		id:       "oci-cost-report",
+		format:   ociFormat,
 		nameEN:   "an Oracle Cloud (OCI) cost report",
 		nameZH:   "Oracle Cloud（OCI）成本报告",
-		adviceEN: "download the FOCUS report from OCI Cost and Usage Reports instead",
-		adviceZH: "请改为从 OCI 成本和使用情况报告下载 FOCUS 报告",
-		all:      []string{"lineItem/intervalUsageStart", "cost/myCost"},
+		adviceEN: "download the cost report again as OCI writes it, or its FOCUS report",
+		adviceZH: "请重新下载 OCI 原样生成的成本报告，或下载其 FOCUS 报告",
+		all:      []string{"lineItem/intervalUsageStart|lineItem/intervalUsageEnd|lineItem/referenceNo", "cost/myCost|cost/unitPrice|cost/currencyCode|cost/productSku"},
 	},
 }
 

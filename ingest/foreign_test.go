@@ -53,11 +53,11 @@ func TestForeignExportRefused(t *testing.T) {
 				"0123-4567-89AB,6F81-5844-456A,Compute Engine,ABCD,Nvidia Tesla T4 GPU,2026-10-01 00:00:00 UTC,2026-10-01 01:00:00 UTC,proj,0.35,USD,3600,seconds,202610,regular\n",
 			[]string{"a Google Cloud billing export (BigQuery table as CSV)", "service.description, sku.description, usage_start_time, cost"},
 			[]string{"BigQuery"}, "lacks"},
-		{"oci cost report",
-			"lineItem/referenceNo,lineItem/tenantId,lineItem/intervalUsageStart,lineItem/intervalUsageEnd,product/service,product/resource,product/compartmentId,product/region,product/resourceId,usage/billedQuantity,cost/subscriptionId,cost/productSku,product/Description,cost/unitPrice,cost/myCost,cost/currencyCode,cost/billingUnitReadable\n" +
-				"ref,ocid1.tenancy,2026-10-01T00:00Z,2026-10-01T01:00Z,COMPUTE,GPU_A10,ocid1.compartment,us-ashburn-1,ocid1.instance,1,sub,B95909,GPU A10,2,2,USD,GPU Per Hour\n",
-			[]string{"an Oracle Cloud (OCI) cost report", "lineItem/intervalUsageStart, cost/myCost", "FOCUS report"},
-			[]string{"Oracle Cloud（OCI）成本报告"}, "lacks"},
+		{"oci cost report without its cost",
+			"lineItem/referenceNo,lineItem/tenantId,lineItem/intervalUsageStart,lineItem/intervalUsageEnd,product/service,product/resource,product/compartmentId,product/region,product/resourceId,usage/billedQuantity,cost/subscriptionId,cost/productSku,product/Description,cost/unitPrice,cost/currencyCode,cost/billingUnitReadable\n" +
+				"ref,ocid1.tenancy,2026-10-01T00:00Z,2026-10-01T01:00Z,COMPUTE,GPU_A10,ocid1.compartment,us-ashburn-1,ocid1.instance,1,sub,B95909,GPU A10,2,USD,GPU Per Hour\n",
+			[]string{"an Oracle Cloud (OCI) cost report", "lineItem/intervalUsageStart, cost/unitPrice", "lacks the columns gpubill needs to read it: cost/myCost", "FOCUS report"},
+			[]string{"Oracle Cloud（OCI）成本报告", "缺少"}, "does not read"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,6 +103,7 @@ func TestForeignExportNotClaimed(t *testing.T) {
 		{"CostInBillingCurrency", "x"},                  // no meter
 		{"Service description", "SKU description", "x"}, // no usage start
 		{"cost/myCost", "product/service"},              // no interval
+		{"lineItem/referenceNo", "lineItem/tenantId"},   // no cost
 	} {
 		if m := recogniseForeign(rec); m != nil {
 			t.Errorf("%q: recognised as %s, want none", rec, m.export.id)
