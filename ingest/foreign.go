@@ -91,12 +91,16 @@ var foreignExports = []*foreignExport{
 		all:      []string{"Service description", "SKU description", "Usage start date"},
 	},
 	{
+		// Readable (gcp.go): named when an export lacks a column the
+		// format requires.
 		id:       "gcp-billing-export",
+		format:   gcpFormat,
 		nameEN:   "a Google Cloud billing export (BigQuery table as CSV)",
 		nameZH:   "Google Cloud 结算数据导出（BigQuery 表另存的 CSV）",
-		adviceEN: "export FOCUS from the Google Cloud billing export (its FOCUS view in BigQuery) as CSV instead",
-		adviceZH: "请改用 Google Cloud 结算数据导出的 FOCUS 视图（BigQuery）导出 CSV",
-		all:      []string{"service.description|service_description", "sku.description|sku_description", "usage_start_time", "cost"},
+		adviceEN: "export the table again with cost, usage_start_time, service.description and sku.description, or its FOCUS view",
+		adviceZH: "请重新导出包含 cost、usage_start_time、service.description 与 sku.description 的表，或其 FOCUS 视图",
+		all: []string{"service.description|service_description|sku.description|sku_description|service.id|sku.id",
+			"usage_start_time|usage_end_time|invoice.month|invoice_month|billing_account_id"},
 	},
 	{
 		// Readable (oci.go): named when a cost report lacks a column the

@@ -48,11 +48,11 @@ func TestForeignExportRefused(t *testing.T) {
 				"acct,0123-4567-89AB,proj,proj-id,Compute Engine,6F81-5844-456A,Nvidia Tesla T4 GPU running in Americas,ABCD,,Usage,2026-10-01,2026-10-31,720,hour,252.000001,252.00\n",
 			[]string{"a Google Cloud cost table report (CSV download)", "Service description, SKU description, Usage start date"},
 			[]string{"Google Cloud 费用表报告"}, "lacks"},
-		{"gcp billing export",
-			"billing_account_id,service.id,service.description,sku.id,sku.description,usage_start_time,usage_end_time,project.id,cost,currency,usage.amount,usage.unit,invoice.month,cost_type\n" +
-				"0123-4567-89AB,6F81-5844-456A,Compute Engine,ABCD,Nvidia Tesla T4 GPU,2026-10-01 00:00:00 UTC,2026-10-01 01:00:00 UTC,proj,0.35,USD,3600,seconds,202610,regular\n",
-			[]string{"a Google Cloud billing export (BigQuery table as CSV)", "service.description, sku.description, usage_start_time, cost"},
-			[]string{"BigQuery"}, "lacks"},
+		{"gcp billing export without its cost",
+			"billing_account_id,service.id,service.description,sku.id,sku.description,usage_start_time,usage_end_time,project.id,currency,usage.amount,usage.unit,invoice.month,cost_type\n" +
+				"0123-4567-89AB,6F81-5844-456A,Compute Engine,ABCD,Nvidia Tesla T4 GPU,2026-10-01 00:00:00 UTC,2026-10-01 01:00:00 UTC,proj,USD,3600,seconds,202610,regular\n",
+			[]string{"a Google Cloud billing export (BigQuery table as CSV)", "service.description, usage_start_time", "lacks the columns gpubill needs to read it: cost"},
+			[]string{"BigQuery", "缺少"}, "does not read"},
 		{"oci cost report without its cost",
 			"lineItem/referenceNo,lineItem/tenantId,lineItem/intervalUsageStart,lineItem/intervalUsageEnd,product/service,product/resource,product/compartmentId,product/region,product/resourceId,usage/billedQuantity,cost/subscriptionId,cost/productSku,product/Description,cost/unitPrice,cost/currencyCode,cost/billingUnitReadable\n" +
 				"ref,ocid1.tenancy,2026-10-01T00:00Z,2026-10-01T01:00Z,COMPUTE,GPU_A10,ocid1.compartment,us-ashburn-1,ocid1.instance,1,sub,B95909,GPU A10,2,USD,GPU Per Hour\n",

@@ -13,11 +13,11 @@ import (
 // end of the data. The gpubill template and the console copies carry no
 // billing period: their data ends at their latest charge.
 var monthlyBillFormats = []string{"aliyun-detail", "huaweicloud-usage", "tencentcloud-detail",
-	"tencentcloud-resource", "volcengine-bill", "focus", "aws-cur", "azure-cost-details", "oci-cost-report"}
+	"tencentcloud-resource", "volcengine-bill", "focus", "aws-cur", "azure-cost-details", "oci-cost-report", "gcp-billing-export"}
 
 // utcBillFormats are the monthly bills whose billing periods are UTC months
 // (FOCUS and the clouds' native exports).
-var utcBillFormats = []string{"focus", "aws-cur", "azure-cost-details", "oci-cost-report"}
+var utcBillFormats = []string{"focus", "aws-cur", "azure-cost-details", "oci-cost-report", "gcp-billing-export"}
 
 // MonthlyBillFormat reports whether files of format are monthly bills.
 func MonthlyBillFormat(format string) bool {
