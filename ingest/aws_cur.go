@@ -37,7 +37,7 @@ func init() { registerFormat(awsCURFormat, 21) }
 
 var awsCURFormat = &Format{
 	ID:         "aws-cur",
-	Version:    "legacy,2.0",
+	Version:    "1",
 	NameZH:     "AWS 成本和使用情况报告（CUR 旧版列名或 CUR 2.0；CSV、gzip、ZIP）",
 	NameEN:     "AWS Cost and Usage Report (legacy or CUR 2.0 columns; CSV, gzip, ZIP)",
 	Confidence: ConfidenceDoc,

@@ -35,7 +35,7 @@ func init() { registerFormat(azureFormat, 22) }
 
 var azureFormat = &Format{
 	ID:         "azure-cost-details",
-	Version:    "EA,MCA",
+	Version:    "1",
 	NameZH:     "Azure 成本明细导出（EA 或 MCA，实际成本或摊销成本）",
 	NameEN:     "Azure cost details export (EA or MCA, actual or amortized cost)",
 	Confidence: ConfidenceDoc,
