@@ -5,16 +5,17 @@ import (
 	"strings"
 )
 
-// foreignExport is a cloud cost export gpubill does not read yet, known by
-// its header row, so that refusing it names what it is (and what to export
-// instead) rather than the nearest format it resembles: an Azure cost-details
-// file carries BillingCurrency and ResourceId and used to be called "focus
-// lacking BilledCost". It is consulted only when no format matched, so it
-// never changes how a readable file is read.
+// foreignExport is a cloud cost export known by its header row, so that
+// refusing it names what it is rather than the nearest format it resembles
+// (an Azure cost-details file used to be called "focus lacking BilledCost"):
+// either one gpubill does not read (the GCP console's cost table), with what
+// to export instead, or one a format reads (format set) whose file lacks a
+// required column, with the columns missing. It is consulted only when no
+// format matched, so it never changes how a readable file is read.
 type foreignExport struct {
 	id       string   // stable name, for tests
-	nameEN   string   // "an AWS Cost and Usage Report (legacy columns)"
-	nameZH   string   // "AWS 成本和使用情况报告（CUR，旧版列名）"
+	nameEN   string   // "an AWS Cost and Usage Report"
+	nameZH   string   // "AWS 成本和使用情况报告（CUR）"
 	adviceEN string   // what to export instead
 	adviceZH string   //
 	all      []string // headers that must all be present (as normCol spells them)
