@@ -159,6 +159,7 @@ func focusLines(b *binding, env *mapEnv) (lineMapper, error) {
 	// parsing of a FOCUS file).
 	providers := newTextMemo(func(name, _, _ string) string { return focusProvider(name, env.provider) })
 	gpuModels := newTextMemo(func(desc, sku, rtype string) string { return gpuModelFromText(desc + " " + sku + " " + rtype) })
+	xl := &focusExcel{env: env} // amounts and times as Excel saves them
 	return func(c *rowCtx, li *ledger.LineItem) (bool, error) {
 		var err error
 		li.Provider = providers.get(cell(c, ix.provider), "", "")
@@ -168,15 +169,15 @@ func focusLines(b *binding, env *mapEnv) (lineMapper, error) {
 			}
 			return false, c.errAt(ix.provider, "ProviderName is empty (or pass --provider)")
 		}
-		if li.BilledCost, err = c.requiredAmount(ix.billed); err != nil {
+		if li.BilledCost, err = xl.requiredAmount(c, ix.billed); err != nil {
 			return false, err
 		}
-		if li.ChargePeriodStart, err = c.requiredTime(ix.start, time.UTC); err != nil {
+		if li.ChargePeriodStart, err = xl.requiredTime(c, ix.start); err != nil {
 			return false, err
 		}
 		li.ChargePeriodEnd = li.ChargePeriodStart
 		if ix.end >= 0 {
-			if li.ChargePeriodEnd, err = c.requiredTime(ix.end, time.UTC); err != nil {
+			if li.ChargePeriodEnd, err = xl.requiredTime(c, ix.end); err != nil {
 				return false, err
 			}
 		}
@@ -188,6 +189,12 @@ func focusLines(b *binding, env *mapEnv) (lineMapper, error) {
 		li.BillingPeriod = li.ChargePeriodStart.Format("2006-01")
 		if s := cell(c, ix.billingStart); s != "" {
 			t, ok := parseTimeWall(trimCell(s), time.UTC)
+			if !ok {
+				t, ok = excelDate(s) // saved by Excel (focus_excel.go)
+				if ok {
+					xl.warnDates(c, ix.billingStart)
+				}
+			}
 			if !ok {
 				return false, c.errAt(ix.billingStart, fmt.Sprintf("%q is not a date-time", s))
 			}
@@ -214,12 +221,20 @@ func focusLines(b *binding, env *mapEnv) (lineMapper, error) {
 		}
 		li.Zone = cell(c, ix.zone)
 		li.Description = cell(c, ix.description)
-		if err := c.amounts(amountCell{ix.consumedQty, &li.ConsumedQuantity}, amountCell{ix.pricingQty, &li.PricingQuantity},
-			amountCell{ix.listUnitPrice, &li.ListUnitPrice}, amountCell{ix.listCost, &li.ListCost}); err != nil {
+		if li.ConsumedQuantity, err = xl.amount(c, ix.consumedQty); err != nil {
 			return false, err
 		}
 		li.ConsumedUnit = cell(c, ix.consumedUnit)
+		if li.PricingQuantity, err = xl.amount(c, ix.pricingQty); err != nil {
+			return false, err
+		}
 		li.PricingUnit = cell(c, ix.pricingUnit)
+		if li.ListUnitPrice, err = xl.amount(c, ix.listUnitPrice); err != nil {
+			return false, err
+		}
+		if li.ListCost, err = xl.amount(c, ix.listCost); err != nil {
+			return false, err
+		}
 		li.Kind = focusKind(li.ChargeCategory, cell(c, ix.serviceCat), li.ResourceType, li.Description)
 		li.PricingModel = focusPricing(li.ChargeCategory, cell(c, ix.pricingCat))
 		li.GPUModel = gpuModels.get(li.Description, li.SKU, li.ResourceType)

@@ -5,19 +5,24 @@ import (
 	"strings"
 )
 
-// foreignExport is a cloud cost export gpubill does not read yet, known by
-// its header row, so that refusing it names what it is (and what to export
-// instead) rather than the nearest format it resembles: an Azure cost-details
-// file carries BillingCurrency and ResourceId and used to be called "focus
-// lacking BilledCost". It is consulted only when no format matched, so it
-// never changes how a readable file is read.
+// foreignExport is a cloud cost export known by its header row, so that
+// refusing it names what it is rather than the nearest format it resembles
+// (an Azure cost-details file used to be called "focus lacking BilledCost"):
+// either one gpubill does not read (the GCP console's cost table), with what
+// to export instead, or one a format reads (format set) whose file lacks a
+// required column, with the columns missing. It is consulted only when no
+// format matched, so it never changes how a readable file is read.
 type foreignExport struct {
 	id       string   // stable name, for tests
-	nameEN   string   // "an AWS Cost and Usage Report (legacy columns)"
-	nameZH   string   // "AWS 成本和使用情况报告（CUR，旧版列名）"
+	nameEN   string   // "an AWS Cost and Usage Report"
+	nameZH   string   // "AWS 成本和使用情况报告（CUR）"
 	adviceEN string   // what to export instead
 	adviceZH string   //
 	all      []string // headers that must all be present (as normCol spells them)
+	// format, when set, is the format that reads this export: the file
+	// was recognised by all but lacks some of format's required columns,
+	// and the refusal names them.
+	format *Format
 	// variant, when set, refines the name from the rest of the header
 	// (EA or MCA); it returns "" when the header does not say.
 	variant func(has func(string) bool) (en, zh string)
@@ -44,28 +49,30 @@ type foreignExport struct {
 //     (lineItem/intervalUsageStart, product/service, cost/myCost).
 var foreignExports = []*foreignExport{
 	{
-		id:       "aws-cur-legacy",
-		nameEN:   "an AWS Cost and Usage Report (legacy columns)",
-		nameZH:   "AWS 成本和使用情况报告（CUR，旧版列名）",
-		adviceEN: "export FOCUS from AWS Data Exports instead",
-		adviceZH: "请改用 AWS Data Exports 导出 FOCUS 格式",
-		all:      []string{"lineItem/UnblendedCost", "lineItem/UsageStartDate"},
+		// Readable (aws_cur.go): named when a CUR lacks a column the
+		// format requires.
+		id:       "aws-cur",
+		format:   awsCURFormat,
+		nameEN:   "an AWS Cost and Usage Report",
+		nameZH:   "AWS 成本和使用情况报告（CUR）",
+		adviceEN: "export the report again with all its columns, or export FOCUS from AWS Data Exports",
+		adviceZH: "请重新导出包含全部列的报告，或改用 AWS Data Exports 导出 FOCUS 格式",
+		all: []string{
+			"lineItem/UnblendedCost|lineItem/NetUnblendedCost|lineItem/BlendedCost|line_item_unblended_cost|line_item_net_unblended_cost|line_item_blended_cost",
+			"lineItem/UsageStartDate|lineItem/LineItemType|identity/LineItemId|bill/BillingPeriodStartDate|line_item_usage_start_date|line_item_line_item_type|identity_line_item_id|bill_billing_period_start_date",
+		},
 	},
 	{
-		id:       "aws-cur2",
-		nameEN:   "an AWS Cost and Usage Report 2.0 (snake_case columns)",
-		nameZH:   "AWS 成本和使用情况报告 CUR 2.0（下划线列名）",
-		adviceEN: "export FOCUS from AWS Data Exports instead",
-		adviceZH: "请改用 AWS Data Exports 导出 FOCUS 格式",
-		all:      []string{"line_item_unblended_cost", "line_item_usage_start_date"},
-	},
-	{
+		// Readable (azure.go): named when a cost-details file lacks a
+		// column the format requires.
 		id:       "azure-cost-details",
+		format:   azureFormat,
 		nameEN:   "an Azure cost-details export",
 		nameZH:   "Azure 成本明细导出（cost details）",
-		adviceEN: `export the "Cost and usage details (FOCUS)" dataset from Azure Cost Management instead`,
-		adviceZH: "请改在 Azure 成本管理中导出“成本和使用情况详细信息（FOCUS）”数据集",
-		all:      []string{"CostInBillingCurrency", "Date", "MeterCategory"},
+		adviceEN: `export "Cost and usage details" again with all its columns, or the "Cost and usage details (FOCUS)" dataset`,
+		adviceZH: "请重新导出包含全部列的“成本和使用情况详细信息”，或导出其 FOCUS 数据集",
+		all: []string{"MeterCategory|MeterName|MeterId|MeterSubCategory",
+			"CostInBillingCurrency|CostInPricingCurrency|costInUsd|PayGPrice|EffectivePrice|BillingCurrencyCode|BillingCurrency"},
 		variant: func(has func(string) bool) (string, string) {
 			switch {
 			case has("AccountOwnerId"):
@@ -85,20 +92,27 @@ var foreignExports = []*foreignExport{
 		all:      []string{"Service description", "SKU description", "Usage start date"},
 	},
 	{
+		// Readable (gcp.go): named when an export lacks a column the
+		// format requires.
 		id:       "gcp-billing-export",
+		format:   gcpFormat,
 		nameEN:   "a Google Cloud billing export (BigQuery table as CSV)",
 		nameZH:   "Google Cloud 结算数据导出（BigQuery 表另存的 CSV）",
-		adviceEN: "export FOCUS from the Google Cloud billing export (its FOCUS view in BigQuery) as CSV instead",
-		adviceZH: "请改用 Google Cloud 结算数据导出的 FOCUS 视图（BigQuery）导出 CSV",
-		all:      []string{"service.description|service_description", "sku.description|sku_description", "usage_start_time", "cost"},
+		adviceEN: "export the table again with cost, usage_start_time, service.description and sku.description, or its FOCUS view",
+		adviceZH: "请重新导出包含 cost、usage_start_time、service.description 与 sku.description 的表，或其 FOCUS 视图",
+		all: []string{"service.description|service_description|sku.description|sku_description|service.id|sku.id",
+			"usage_start_time|usage_end_time|invoice.month|invoice_month|billing_account_id"},
 	},
 	{
+		// Readable (oci.go): named when a cost report lacks a column the
+		// format requires.
 		id:       "oci-cost-report",
+		format:   ociFormat,
 		nameEN:   "an Oracle Cloud (OCI) cost report",
 		nameZH:   "Oracle Cloud（OCI）成本报告",
-		adviceEN: "download the FOCUS report from OCI Cost and Usage Reports instead",
-		adviceZH: "请改为从 OCI 成本和使用情况报告下载 FOCUS 报告",
-		all:      []string{"lineItem/intervalUsageStart", "cost/myCost"},
+		adviceEN: "download the cost report again as OCI writes it, or its FOCUS report",
+		adviceZH: "请重新下载 OCI 原样生成的成本报告，或下载其 FOCUS 报告",
+		all:      []string{"lineItem/intervalUsageStart|lineItem/intervalUsageEnd|lineItem/referenceNo", "cost/myCost|cost/unitPrice|cost/currencyCode|cost/productSku"},
 	},
 }
 
@@ -106,6 +120,7 @@ var foreignExports = []*foreignExport{
 type foreignMatch struct {
 	export   *foreignExport
 	found    []string // the headers that identified it, as written
+	missing  []string // the required columns of export.format the header lacks
 	variantE string
 	variantZ string
 }
@@ -147,6 +162,14 @@ func recogniseForeign(rec []string) *foreignMatch {
 		if fe.variant != nil {
 			m.variantE, m.variantZ = fe.variant(has)
 		}
+		if fe.format != nil {
+			b := bind(fe.format, rec)
+			for ci, c := range fe.format.Columns {
+				if c.Required && b.pos[ci] < 0 {
+					m.missing = append(m.missing, strings.Join(c.Headers, " / "))
+				}
+			}
+		}
 		return m
 	}
 	return nil
@@ -180,6 +203,9 @@ func (m *foreignMatch) nameZH() string {
 
 // hint is the short note describeCandidates adds to a header row.
 func (m *foreignMatch) hint() string {
+	if len(m.missing) > 0 {
+		return "looks like " + m.nameEN() + " lacking " + strings.Join(m.missing, ", ")
+	}
 	return "looks like " + m.nameEN()
 }
 
@@ -187,6 +213,18 @@ func (m *foreignMatch) hint() string {
 // export, in English (Msg) and Chinese (MsgZH).
 func foreignError(path string, m *foreignMatch) error {
 	cols := strings.Join(m.found, ", ")
+	if m.export.format != nil {
+		missing := strings.Join(m.missing, ", ")
+		if missing == "" {
+			missing = strings.Join(formatInfo(m.export.format).RequiredHeaders, ", ")
+		}
+		return &InputError{File: path,
+			Msg: fmt.Sprintf("this looks like %s, from its columns %s, but it lacks the columns gpubill needs to read it: %s; %s",
+				m.nameEN(), cols, missing, m.export.adviceEN),
+			MsgZH: fmt.Sprintf("这看起来是%s（据列 %s 判断），但缺少 gpubill 读取所需的列：%s；%s",
+				m.nameZH(), cols, missing, m.export.adviceZH),
+		}
+	}
 	return &InputError{File: path,
 		Msg: fmt.Sprintf("this looks like %s, from its columns %s; gpubill does not read it yet; %s",
 			m.nameEN(), cols, m.export.adviceEN),

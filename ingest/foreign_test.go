@@ -21,42 +21,43 @@ func TestForeignExportRefused(t *testing.T) {
 		wantZH     []string
 		notContain string
 	}{
-		{"aws cur legacy",
-			"identity/LineItemId,identity/TimeInterval,bill/BillingPeriodStartDate,bill/BillingPeriodEndDate,lineItem/UsageAccountId,lineItem/LineItemType,lineItem/UsageStartDate,lineItem/UsageEndDate,lineItem/ProductCode,lineItem/UsageAmount,lineItem/CurrencyCode,lineItem/UnblendedCost,lineItem/ResourceId\n" +
-				"abc,2026-10-01T00:00:00Z/2026-10-02T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,111122223333,Usage,2026-10-01T00:00:00Z,2026-10-01T01:00:00Z,AmazonEC2,1,USD,3.06,i-0abc\n",
-			[]string{"this looks like an AWS Cost and Usage Report (legacy columns)", "lineItem/UnblendedCost", "gpubill does not read it yet", "export FOCUS from AWS Data Exports instead"},
-			[]string{"这看起来是AWS 成本和使用情况报告（CUR，旧版列名）", "暂不支持", "AWS Data Exports 导出 FOCUS"},
-			"lacks"},
-		{"aws cur 2.0",
-			"bill_bill_type,bill_billing_period_start_date,identity_line_item_id,line_item_line_item_type,line_item_usage_start_date,line_item_usage_end_date,line_item_product_code,line_item_usage_amount,line_item_unblended_cost,line_item_currency_code,line_item_resource_id\n" +
+		{"aws cur legacy without its usage start",
+			"identity/LineItemId,identity/TimeInterval,bill/BillingPeriodStartDate,bill/BillingPeriodEndDate,lineItem/UsageAccountId,lineItem/LineItemType,lineItem/UsageEndDate,lineItem/ProductCode,lineItem/UsageAmount,lineItem/CurrencyCode,lineItem/UnblendedCost,lineItem/ResourceId\n" +
+				"abc,2026-10-01T00:00:00Z/2026-10-02T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,111122223333,Usage,2026-10-01T01:00:00Z,AmazonEC2,1,USD,3.06,i-0abc\n",
+			[]string{"this looks like an AWS Cost and Usage Report", "lineItem/UnblendedCost, lineItem/LineItemType",
+				"lacks the columns gpubill needs to read it: lineItem/UsageStartDate / line_item_usage_start_date", "AWS Data Exports"},
+			[]string{"这看起来是AWS 成本和使用情况报告（CUR）", "缺少 gpubill 读取所需的列：lineItem/UsageStartDate"},
+			"does not read"},
+		{"aws cur 2.0 without its cost",
+			"bill_bill_type,bill_billing_period_start_date,identity_line_item_id,line_item_line_item_type,line_item_usage_start_date,line_item_usage_end_date,line_item_product_code,line_item_usage_amount,line_item_blended_cost,line_item_currency_code,line_item_resource_id\n" +
 				"Anniversary,2026-10-01T00:00:00Z,abc,Usage,2026-10-01T00:00:00Z,2026-10-01T01:00:00Z,AmazonEC2,1,3.06,USD,i-0abc\n",
-			[]string{"AWS Cost and Usage Report 2.0", "line_item_unblended_cost, line_item_usage_start_date", "AWS Data Exports"},
-			[]string{"CUR 2.0"}, "lacks"},
-		{"azure ea",
-			"InvoiceSectionName,AccountName,AccountOwnerId,SubscriptionId,SubscriptionName,ResourceGroup,ResourceLocation,Date,ProductName,MeterCategory,MeterSubCategory,MeterId,MeterName,MeterRegion,UnitOfMeasure,Quantity,EffectivePrice,CostInBillingCurrency,CostCenter,ConsumedService,ResourceId,Tags,BillingCurrency,BillingPeriodStartDate,BillingPeriodEndDate,ChargeType,PricingModel\n" +
-				"dept,acct,owner@example.com,sub-1,Sub,rg,eastus,10/01/2026,Virtual Machines NCv3,Virtual Machines,NCv3 Series,m1,NC6s v3,US East,1 Hour,1,3.06,3.06,,Microsoft.Compute,/subscriptions/sub-1/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/gpu1,,USD,10/01/2026,10/31/2026,Usage,OnDemand\n",
-			[]string{"an Azure cost-details export, Enterprise Agreement", "CostInBillingCurrency, Date, MeterCategory", "(FOCUS)"},
-			[]string{"Azure 成本明细导出（cost details），企业协议 EA", "FOCUS"}, "looks like focus"},
-		{"azure mca",
-			"invoiceId,billingAccountId,billingProfileId,billingPeriodStartDate,billingPeriodEndDate,date,meterCategory,meterName,quantity,effectivePrice,costInBillingCurrency,billingCurrency,ResourceId,chargeType,pricingModel\n" +
-				"G001,ba,bp,2026-10-01,2026-10-31,2026-10-01,Virtual Machines,NC6s v3,1,3.06,3.06,USD,/subscriptions/s/rg/vm,Usage,OnDemand\n",
-			[]string{"an Azure cost-details export, Microsoft Customer Agreement", "costInBillingCurrency, date, meterCategory"},
+			[]string{"AWS Cost and Usage Report", "line_item_blended_cost, line_item_usage_start_date", "lacks the columns gpubill needs to read it: lineItem/UnblendedCost / line_item_unblended_cost"},
+			[]string{"缺少"}, "does not read"},
+		{"azure ea without its date",
+			"InvoiceSectionName,AccountName,AccountOwnerId,SubscriptionId,SubscriptionName,ResourceGroup,ResourceLocation,ProductName,MeterCategory,MeterSubCategory,MeterId,MeterName,MeterRegion,UnitOfMeasure,Quantity,EffectivePrice,CostInBillingCurrency,CostCenter,ConsumedService,ResourceId,Tags,BillingCurrency,BillingPeriodStartDate,BillingPeriodEndDate,ChargeType,PricingModel\n" +
+				"dept,acct,owner@example.com,sub-1,Sub,rg,eastus,Virtual Machines NCv3,Virtual Machines,NCv3 Series,m1,NC6s v3,US East,1 Hour,1,3.06,3.06,,Microsoft.Compute,/subscriptions/sub-1/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/gpu1,,USD,10/01/2026,10/31/2026,Usage,OnDemand\n",
+			[]string{"an Azure cost-details export, Enterprise Agreement", "MeterCategory, CostInBillingCurrency", "lacks the columns gpubill needs to read it: Date"},
+			[]string{"Azure 成本明细导出（cost details），企业协议 EA", "缺少 gpubill 读取所需的列：Date"}, "looks like focus"},
+		{"azure mca without its cost",
+			"invoiceId,billingAccountId,billingProfileId,billingPeriodStartDate,billingPeriodEndDate,date,meterCategory,meterName,quantity,effectivePrice,billingCurrency,ResourceId,chargeType,pricingModel\n" +
+				"G001,ba,bp,2026-10-01,2026-10-31,2026-10-01,Virtual Machines,NC6s v3,1,3.06,USD,/subscriptions/s/rg/vm,Usage,OnDemand\n",
+			[]string{"an Azure cost-details export, Microsoft Customer Agreement", "lacks the columns gpubill needs to read it: CostInBillingCurrency"},
 			[]string{"微软客户协议 MCA"}, "looks like focus"},
 		{"gcp cost table",
 			"Billing account name,Billing account ID,Project name,Project ID,Service description,Service ID,SKU description,SKU ID,Credit type,Cost type,Usage start date,Usage end date,Usage amount,Usage unit,Unrounded Cost ($),Cost ($)\n" +
 				"acct,0123-4567-89AB,proj,proj-id,Compute Engine,6F81-5844-456A,Nvidia Tesla T4 GPU running in Americas,ABCD,,Usage,2026-10-01,2026-10-31,720,hour,252.000001,252.00\n",
 			[]string{"a Google Cloud cost table report (CSV download)", "Service description, SKU description, Usage start date"},
 			[]string{"Google Cloud 费用表报告"}, "lacks"},
-		{"gcp billing export",
-			"billing_account_id,service.id,service.description,sku.id,sku.description,usage_start_time,usage_end_time,project.id,cost,currency,usage.amount,usage.unit,invoice.month,cost_type\n" +
-				"0123-4567-89AB,6F81-5844-456A,Compute Engine,ABCD,Nvidia Tesla T4 GPU,2026-10-01 00:00:00 UTC,2026-10-01 01:00:00 UTC,proj,0.35,USD,3600,seconds,202610,regular\n",
-			[]string{"a Google Cloud billing export (BigQuery table as CSV)", "service.description, sku.description, usage_start_time, cost"},
-			[]string{"BigQuery"}, "lacks"},
-		{"oci cost report",
-			"lineItem/referenceNo,lineItem/tenantId,lineItem/intervalUsageStart,lineItem/intervalUsageEnd,product/service,product/resource,product/compartmentId,product/region,product/resourceId,usage/billedQuantity,cost/subscriptionId,cost/productSku,product/Description,cost/unitPrice,cost/myCost,cost/currencyCode,cost/billingUnitReadable\n" +
-				"ref,ocid1.tenancy,2026-10-01T00:00Z,2026-10-01T01:00Z,COMPUTE,GPU_A10,ocid1.compartment,us-ashburn-1,ocid1.instance,1,sub,B95909,GPU A10,2,2,USD,GPU Per Hour\n",
-			[]string{"an Oracle Cloud (OCI) cost report", "lineItem/intervalUsageStart, cost/myCost", "FOCUS report"},
-			[]string{"Oracle Cloud（OCI）成本报告"}, "lacks"},
+		{"gcp billing export without its cost",
+			"billing_account_id,service.id,service.description,sku.id,sku.description,usage_start_time,usage_end_time,project.id,currency,usage.amount,usage.unit,invoice.month,cost_type\n" +
+				"0123-4567-89AB,6F81-5844-456A,Compute Engine,ABCD,Nvidia Tesla T4 GPU,2026-10-01 00:00:00 UTC,2026-10-01 01:00:00 UTC,proj,USD,3600,seconds,202610,regular\n",
+			[]string{"a Google Cloud billing export (BigQuery table as CSV)", "service.description, usage_start_time", "lacks the columns gpubill needs to read it: cost"},
+			[]string{"BigQuery", "缺少"}, "does not read"},
+		{"oci cost report without its cost",
+			"lineItem/referenceNo,lineItem/tenantId,lineItem/intervalUsageStart,lineItem/intervalUsageEnd,product/service,product/resource,product/compartmentId,product/region,product/resourceId,usage/billedQuantity,cost/subscriptionId,cost/productSku,product/Description,cost/unitPrice,cost/currencyCode,cost/billingUnitReadable\n" +
+				"ref,ocid1.tenancy,2026-10-01T00:00Z,2026-10-01T01:00Z,COMPUTE,GPU_A10,ocid1.compartment,us-ashburn-1,ocid1.instance,1,sub,B95909,GPU A10,2,USD,GPU Per Hour\n",
+			[]string{"an Oracle Cloud (OCI) cost report", "lineItem/intervalUsageStart, cost/unitPrice", "lacks the columns gpubill needs to read it: cost/myCost", "FOCUS report"},
+			[]string{"Oracle Cloud（OCI）成本报告", "缺少"}, "does not read"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,16 +100,17 @@ func TestForeignExportRefused(t *testing.T) {
 func TestForeignExportNotClaimed(t *testing.T) {
 	for _, rec := range [][]string{
 		{"lineItem/UnblendedCost", "amount"},            // half a CUR
-		{"CostInBillingCurrency", "MeterCategory"},      // no Date
+		{"CostInBillingCurrency", "x"},                  // no meter
 		{"Service description", "SKU description", "x"}, // no usage start
 		{"cost/myCost", "product/service"},              // no interval
+		{"lineItem/referenceNo", "lineItem/tenantId"},   // no cost
 	} {
 		if m := recogniseForeign(rec); m != nil {
 			t.Errorf("%q: recognised as %s, want none", rec, m.export.id)
 		}
 	}
-	if m := recogniseForeign([]string{" LINEITEM/UNBLENDEDCOST ", "lineitem/usagestartdate"}); m == nil || m.export.id != "aws-cur-legacy" {
-		t.Errorf("case and spaces: got %+v, want aws-cur-legacy", m)
+	if m := recogniseForeign([]string{" LINEITEM/UNBLENDEDCOST ", "lineitem/usagestartdate"}); m == nil || m.export.id != "aws-cur" {
+		t.Errorf("case and spaces: got %+v, want aws-cur", m)
 	}
 	// A FOCUS file that also carries Azure's own columns (Microsoft's FOCUS
 	// export keeps x_ columns, a hand-made one may keep more) is FOCUS.

@@ -266,6 +266,9 @@ type mapEnv struct {
 	// dataEnds is, per provider, how far the file says its data reaches
 	// beyond its charges (gpubill export's x_DataEnd); nil = it says nothing.
 	dataEnds map[string]time.Time
+	// warnings are what a mapper doubts about the file (an amortized cost
+	// export, an assumed date order), each once: Result.Warnings.
+	warnings []Warning
 
 	lastMonth     int // year*12+month of lastMonthText, for month
 	lastMonthText string

@@ -635,6 +635,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	if wt, ok := t.(warner); ok {
 		im.res.Warnings = append(im.res.Warnings, wt.warnings()...)
 	}
+	im.res.Warnings = append(im.res.Warnings, env.warnings...)
 	if err := im.checkOverlaps(itx, b.format.ID, imp.ID); err != nil {
 		return err
 	}

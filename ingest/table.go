@@ -176,6 +176,8 @@ func openSource(path string, r io.Reader) (src *source, err error) {
 		return openXLSX(path, osFile(r), br)
 	case bytes.HasPrefix(head, magicParquet):
 		return openParquet(path, osFile(r), br)
+	case bytes.HasPrefix(head, magicGzip):
+		return openGzip(path, br)
 	case bytes.HasPrefix(head, magicZipEmpty):
 		return nil, &InputError{File: path, Msg: "an empty ZIP archive"}
 	case bytes.HasPrefix(head, magicOLE):

@@ -14,7 +14,11 @@ import (
 // end of the data. The gpubill template and the console copies carry no
 // billing period: their data ends at their latest charge.
 var monthlyBillFormats = []string{"aliyun-detail", "huaweicloud-usage", "tencentcloud-detail",
-	"tencentcloud-resource", "volcengine-bill", "focus"}
+	"tencentcloud-resource", "volcengine-bill", "focus", "aws-cur", "azure-cost-details", "oci-cost-report", "gcp-billing-export"}
+
+// utcBillFormats are the monthly bills whose billing periods are UTC months
+// (FOCUS and the clouds' native exports).
+var utcBillFormats = []string{"focus", "aws-cur", "azure-cost-details", "oci-cost-report", "gcp-billing-export"}
 
 // MonthlyBillFormat reports whether files of format are monthly bills.
 func MonthlyBillFormat(format string) bool { return slices.Contains(monthlyBillFormats, format) }
@@ -42,8 +46,10 @@ func (db *DB) BillPeriodEnds(ctx context.Context, loc *time.Location) (map[Perio
 			return nil, fmt.Errorf("ledger: billing period ends: %w", err)
 		}
 		zone := loc
-		if format == "focus" {
-			zone = time.UTC
+		for _, f := range utcBillFormats {
+			if format == f {
+				zone = time.UTC
+			}
 		}
 		_, end, err := MonthRange(k.BillingPeriod, zone)
 		if err != nil {
