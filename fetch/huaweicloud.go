@@ -227,10 +227,16 @@ func huaweiCheck(api string, status int, b []byte) (record, error) {
 		return record{}, err
 	}
 	code, _ := top.scalar("error_code")
+	msg, _ := top.scalar("error_msg")
+	if e, ok := top.m["error"].(map[string]any); ok && code == "" {
+		// The services' own errors (ECS): {"error": {"code", "message"}}.
+		er := record{api: api, m: e}
+		code, _ = er.scalar("code")
+		msg, _ = er.scalar("message")
+	}
 	if status/100 == 2 && code == "" {
 		return top, nil
 	}
-	msg, _ := top.scalar("error_msg")
 	if code == "" {
 		code = strconv.Itoa(status)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,7 +30,7 @@ func (a *app) watchCommand() *cobra.Command {
 	var o watchOptions
 	cmd := &cobra.Command{
 		Use:   "watch [PROVIDER…]",
-		Short: "Alert on forgotten and soon-released instances, live (腾讯云, 阿里云, 火山引擎) / 实时提醒忘关机与即将释放的实例",
+		Short: "Alert on forgotten and soon-released instances, live (腾讯云, 阿里云, 火山引擎, 华为云) / 实时提醒忘关机与即将释放的实例",
 		Long: `Poll the clouds' instance APIs and alert, within minutes instead of a month later:
 
   running_too_long  an on-demand instance running past forgotten_instance.limit (default 8 h),
@@ -42,6 +43,8 @@ func (a *app) watchCommand() *cobra.Command {
   tencentcloud  CVM DescribeInstances  (live; no start time in the API: the first poll that saw it running counts)
   aliyun        ECS DescribeInstances  (live; the API's StartTime)
   volcengine    ECS DescribeInstances  (live; no start time, no GPU model: the price stays unknown)
+  huaweicloud   ECS ListServersDetails (live; no last start time: the first poll that saw it running
+                counts; needs the region's project ID, HUAWEICLOUD_SDK_PROJECT_ID or project_id)
 
 Keys and --endpoint as for gpubill fetch; an [[account]] may name its region. Each alert is
 sent once, again only when it escalates (severity up, or at high each further severity_high of
@@ -90,7 +93,7 @@ func (a *app) watchAccounts(o watchOptions, args []string) ([]fetch.Account, err
 				return nil, err
 			}
 			if !slices.Contains(fetch.InstanceProviders(), accts[0].Provider) {
-				return nil, a.fetchUsage("watch 暂不支持 %s（可用：tencentcloud、aliyun、volcengine）", "watch does not list %s instances yet (tencentcloud, aliyun, volcengine)", p)
+				return nil, a.fetchUsage("watch 暂不支持 %s（可用：%s）", "watch does not list %s instances yet (%s)", p, strings.Join(fetch.InstanceProviders(), ", "))
 			}
 			out = append(out, accts...)
 		}
