@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/gpubill/gpubill/ledger"
 )
 
 // 华为云 BSS ListCustomerselfResourceRecords (查询资源消费记录,
@@ -144,6 +146,7 @@ func huaweiPull(ctx context.Context, o *Options, acct Account, month string) ([]
 					return nil, nil, err
 				}
 			}
+			line[ledger.LineIDColumn] = line["id"]
 			if m := line["usage_measure"]; m != "" {
 				measures[m] = true
 			}
