@@ -250,7 +250,6 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 	var evIDs []int64
 	for i := range claims {
 		claims[i].Account = refundAccount(claims[i].items)
-		claims[i].citeRows(s.items, byImport)
 		for _, e := range claims[i].Evidence {
 			evIDs = append(evIDs, e.LineItemID)
 		}
@@ -258,6 +257,9 @@ func refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions, what instG
 	raw, err := db.RawCells(ctx, evIDs)
 	if err != nil {
 		return nil, fmt.Errorf("reports: refunds: %w", err)
+	}
+	for i := range claims {
+		claims[i].citeRows(s.items, byImport, raw)
 	}
 	for i := range claims {
 		claims[i].findPlatformIDs(s.items, byImport, raw)
