@@ -759,6 +759,9 @@ type evidenceJSON struct {
 	File       string `json:"file"`
 	Row        int    `json:"row"`
 	LineItemID int64  `json:"line_item_id"`
+	// LineID is the cloud's own id of a fetched line (an api: import);
+	// absent for a file's row.
+	LineID string `json:"line_id,omitempty"`
 }
 
 // findingJSON is a finding's JSON.
@@ -787,7 +790,8 @@ func findingJSONOf(e *FindingEntry, opts WriteOptions) findingJSON {
 		Currency: e.Currency, ReasonZH: e.ReasonZH, ReasonEN: e.ReasonEN, AdviceZH: e.AdviceZH,
 		AdviceEN: e.AdviceEN, Evidence: make([]evidenceJSON, 0, len(e.Evidence)), State: e.State}
 	for _, ev := range e.Evidence {
-		j.Evidence = append(j.Evidence, evidenceJSON{File: ev.File, Row: ev.Row, LineItemID: ev.LineItemID})
+		j.Evidence = append(j.Evidence, evidenceJSON{File: ev.File, Row: ev.Row, LineItemID: ev.LineItemID,
+			LineID: opts.rows.lineID(ev.LineItemID)})
 	}
 	return j
 }
