@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/gpubill/gpubill/ledger"
 )
 
 // 阿里云 BssOpenApi DescribeInstanceBill (version 2017-12-14) with
@@ -105,6 +107,9 @@ func aliyunPull(ctx context.Context, o *Options, acct Account, month string) ([]
 			if line["BillAccountID"] == "" {
 				line["BillAccountID"] = account
 			}
+			// DescribeInstanceBill has no line id: the instance, its billing
+			// item and (daily lines) the day name the line.
+			line[ledger.LineIDColumn] = strings.Trim(line["InstanceID"]+"/"+line["BillingItemCode"]+"/"+line["BillingDate"], "/")
 			lines = append(lines, line)
 		}
 		pages++

@@ -14,12 +14,16 @@ import (
 // Account is one set of API credentials for one cloud.
 type Account struct {
 	Name     string // the config's name, or "env" for the environment
-	Provider string // tencentcloud | aliyun
+	Provider string // tencentcloud | aliyun | volcengine | huaweicloud
 	KeyID    string
 	Endpoint string // "" = the vendor's public endpoint
 	// Region is where gpubill watch lists instances ("" = the flag's or
 	// the vendor's default); bills are not regional.
 	Region string
+	// DomainID (账号ID) and ProjectID are 华为云's: the account ID its global
+	// services (BSS) want in X-Domain-Id, and the project of a region whose
+	// ECS servers watch lists ("" = not configured).
+	DomainID, ProjectID string
 	// Source says where the keys came from, for messages: the environment
 	// variables or the config file and account, never the secret.
 	SourceZH, SourceEN string
@@ -41,7 +45,15 @@ var envNames = map[string][2]string{
 	"tencentcloud": {"TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY"},
 	"aliyun":       {"ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET"},
 	"volcengine":   {"VOLCENGINE_ACCESS_KEY", "VOLCENGINE_SECRET_KEY"},
+	"huaweicloud":  {"HUAWEICLOUD_SDK_AK", "HUAWEICLOUD_SDK_SK"},
 }
+
+// huaweiIDNames are the variables of 华为云's account and project IDs, as
+// its SDKs read them.
+const (
+	huaweiDomainEnv  = "HUAWEICLOUD_SDK_DOMAIN_ID"
+	huaweiProjectEnv = "HUAWEICLOUD_SDK_PROJECT_ID"
+)
 
 // EnvNames are the environment variables of provider's key id and secret.
 func EnvNames(provider string) (id, secret string) {
@@ -70,8 +82,12 @@ func FromEnv(provider string, getenv func(string) string) (Account, bool) {
 	if id == "" || secret == "" {
 		return Account{}, false
 	}
-	return Account{Name: "env", Provider: provider, KeyID: id, secret: secret,
-		SourceZH: "环境变量 " + n[0] + " / " + n[1], SourceEN: "the environment variables " + n[0] + " / " + n[1]}, true
+	a := Account{Name: "env", Provider: provider, KeyID: id, secret: secret,
+		SourceZH: "环境变量 " + n[0] + " / " + n[1], SourceEN: "the environment variables " + n[0] + " / " + n[1]}
+	if provider == "huaweicloud" {
+		a.DomainID, a.ProjectID = strings.TrimSpace(getenv(huaweiDomainEnv)), strings.TrimSpace(getenv(huaweiProjectEnv))
+	}
+	return a, true
 }
 
 // accountFile is the part of the config file fetch reads.
@@ -80,7 +96,7 @@ type accountFile struct {
 }
 
 // accountKeys are the fields of an [[account]] table.
-var accountKeys = []string{"name", "provider", "key_id", "secret", "endpoint", "region"}
+var accountKeys = []string{"name", "provider", "key_id", "secret", "endpoint", "region", "domain_id", "project_id"}
 
 // LoadAccounts reads the [[account]] tables of the config file at path:
 //
@@ -154,6 +170,12 @@ func LoadAccounts(path string, getenv func(string) string) ([]Account, error) {
 		if a.Region, err = str("region"); err != nil {
 			return nil, err
 		}
+		if a.DomainID, err = str("domain_id"); err != nil {
+			return nil, err
+		}
+		if a.ProjectID, err = str("project_id"); err != nil {
+			return nil, err
+		}
 		if a.Name == "" {
 			return nil, fmt.Errorf("%s: name is missing", where)
 		}
@@ -182,6 +204,12 @@ func LoadAccounts(path string, getenv func(string) string) ([]Account, error) {
 				return nil, fmt.Errorf("%s: key_id differs from %s; leave key_id out to use the environment's keys", where, n[0])
 			}
 			a.KeyID, a.secret, a.SourceZH, a.SourceEN = env.KeyID, env.secret, env.SourceZH, env.SourceEN
+			if a.DomainID == "" {
+				a.DomainID = env.DomainID
+			}
+			if a.ProjectID == "" {
+				a.ProjectID = env.ProjectID
+			}
 		}
 		out = append(out, a)
 	}

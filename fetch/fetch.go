@@ -20,7 +20,8 @@ type vendor struct {
 	pull func(ctx context.Context, o *Options, acct Account, month string) ([]string, [][]string, error)
 }
 
-var vendors = map[string]*vendor{"tencentcloud": tencentAPI, "aliyun": aliyunAPI, "volcengine": volcAPI}
+var vendors = map[string]*vendor{"tencentcloud": tencentAPI, "aliyun": aliyunAPI, "volcengine": volcAPI,
+	"huaweicloud": huaweiAPI}
 
 // The pull functions name their vendor in errors: set here, not in the
 // literals, which would make an initialisation cycle.
@@ -28,6 +29,7 @@ func init() {
 	tencentAPI.pull = tencentPull
 	aliyunAPI.pull = aliyunPull
 	volcAPI.pull = volcPull
+	huaweiAPI.pull = huaweiPull
 }
 
 // failure turns the last failed attempt into the error the user sees.
@@ -151,11 +153,21 @@ func ImportName(provider, api, account, month string, provisional bool) string {
 // a month's bill after the 3rd of the next month (as issue 30 states); the
 // same rule is applied to 腾讯云 and 火山引擎, whose detail lines of a month also keep
 // changing in its first days (an assumption: no documented day was found).
-// Until then the month is provisional and the next fetch replaces it.
+// 华为云 documents its own day: the bill is final at 10:00 (Beijing) on the
+// 3rd of the next month, on the 4th for accounts billed monthly (月结), so
+// 10:00 on the 4th for all. Until then the month is provisional and the next
+// fetch replaces it.
 func Final(provider, month string, now time.Time, tz *time.Location) bool {
 	m, err := time.ParseInLocation("2006-01", month, tz)
 	if err != nil {
 		return false
+	}
+	if provider == "huaweicloud" {
+		m, err = time.ParseInLocation("2006-01", month, ledger.DefaultTZ())
+		if err != nil {
+			return false
+		}
+		return !now.Before(m.AddDate(0, 1, 3).Add(10 * time.Hour))
 	}
 	return !now.Before(m.AddDate(0, 1, 3)) // the 4th of the next month, 00:00
 }

@@ -50,7 +50,9 @@ type instanceAPI struct {
 var instanceAPIs = map[string]*instanceAPI{}
 
 // InstanceProviders are the clouds gpubill watch can list instances of.
-func InstanceProviders() []string { return []string{"aliyun", "tencentcloud", "volcengine"} }
+func InstanceProviders() []string {
+	return []string{"aliyun", "huaweicloud", "tencentcloud", "volcengine"}
+}
 
 // SourceDelay says how late provider's instance API is, in lang.
 func SourceDelay(provider, lang string) string {

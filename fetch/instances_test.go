@@ -114,3 +114,59 @@ func TestECSEmptyListWithoutPermissionIsAnAuthError(t *testing.T) {
 		t.Errorf("empty region: %v %v", got, err)
 	}
 }
+
+// TestListHuaweiServers: 华为云 ECS pages by page number; the states,
+// charging mode and GPUs map as the other clouds'; no start time.
+func TestListHuaweiServers(t *testing.T) {
+	day := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	now := day.Add(10 * time.Hour)
+	clock := func() time.Time { return now }
+	hw := fetchtest.NewHuaweiECS("HWAKTEST0001", testSecret, "0b1c2d3e4f5a", clock, script(day)...)
+	hw.PageSize = 2
+	srv := httptest.NewServer(hw)
+	defer srv.Close()
+	acct := Account{Name: "main", Provider: "huaweicloud", KeyID: "HWAKTEST0001", secret: testSecret, ProjectID: "0b1c2d3e4f5a",
+		SourceEN: "the environment variables HUAWEICLOUD_SDK_AK / HUAWEICLOUD_SDK_SK"}
+	got, err := ListInstances(context.Background(), acct, "", Options{Endpoint: srv.URL, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || hw.Requests != 2 {
+		t.Fatalf("got %d instances in %d requests, want 3 over 2 pages: %+v", len(got), hw.Requests, got)
+	}
+	run, stop, boot := got[0], got[1], got[2]
+	if run.ID != "i-run" || run.State != StateRunning || run.RawState != "ACTIVE" || !run.OnDemand ||
+		run.GPUModel != "NVIDIA T4" || run.GPUCount.String() != "1" || !run.StartedAt.IsZero() || !run.CreatedAt.Equal(day.Add(time.Hour)) {
+		t.Errorf("running: %+v", run)
+	}
+	if stop.State != StateStopped || stop.OnDemand || stop.GPUCount.String() != "2" || boot.State != StateOther {
+		t.Errorf("stopped %+v, starting %+v", stop, boot)
+	}
+	if run.Region != "cn-north-4" || run.Account != "main" {
+		t.Errorf("region %q account %q", run.Region, run.Account)
+	}
+	var fe *Error
+	for _, c := range []struct {
+		name   string
+		change func(a *Account)
+		kind   Kind
+		want   string
+	}{
+		{"wrong secret", func(a *Account) { a.secret = "wrong" }, KindAuth, "ecs:cloudServers:list"},
+		{"denied", func(*Account) { hw.Deny = true }, KindAuth, "Ecs.0319"},
+		{"other project", func(a *Account) { a.ProjectID = "ffff" }, KindAPI, "Ecs.0005"},
+		{"no project", func(a *Account) { a.ProjectID = "" }, KindUsage, "HUAWEICLOUD_SDK_PROJECT_ID"},
+	} {
+		a := acct
+		c.change(&a)
+		hw.Requests = 0
+		_, err := ListInstances(context.Background(), a, "", Options{Endpoint: srv.URL, Now: clock, MaxAttempts: 3})
+		if !errors.As(err, &fe) || fe.Kind != c.kind || !strings.Contains(fe.EN, c.want) || strings.Contains(fe.EN+fe.ZH, "wrong") {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		if c.kind == KindAuth && hw.Requests != 1 {
+			t.Errorf("%s: retried, %d requests", c.name, hw.Requests)
+		}
+		hw.Deny = false
+	}
+}

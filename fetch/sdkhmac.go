@@ -17,8 +17,9 @@ import (
 // names to values and must hold host and x-sdk-date. It returns the
 // Authorization header value.
 //
-// The 华为云 BSS client that would use it is not written yet (issue 30's
-// third step): the signer stands on its own, tested against the doc.
+// The BSS bill client (huaweicloud.go) and the ECS server list
+// (huaweiecs.go) sign with it; TestHuaweiSDKWorkedExample checks it against
+// the doc's example.
 func HuaweiSDKSignature(ak, sk, method, path string, query url.Values, headers map[string]string, body []byte) string {
 	names := make([]string, 0, len(headers))
 	for k := range headers {

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/gpubill/gpubill/ledger"
 )
 
 // 腾讯云 DescribeBillDetail (service billing, version 2018-07-09): the L3
@@ -193,6 +195,7 @@ func tencentLines(d record) ([]map[string]string, error) {
 			}
 			line[f] = v
 		}
+		line[ledger.LineIDColumn] = line["BillId"] + "/" + line["ComponentCodeName"]
 		out = append(out, line)
 	}
 	return out, nil

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/gpubill/gpubill/ledger"
 )
 
 // 火山引擎 billing ListBillDetail (version 2022-01-01): the 账单详情 lines of
@@ -102,6 +104,10 @@ func volcPull(ctx context.Context, o *Options, acct Account, month string) ([]st
 				if line[f], err = get(f); err != nil {
 					return nil, nil, err
 				}
+			}
+			line[ledger.LineIDColumn] = line["BillDetailId"]
+			if line[ledger.LineIDColumn] == "" {
+				line[ledger.LineIDColumn] = line["BillID"]
 			}
 			lines = append(lines, line)
 		}

@@ -49,7 +49,7 @@ var huaweiUsageFormat = &Format{
 		"period, quantity, unit price, amounts, description (产品 / 使用量类型 / 账单类型) + occurrence number in the file",
 	Target: TargetLineItems,
 	Columns: []Column{
-		{Field: "billing_period", Headers: []string{"账期", "Billing Cycle", "bill_cycle"}, Required: true},
+		{Field: "billing_period", Headers: []string{"账期", "Billing Cycle", "bill_cycle", "cycle"}, Required: true},
 		{Field: "enterprise_project", Headers: []string{"企业项目", "企业项目名称", "Enterprise Project", "enterprise_project_name"}},
 		{Field: "enterprise_project_id", Headers: []string{"企业项目ID", "Enterprise Project ID", "enterprise_project_id"}, RawOnly: true},
 		{Field: "account", Headers: []string{"账号", "账号名称", "Account", "account_name"}},
@@ -69,14 +69,14 @@ var huaweiUsageFormat = &Format{
 		{Field: "resource_name", Headers: []string{"资源名称", "Resource Name", "resource_name"}},
 		{Field: "resource_tag", Headers: []string{"资源标签", "Resource Tag", "resource_tag"}},
 		{Field: "sku_code", Headers: []string{"SKU编码", "SKU Code", "sku_code"}, RawOnly: true},
-		{Field: "spec", Headers: []string{"规格", "Specifications", "spec"}},
-		{Field: "region_code", Headers: []string{"区域编码", "Region Code"}},
+		{Field: "spec", Headers: []string{"规格", "Specifications", "spec", "product_spec_desc"}},
+		{Field: "region_code", Headers: []string{"区域编码", "Region Code", "region_code"}},
 		{Field: "region_name", Headers: []string{"区域", "Region", "region_name"}},
 		{Field: "zone", Headers: []string{"可用区", "AZ", "Availability Zone", "az"}},
 		{Field: "usage_type_code", Headers: []string{"使用量类型编码", "usage_type"}},
 		{Field: "usage_type_name", Headers: []string{"使用量类型", "Usage Type"}},
 		{Field: "unit_price", Headers: []string{"单价", "Unit Price", "unit_price"}},
-		{Field: "unit_price_unit", Headers: []string{"单价单位", "Unit Price Unit", "unit_price_measure"}, RawOnly: true},
+		{Field: "unit_price_unit", Headers: []string{"单价单位", "Unit Price Unit", "unit_price_measure", "unit"}, RawOnly: true},
 		{Field: "usage", Headers: []string{"使用量", "Usage", "usage"}},
 		{Field: "usage_unit", Headers: []string{"使用量单位", "Usage Unit", "usage_measure"}},
 		{Field: "package_usage", Headers: []string{"套餐内使用量", "Package Usage", "free_resource_usage"}, RawOnly: true},
@@ -91,7 +91,7 @@ var huaweiUsageFormat = &Format{
 		{Field: "stored_card", Headers: []string{"储值卡抵扣", "储值卡支付", "Stored-value Card Deduction", "stored_card_amount"}},
 		{Field: "bonus", Headers: []string{"奖励金抵扣", "奖励金支付", "Bonus Deduction", "bonus_amount"}},
 		{Field: "debt", Headers: []string{"欠费金额", "Arrears", "debt_amount"}},
-		{Field: "writeoff", Headers: []string{"已核销金额", "Written-off Amount", "writeoff_amount"}},
+		{Field: "writeoff", Headers: []string{"已核销金额", "Written-off Amount", "writeoff_amount", "adjustment_amount"}},
 		{Field: "discount_type", Headers: []string{"优惠类型", "Discount Type"}, RawOnly: true},
 		{Field: "discount_info", Headers: []string{"优惠信息", "Discount Info"}, RawOnly: true},
 		{Field: "order_type", Headers: []string{"订单类型", "Order Type"}, RawOnly: true},
@@ -146,7 +146,7 @@ func huaweiLines(b *binding, env *mapEnv) (lineMapper, error) {
 		if usageType == "" {
 			usageType = text(ix.usageTypeCode)
 		}
-		billType := text(ix.billType)
+		billType := huaweiBillType(text(ix.billType))
 		li.Description = joinNonEmpty(" / ", li.ResourceType, usageType, billType)
 
 		p := text(ix.period)
@@ -309,11 +309,21 @@ func huaweiSum(c *rowCtx, cols ...int) (decimal.NullDecimal, error) {
 }
 
 // huaweiPricing: 是否竞价实例 Y wins; then 计费模式 包年/包月-… → package, 按需 →
-// on_demand, 预留实例 → reserved (节省计划, a commitment, too).
+// on_demand, 预留实例 → reserved (节省计划, a commitment, too). The BSS API
+// writes the mode as its code (charge_mode 1 包年/包月, 3 按需, 10 预留实例,
+// 11 节省计划).
 func huaweiPricing(mode, spot string) string {
 	switch strings.ToUpper(strings.TrimSpace(spot)) {
 	case "Y", "YES", "是", "TRUE", "1":
 		return ledger.PricingSpot
+	}
+	switch strings.TrimSpace(mode) {
+	case "1":
+		return ledger.PricingPackage
+	case "3":
+		return ledger.PricingOnDemand
+	case "10", "11":
+		return ledger.PricingReserved
 	}
 	m := strings.ToLower(normHeader(mode))
 	switch {
@@ -326,6 +336,22 @@ func huaweiPricing(mode, spot string) string {
 		return ledger.PricingReserved
 	}
 	return ledger.PricingOnDemand
+}
+
+// huaweiBillTypes are the names of the BSS API's bill_type codes
+// (ListCustomerselfResourceRecords), as the export writes them in 账单类型.
+var huaweiBillTypes = map[string]string{"1": "消费-新购", "2": "消费-续订", "3": "消费-变更", "4": "退款-退订",
+	"5": "消费-使用", "8": "消费-自动续订", "9": "调账-补偿", "12": "消费-按时计费", "13": "消费-退订手续费",
+	"14": "消费-服务支持计划月末扣费", "16": "调账-扣费", "18": "消费-按月付费", "20": "退款-变更",
+	"23": "消费-节省计划抵扣", "24": "退款-包年/包月转按需", "25": "消费-抹零补扣", "103": "消费-按年付费"}
+
+// huaweiBillType is 账单类型 as the export writes it: an API code becomes
+// its name, any other text stays.
+func huaweiBillType(s string) string {
+	if n, ok := huaweiBillTypes[s]; ok {
+		return n
+	}
+	return s
 }
 
 // huaweiTagPair splits one tag: key=value, key:value or key：value.

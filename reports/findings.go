@@ -46,7 +46,7 @@ type FindingsReport struct {
 	noBills bool
 	// rows cites evidence as spreadsheet rows in the formats people read
 	// (table, md, html); nil cites record numbers, as JSON and CSV do.
-	rows rowCiter
+	rows *rowCiter
 }
 
 // markNoBills sets r.noBills when r has no findings and the ledger holds
@@ -83,7 +83,7 @@ func Findings(ctx context.Context, db *ledger.DB, month string) (*FindingsReport
 		return nil, fmt.Errorf("reports: findings: %w", err)
 	}
 	r := NewFindingsReport(month, fs, nil)
-	if r.rows, err = newRowCiter(ctx, db); err != nil {
+	if r.rows, err = newRowCiter(ctx, db, fs); err != nil {
 		return nil, err
 	}
 	return r, r.markNoBills(ctx, db)
@@ -255,10 +255,16 @@ func itemised(f *ledger.Finding, cost func(ledger.Evidence) (decimal.Decimal, bo
 }
 
 // evidenceText renders the evidence as file:row references separated by
-// semicolons, all of them (CSV and TSV).
-func evidenceText(ev []ledger.Evidence) string {
+// semicolons, all of them (CSV and TSV); a fetched line is cited as
+// import#line-id (api:tencentcloud/DescribeBillDetail?…#2026…/GPU) when
+// cite knows its line id.
+func evidenceText(ev []ledger.Evidence, cite *rowCiter) string {
 	refs := make([]string, len(ev))
 	for i, e := range ev {
+		if id := cite.lineID(e.LineItemID); id != "" {
+			refs[i] = e.File + "#" + id
+			continue
+		}
 		refs[i] = e.File + ":" + strconv.Itoa(e.Row)
 	}
 	return strings.Join(refs, ";")
@@ -466,13 +472,16 @@ const maxRangesShown = 8
 // evidenceSummary renders the evidence for humans: per file (in the order
 // the files are first cited), the path as stored, rendered by path, then
 // its rows compressed into ranges and, for more than one row, their count.
-func evidenceSummary(ev []ledger.Evidence, lang string, path func(string) string, cite rowCiter) string {
+func evidenceSummary(ev []ledger.Evidence, lang string, path func(string) string, cite *rowCiter) string {
 	return strings.Join(evidenceParts(ev, lang, path, cite), tr(lang, "find.file_sep"))
 }
 
 // evidenceParts is evidenceSummary's list before it is joined: one entry per file.
-func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string, cite rowCiter) []string {
-	part := func(f string, rows []int) string {
+func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string, cite *rowCiter) []string {
+	part := func(f string, rows []int, ids []int64) string {
+		if text, ok := cite.apiCite(f, ids, lang); ok {
+			return text
+		}
 		sheet, _ := cite.rows(f, rows)
 		text, n := compressSortedRows(rows, maxRangesShown)
 		if sheet != "" {
@@ -485,15 +494,17 @@ func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string, 
 	}
 	var parts, files []string
 	rows := map[string][]int{}
+	ids := map[string][]int64{}
 	for _, e := range ev {
 		if _, ok := rows[e.File]; !ok {
 			files = append(files, e.File)
 		}
 		rows[e.File] = append(rows[e.File], e.Row)
+		ids[e.File] = append(ids[e.File], e.LineItemID)
 	}
 	for _, f := range files {
 		slices.Sort(rows[f])
-		parts = append(parts, part(f, rows[f]))
+		parts = append(parts, part(f, rows[f], ids[f]))
 	}
 	return parts
 }
@@ -656,7 +667,7 @@ func (r *FindingsReport) flatGrid(opts WriteOptions) *grid {
 		g.add(e.Fingerprint, e.RuleID, e.Severity, e.Provider, e.ResourceID,
 			formatRFC3339(e.PeriodStart, opts.TZ), formatRFC3339(e.PeriodEnd, opts.TZ), e.Currency,
 			FormatNullMoney(e.AmountAtRisk, e.Currency, true), e.State, e.ReasonZH, e.ReasonEN, e.AdviceZH, e.AdviceEN,
-			evidenceText(e.Evidence))
+			evidenceText(e.Evidence, opts.rows))
 	}
 	return g
 }
@@ -671,6 +682,9 @@ type evidenceJSON struct {
 	File       string `json:"file"`
 	Row        int    `json:"row"`
 	LineItemID int64  `json:"line_item_id"`
+	// LineID is the cloud's own id of a fetched line (an api: import);
+	// absent for a file's row.
+	LineID string `json:"line_id,omitempty"`
 }
 
 // findingJSON is a finding's JSON.
@@ -699,7 +713,8 @@ func findingJSONOf(e *FindingEntry, opts WriteOptions) findingJSON {
 		Currency: e.Currency, ReasonZH: e.ReasonZH, ReasonEN: e.ReasonEN, AdviceZH: e.AdviceZH,
 		AdviceEN: e.AdviceEN, Evidence: make([]evidenceJSON, 0, len(e.Evidence)), State: e.State}
 	for _, ev := range e.Evidence {
-		j.Evidence = append(j.Evidence, evidenceJSON{File: ev.File, Row: ev.Row, LineItemID: ev.LineItemID})
+		j.Evidence = append(j.Evidence, evidenceJSON{File: ev.File, Row: ev.Row, LineItemID: ev.LineItemID,
+			LineID: opts.rows.lineID(ev.LineItemID)})
 	}
 	return j
 }
@@ -796,7 +811,7 @@ func (r *FindingsReport) document(opts WriteOptions) *document {
 				formatRFC3339(e.PeriodStart, opts.TZ), formatRFC3339(e.PeriodEnd, opts.TZ), e.Currency,
 				FormatNullMoney(e.AmountAtRisk, e.Currency, exact), FormatNullMoney(e.Counted, e.Currency, exact),
 				trOr(lang, "state.", e.State), pick(lang, e.ReasonZH, e.ReasonEN), pick(lang, e.AdviceZH, e.AdviceEN),
-				evidenceText(e.Evidence), e.Fingerprint)
+				evidenceText(e.Evidence, opts.rows), e.Fingerprint)
 		}
 		doc.sections = append(doc.sections, section{key: "findings", title: tr(lang, "title.findings"), grid: g,
 			empty: r.emptyText(lang)})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gpubill/gpubill/ledger"
 )
@@ -13,23 +14,60 @@ import (
 // spreadsheet, from the imports' row mappings (ledger.Import.RowOf). A path
 // imported several times with different mappings, or never mapped (an
 // import made before migration 0011), keeps its record numbers.
-type rowCiter map[string]*ledger.Import
+//
+// Evidence from fetched lines (an api: import) has no file to open: it is
+// cited by the API and the vendor's own line id (ledger.LineIDColumn),
+// read from the cited lines' raw cells.
+type rowCiter struct {
+	imports map[string]*ledger.Import
+	lineIDs map[int64]string // line item id → the vendor's line id, for api: evidence
+}
 
-// newRowCiter reads the imports of db into a rowCiter.
-func newRowCiter(ctx context.Context, db *ledger.DB) (rowCiter, error) {
+// newRowCiter reads the imports of db into a rowCiter, and the line ids of
+// the api: lines that fs cite.
+func newRowCiter(ctx context.Context, db *ledger.DB, fs []ledger.Finding) (*rowCiter, error) {
 	ims, err := db.Imports(ctx, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reports: findings: %w", err)
 	}
-	c := rowCiter{}
+	c := &rowCiter{imports: map[string]*ledger.Import{}}
 	for i := range ims {
 		im := &ims[i]
-		prev, seen := c[im.Path]
+		prev, seen := c.imports[im.Path]
 		switch {
 		case !seen:
-			c[im.Path] = im
+			c.imports[im.Path] = im
 		case prev != nil && !sameRowMapping(prev, im):
-			c[im.Path] = nil
+			c.imports[im.Path] = nil
+		}
+	}
+	cited := map[int64]bool{}
+	apiPaths := map[string]bool{}
+	for i := range fs {
+		for _, e := range fs[i].Evidence {
+			if _, _, ok := ledger.APIImport(e.File); ok {
+				cited[e.LineItemID], apiPaths[e.File] = true, true
+			}
+		}
+	}
+	if len(cited) == 0 {
+		return c, nil
+	}
+	c.lineIDs = map[int64]string{}
+	for i := range ims {
+		im := &ims[i]
+		col := slices.Index(im.Header, ledger.LineIDColumn)
+		if !apiPaths[im.Path] || col < 0 {
+			continue
+		}
+		err := db.EachLineItem(ctx, ledger.Filter{ImportID: im.ID, Unordered: true}, func(li *ledger.LineItem) error {
+			if cited[li.ID] && col < len(li.Raw) && li.Raw[col] != "" {
+				c.lineIDs[li.ID] = li.Raw[col]
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reports: findings: line ids of %s: %w", im.Path, err)
 		}
 	}
 	return c, nil
@@ -42,8 +80,11 @@ func sameRowMapping(a, b *ledger.Import) bool {
 // rows maps the records of file to spreadsheet rows in place, and returns
 // the sheet to cite them on ("" for a CSV file); ok is false where file
 // has no single mapping, and records are then left as they are.
-func (c rowCiter) rows(file string, records []int) (sheet string, ok bool) {
-	im := c[file]
+func (c *rowCiter) rows(file string, records []int) (sheet string, ok bool) {
+	if c == nil {
+		return "", false
+	}
+	im := c.imports[file]
 	if im == nil || !im.RowMapped {
 		return "", false
 	}
@@ -57,4 +98,44 @@ func (c rowCiter) rows(file string, records []int) (sheet string, ok bool) {
 	}
 	copy(records, shown)
 	return im.Sheet, true
+}
+
+// lineID is the vendor's id of the fetched line item id, "" when the
+// evidence is a file's row or the line carries none.
+func (c *rowCiter) lineID(id int64) string {
+	if c == nil {
+		return ""
+	}
+	return c.lineIDs[id]
+}
+
+// apiCite renders the evidence of an api: import for people: the cloud,
+// the API and the lines' ids ("腾讯云 API DescribeBillDetail · 明细 ID
+// 2026…/GPU"), at most maxRangesShown of them, then "…" and their count;
+// ok is false when path is no api: import or a line lacks its id.
+func (c *rowCiter) apiCite(path string, ids []int64, lang string) (string, bool) {
+	provider, api, ok := ledger.APIImport(path)
+	if !ok || len(ids) == 0 {
+		return "", false
+	}
+	var lines []string
+	seen := map[string]bool{}
+	for _, id := range ids {
+		l := c.lineID(id)
+		if l == "" {
+			return "", false
+		}
+		if !seen[l] {
+			seen[l] = true
+			lines = append(lines, l)
+		}
+	}
+	n := len(lines)
+	if n > maxRangesShown {
+		lines = append(lines[:maxRangesShown], "…")
+	}
+	if n == 1 {
+		return fmt.Sprintf(tr(lang, "find.api_line"), ledger.ProviderName(provider, lang), api, lines[0]), true
+	}
+	return fmt.Sprintf(tr(lang, "find.api_lines"), ledger.ProviderName(provider, lang), api, strings.Join(lines, ", "), n), true
 }

@@ -231,7 +231,7 @@ func TestEvidenceText(t *testing.T) {
 		{"none", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := evidenceText(tc.ev); got != tc.want {
+			if got := evidenceText(tc.ev, nil); got != tc.want {
 				t.Errorf("got %q want %q", got, tc.want)
 			}
 		})

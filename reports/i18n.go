@@ -28,6 +28,8 @@ var messages = map[string][2]string{ // key → {zh, en}
 	"find.row":         {"第 %s 行", "row %s"},
 	"find.rows":        {"第 %s 行（共 %d 行）", "rows %s (%d rows)"},
 	"find.file_sep":    {"；", "; "},
+	"find.api_line":    {"%s API %s · 明细 ID %s", "%s API %s · line %s"},
+	"find.api_lines":   {"%s API %s · 明细 ID %s（共 %d 条）", "%s API %s · lines %s (%d lines)"},
 
 	// column headers
 	"col.provider":      {"平台", "Provider"},

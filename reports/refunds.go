@@ -244,7 +244,6 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	var evIDs []int64
 	for i := range claims {
 		claims[i].Account = refundAccount(claims[i].items)
-		claims[i].citeRows(s.items, byImport)
 		for _, e := range claims[i].Evidence {
 			evIDs = append(evIDs, e.LineItemID)
 		}
@@ -252,6 +251,9 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	raw, err := db.RawCells(ctx, evIDs)
 	if err != nil {
 		return nil, fmt.Errorf("reports: refunds: %w", err)
+	}
+	for i := range claims {
+		claims[i].citeRows(s.items, byImport, raw)
 	}
 	for i := range claims {
 		claims[i].findPlatformIDs(s.items, byImport, raw)

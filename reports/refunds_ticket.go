@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,15 +66,19 @@ func claimTitle(lang, rule string) string { return tr(lang, "rule."+rule) }
 // workbook, and the spreadsheet row (title and header rows count); or, for
 // an import that recorded no row mapping (made before migration 0011), the
 // record number after the header, labelled as such.
+//
+// A fetched line (an api: import) is cited by the vendor's own line id
+// (line), with file holding the import's API name.
 type rowCite struct {
 	file, sheet string
 	row         int
 	record      bool
+	line        string
 }
 
 // citeRows fills c.cites from its evidence and c.template, from the imports
-// of its line items.
-func (c *RefundClaim) citeRows(items map[int64]*ledger.LineItem, imports map[int64]*ledger.Import) {
+// of its line items and, for fetched lines, their raw cells (the line id).
+func (c *RefundClaim) citeRows(items map[int64]*ledger.LineItem, imports map[int64]*ledger.Import, raw map[int64][]string) {
 	c.cites = c.cites[:0]
 	c.template = len(c.Evidence) > 0
 	for _, e := range c.Evidence {
@@ -81,6 +86,14 @@ func (c *RefundClaim) citeRows(items map[int64]*ledger.LineItem, imports map[int
 		var im *ledger.Import
 		if li := items[e.LineItemID]; li != nil {
 			im = imports[li.ImportID]
+		}
+		if _, _, ok := ledger.APIImport(e.File); ok && im != nil {
+			if col := slices.Index(im.Header, ledger.LineIDColumn); col >= 0 && col < len(raw[e.LineItemID]) && raw[e.LineItemID][col] != "" {
+				rc = rowCite{file: e.File, line: raw[e.LineItemID][col]}
+				c.template = false
+				c.cites = append(c.cites, rc)
+				continue
+			}
 		}
 		if im != nil {
 			if row, ok := im.RowOf(e.Row); ok {
@@ -104,10 +117,11 @@ const templateFormat = "gpubill-bill"
 func ticketRows(c *RefundClaim, lang string) string {
 	type key struct {
 		file, sheet string
-		record      bool
+		record, api bool
 	}
 	var keys []key
 	rows := map[key][]int{}
+	lines := map[key][]string{}
 	cites := c.cites
 	if len(cites) == 0 && len(c.Evidence) > 0 { // not filled by Refunds (tests)
 		for _, e := range c.Evidence {
@@ -115,14 +129,32 @@ func ticketRows(c *RefundClaim, lang string) string {
 		}
 	}
 	for _, rc := range cites {
-		k := key{rc.file, rc.sheet, rc.record}
-		if _, ok := rows[k]; !ok {
+		k := key{rc.file, rc.sheet, rc.record, rc.line != ""}
+		_, seen := rows[k]
+		if _, ok := lines[k]; !ok && !seen {
 			keys = append(keys, k)
+		}
+		if k.api {
+			if !slices.Contains(lines[k], rc.line) {
+				lines[k] = append(lines[k], rc.line)
+			}
+			continue
 		}
 		rows[k] = append(rows[k], rc.row)
 	}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
+		if k.api {
+			provider, api, _ := ledger.APIImport(k.file)
+			ls := lines[k]
+			if len(ls) == 1 {
+				parts[i] = fmt.Sprintf(tr(lang, "find.api_line"), ledger.ProviderName(provider, lang), api, ls[0])
+			} else {
+				parts[i] = fmt.Sprintf(tr(lang, "find.api_lines"), ledger.ProviderName(provider, lang), api,
+					strings.Join(ls, pick(lang, "、", ", ")), len(ls))
+			}
+			continue
+		}
 		text, n := compressRows(rows[k], 0)
 		var format string
 		switch {

@@ -70,7 +70,7 @@ func TestTicketRows(t *testing.T) {
 		{"old import", []ledger.Evidence{ev(5, "/home/u/bills/old.csv", 9)}, "en", "old.csv record 9 after the header", false},
 	} {
 		c := &RefundClaim{Evidence: tc.evidence}
-		c.citeRows(items, imports)
+		c.citeRows(items, imports, nil)
 		if got := ticketRows(c, tc.lang); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
@@ -118,5 +118,35 @@ func TestTicketTotalFoots(t *testing.T) {
 	text := p.ticket("en", "2026-10", "lab", "CNY", d("2.01"), cs, ledger.DefaultTZ())
 	if strings.Count(text, "¥1.01 too much") != 2 || !strings.Contains(text, "In all ¥2.02.") {
 		t.Errorf("ticket %q: want two items of ¥1.01 and a total of ¥2.02", text)
+	}
+}
+
+// TestTicketCitesAPILines: a ticket cites fetched lines by the cloud, the
+// API and the vendor's line ids (each once), beside a file's rows; a
+// fetched line without an id keeps its record number.
+func TestTicketCitesAPILines(t *testing.T) {
+	api := "api:tencentcloud/DescribeBillDetail?account=main&month=2026-10"
+	items := map[int64]*ledger.LineItem{1: {ImportID: 1}, 2: {ImportID: 1}, 3: {ImportID: 1}, 4: {ImportID: 2}}
+	imports := map[int64]*ledger.Import{
+		1: {ID: 1, Path: api, Header: []string{"BillId", ledger.LineIDColumn}, RowMapped: true, HeaderRow: 1},
+		2: {ID: 2, Path: "/b/tencent.csv", HeaderRow: 1, RowMapped: true},
+	}
+	raw := map[int64][]string{1: {"B1", "B1/GPU"}, 2: {"B2", "B2/GPU"}, 3: {"B2", "B2/GPU"}}
+	ev := []ledger.Evidence{{LineItemID: 1, File: api, Row: 1}, {LineItemID: 2, File: api, Row: 2}, {LineItemID: 3, File: api, Row: 3},
+		{LineItemID: 4, File: "/b/tencent.csv", Row: 5}}
+	for _, tc := range []struct{ lang, want string }{
+		{"zh", "腾讯云 API DescribeBillDetail · 明细 ID B1/GPU、B2/GPU（共 2 条），tencent.csv 第 6 行"},
+		{"en", "Tencent Cloud API DescribeBillDetail · lines B1/GPU, B2/GPU (2 lines), tencent.csv row 6"},
+	} {
+		c := &RefundClaim{Evidence: ev}
+		c.citeRows(items, imports, raw)
+		if got := ticketRows(c, tc.lang); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.lang, got, tc.want)
+		}
+	}
+	c := &RefundClaim{Evidence: ev[:1]}
+	c.citeRows(items, imports, nil)
+	if got, want := ticketRows(c, "en"), "DescribeBillDetail?account=main&month=2026-10 row 2"; got != want { // as before line ids
+		t.Errorf("no line id: got %q, want %q", got, want)
 	}
 }

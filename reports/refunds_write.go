@@ -341,7 +341,7 @@ func (r *RefundsReport) document(opts WriteOptions) *document {
 			}
 			claims.add(name, c.Account, rule, c.ResourceID, instTimeCell(c.PeriodStart, opts), instTimeCell(c.PeriodEnd, opts),
 				c.Currency, FormatMoney(c.Amount, c.Currency, exact), FormatMoney(c.Counted, c.Currency, exact),
-				c.Fingerprint, state, evidenceText(c.Evidence))
+				c.Fingerprint, state, evidenceText(c.Evidence, nil))
 		}
 		for k, s := range refundPickList(lang, p.StepsZH, p.StepsEN) {
 			steps.add(name, strconv.Itoa(k+1), s)

@@ -28,7 +28,7 @@ type WriteOptions struct {
 	Format string         // one of Formats; "" = table
 	Lang   string         // "zh" or "en"; "" = zh
 	TZ     *time.Location // zone for times; nil = Asia/Shanghai
-	rows   rowCiter       // set by FindingsReport.Write (findings_rows.go)
+	rows   *rowCiter      // set by FindingsReport.Write (findings_rows.go)
 }
 
 // normalize fills the defaults and rejects unknown values.

@@ -29,19 +29,22 @@ func (a *app) fetchCommand() *cobra.Command {
 	var o fetchOptions
 	cmd := &cobra.Command{
 		Use:   "fetch PROVIDER | fetch --all",
-		Short: "Pull a month of bill lines by API (腾讯云, 阿里云, 火山引擎) / 通过 API 拉取账单",
+		Short: "Pull a month of bill lines by API (腾讯云, 阿里云, 火山引擎, 华为云) / 通过 API 拉取账单",
 		Long: `Pull a month of bill detail lines from a cloud's billing API into the ledger, through the
 same mapping as that cloud's exported CSV: fetching a month and importing its CSV store each
 line once. One transaction per month and account: a failure on any page writes nothing, and
 a re-run adds nothing. A month whose bill is not final yet (before the 4th of the next month)
-is stored as provisional and replaced by the next fetch of it.
+(华为云: 10:00 on the 4th) is stored as provisional and replaced by the next fetch of it.
 
   tencentcloud  DescribeBillDetail    keys: TENCENTCLOUD_SECRET_ID, TENCENTCLOUD_SECRET_KEY
   aliyun        DescribeInstanceBill  keys: ALIBABA_CLOUD_ACCESS_KEY_ID, ALIBABA_CLOUD_ACCESS_KEY_SECRET
   volcengine    ListBillDetail        keys: VOLCENGINE_ACCESS_KEY, VOLCENGINE_SECRET_KEY
+  huaweicloud   ListCustomerselfResourceRecords
+                                      keys: HUAWEICLOUD_SDK_AK, HUAWEICLOUD_SDK_SK
+                                      (and HUAWEICLOUD_SDK_DOMAIN_ID, the account ID, sent as X-Domain-Id)
 
 Keys come from those variables, or from [[account]] tables of the config file (name,
-provider, key_id, secret, endpoint); a config file that holds a secret must be mode 0600.
+provider, key_id, secret, endpoint; 华为云 also domain_id, project_id); a config file that holds a secret must be mode 0600.
 Secrets are never printed, logged or stored. --month defaults to the previous month.
 
 通过云厂商账单 API 拉取一个月的明细账单，映射与导入该厂商 CSV 相同（两种方式不会重复记账）；

@@ -19,7 +19,7 @@ import (
 // vendor's environment variables, and sets FAKE_URL to it.
 func cmdFakeCloud(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
-		ts.Fatalf("usage: fakecloud tencentcloud|aliyun|volcengine MONTH FILE.json")
+		ts.Fatalf("usage: fakecloud tencentcloud|aliyun|volcengine|huaweicloud MONTH FILE.json")
 	}
 	var data []map[string]any
 	d := json.NewDecoder(strings.NewReader(ts.ReadFile(args[2])))
@@ -38,6 +38,10 @@ func cmdFakeCloud(ts *testscript.TestScript, neg bool, args []string) {
 	case "volcengine":
 		srv = httptest.NewServer(&fetchtest.Volcengine{AccessKey: ts.Getenv("VOLCENGINE_ACCESS_KEY"),
 			SecretKey: ts.Getenv("VOLCENGINE_SECRET_KEY"), BillPeriod: args[1], Items: data, PageSize: 10})
+	case "huaweicloud":
+		srv = httptest.NewServer(&fetchtest.Huawei{AK: ts.Getenv("HUAWEICLOUD_SDK_AK"), SK: ts.Getenv("HUAWEICLOUD_SDK_SK"),
+			DomainID: ts.Getenv("HUAWEICLOUD_SDK_DOMAIN_ID"), Cycle: args[1], Records: data, PageSize: 10,
+			Measures: map[int]string{4: "小时", 10: "GB*小时"}})
 	default:
 		ts.Fatalf("fakecloud: unknown provider %s", args[0])
 	}

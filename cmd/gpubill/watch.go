@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -60,6 +61,8 @@ the GPU platforms without an instance API too; each alert states how old its dat
   tencentcloud  CVM DescribeInstances  (live; no start time in the API: the first poll that saw it running counts)
   aliyun        ECS DescribeInstances  (live; the API's StartTime)
   volcengine    ECS DescribeInstances  (live; no start time, no GPU model: the price stays unknown)
+  huaweicloud   ECS ListServersDetails (live; no last start time: the first poll that saw it running
+                counts; needs the region's project ID, HUAWEICLOUD_SDK_PROJECT_ID or project_id)
 
 Keys and --endpoint as for gpubill fetch; an [[account]] may name its region. Each alert is
 sent once, again only when it escalates (severity up, or at high each further severity_high of
@@ -112,7 +115,7 @@ func (a *app) watchAccounts(o watchOptions, args []string, ledgerOnly bool) ([]f
 				return nil, err
 			}
 			if !slices.Contains(fetch.InstanceProviders(), accts[0].Provider) {
-				return nil, a.fetchUsage("watch 暂不支持 %s（可用：tencentcloud、aliyun、volcengine）", "watch does not list %s instances yet (tencentcloud, aliyun, volcengine)", p)
+				return nil, a.fetchUsage("watch 暂不支持 %s（可用：%s）", "watch does not list %s instances yet (%s)", p, strings.Join(fetch.InstanceProviders(), ", "))
 			}
 			out = append(out, accts...)
 		}

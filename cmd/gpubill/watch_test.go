@@ -30,14 +30,15 @@ func scriptClock(ts *testscript.TestScript) *atomic.Value {
 	return v.(*atomic.Value)
 }
 
-// cmdFakeInstances is `fakeinstances tencentcloud|aliyun FILE.json NOW`:
+// cmdFakeInstances is `fakeinstances tencentcloud|aliyun|huaweicloud FILE.json NOW`:
 // it serves the instances of FILE (fetchtest.Instance objects) from a fake
-// CVM (ap-guangzhou) or ECS (cn-hangzhou) API at FAKE_URL, with the keys of
+// CVM (ap-guangzhou), ECS (cn-hangzhou) or 华为云 ECS (the project of
+// HUAWEICLOUD_SDK_PROJECT_ID) API at FAKE_URL, with the keys of
 // the vendor's variables, and sets the fakes' clock and $NOW to NOW. Run
 // again with only NOW (`fakeinstances now TIME`) to move the clock.
 func cmdFakeInstances(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
-		ts.Fatalf("usage: fakeinstances tencentcloud|aliyun FILE.json NOW | fakeinstances now NOW")
+		ts.Fatalf("usage: fakeinstances tencentcloud|aliyun|huaweicloud FILE.json NOW | fakeinstances now NOW")
 	}
 	now, err := time.Parse(time.RFC3339, args[len(args)-1])
 	if err != nil {
@@ -60,6 +61,8 @@ func cmdFakeInstances(ts *testscript.TestScript, neg bool, args []string) {
 		srv = httptest.NewServer(fetchtest.NewCVM(ts.Getenv("TENCENTCLOUD_SECRET_ID"), ts.Getenv("TENCENTCLOUD_SECRET_KEY"), "ap-guangzhou", fakeNow, ins...))
 	case "aliyun":
 		srv = httptest.NewServer(fetchtest.NewECS(ts.Getenv("ALIBABA_CLOUD_ACCESS_KEY_ID"), ts.Getenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET"), "cn-hangzhou", fakeNow, ins...))
+	case "huaweicloud":
+		srv = httptest.NewServer(fetchtest.NewHuaweiECS(ts.Getenv("HUAWEICLOUD_SDK_AK"), ts.Getenv("HUAWEICLOUD_SDK_SK"), ts.Getenv("HUAWEICLOUD_SDK_PROJECT_ID"), fakeNow, ins...))
 	default:
 		ts.Fatalf("fakeinstances: unknown provider %s", args[0])
 	}

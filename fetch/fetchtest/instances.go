@@ -336,3 +336,74 @@ func (f *VolcECS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	send(200, map[string]any{"ResponseMetadata": meta, "Result": map[string]any{"Instances": list, "NextToken": next,
 		"TotalCount": len(ins)}})
 }
+
+// HuaweiECS is a fake 华为云 ECS ListServersDetails (GET
+// /v1/{project_id}/cloudservers/detail) for one project, signed with
+// SDK-HMAC-SHA256; paged by offset (page number from 1) / limit.
+type HuaweiECS struct {
+	AK, SK, ProjectID string
+	instances
+}
+
+// NewHuaweiECS is a HuaweiECS fake with a script and a clock.
+func NewHuaweiECS(ak, sk, project string, now func() time.Time, ins ...Instance) *HuaweiECS {
+	return &HuaweiECS{AK: ak, SK: sk, ProjectID: project, instances: instances{Instances: ins, Now: now}}
+}
+
+func (f *HuaweiECS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	reqID := fmt.Sprintf("fakehwecs%06d", f.count())
+	body, _ := io.ReadAll(r.Body)
+	if status, code, msg := verifySDKHMAC(r, body, f.AK, f.SK, f.Now); code != "" {
+		huaweiFail(w, status, code, msg, reqID)
+		return
+	}
+	ecsFail := func(status int, code, msg string) {
+		huaweiSend(w, status, map[string]any{"error": map[string]any{"code": code, "message": msg}})
+	}
+	if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/cloudservers/detail") {
+		huaweiFail(w, http.StatusNotFound, "APIGW.0101", "The API does not exist or has not been published in the environment", reqID)
+		return
+	}
+	if r.URL.Path != "/v1/"+f.ProjectID+"/cloudservers/detail" {
+		ecsFail(http.StatusBadRequest, "Ecs.0005", "Request parameter error: project_id does not match the token's project")
+		return
+	}
+	if f.Deny { // the code is this fake's own: the client judges the 403
+		ecsFail(http.StatusForbidden, "Ecs.0319", "Policy doesn't allow ecs:cloudServers:list to be performed.")
+		return
+	}
+	q := r.URL.Query()
+	page, err1 := strconv.Atoi(q.Get("offset"))
+	limit, err2 := strconv.Atoi(q.Get("limit"))
+	if err1 != nil || err2 != nil || page < 0 || limit < 1 || limit > 1000 {
+		ecsFail(http.StatusBadRequest, "Ecs.0005", "Request parameter error: offset or limit")
+		return
+	}
+	if page == 0 {
+		page = 1
+	}
+	if f.PageSize > 0 && f.PageSize < limit {
+		limit = f.PageSize
+	}
+	ins, states, _ := f.listed()
+	servers := []map[string]any{}
+	for i := (page - 1) * limit; i < min(page*limit, len(ins)); i++ {
+		in := ins[i]
+		mode := "0"
+		if in.Prepaid {
+			mode = "1"
+		}
+		flavor := map[string]any{"id": in.Type, "name": in.Type, "vcpus": "8", "ram": "32768", "disk": "0"}
+		if in.GPUCount > 0 {
+			flavor["gpus"] = []map[string]any{{"name": in.GPUModel, "count": in.GPUCount, "memory_mb": 16384}}
+		}
+		servers = append(servers, map[string]any{"id": in.ID, "name": in.Name, "status": huaweiState[states[i]],
+			"created": in.Created.UTC().Format(time.RFC3339), "flavor": flavor,
+			"metadata":               map[string]any{"charging_mode": mode, "metering.resourcespeccode": in.Type},
+			"OS-SRV-USG:launched_at": in.Created.UTC().Format("2006-01-02T15:04:05.000000"),
+			"tenant_id":              f.ProjectID})
+	}
+	huaweiSend(w, http.StatusOK, map[string]any{"count": len(ins), "servers": servers})
+}
+
+var huaweiState = map[string]string{"running": "ACTIVE", "stopped": "SHUTOFF", "starting": "BUILD", "stopping": "ACTIVE"}
