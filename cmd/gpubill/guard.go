@@ -11,7 +11,6 @@ import (
 
 	"github.com/gpubill/gpubill/guard"
 	"github.com/gpubill/gpubill/ledger"
-	"github.com/gpubill/gpubill/watch"
 )
 
 type guardOptions struct {
@@ -75,16 +74,9 @@ func (a *app) runGuard(ctx context.Context, o guardOptions) error {
 	if o.provider != "" && ledger.ProviderRank(o.provider) >= len(ledger.Providers) {
 		return a.fetchUsage("--provider %q 不是已知平台", "--provider %q is not a known platform", o.provider)
 	}
-	var ns []watch.Notifier
-	if o.exec != "" {
-		ns = append(ns, watch.Exec{Command: o.exec})
-	}
-	if p := a.configPath(); p != "" {
-		more, err := watch.LoadNotifiers(p)
-		if err != nil {
-			return err
-		}
-		ns = append(ns, more...)
+	ns, err := a.notifiers(o.exec)
+	if err != nil {
+		return err
 	}
 	marker := o.marker
 	switch marker {
@@ -97,7 +89,7 @@ func (a *app) runGuard(ctx context.Context, o guardOptions) error {
 	if lang != "zh" {
 		lang = "en"
 	}
-	_, err := guard.Run(ctx, guard.Options{Idle: o.idle, Max: o.max, Interval: o.interval, Grace: o.grace, Then: o.then,
+	_, err = guard.Run(ctx, guard.Options{Idle: o.idle, Max: o.max, Interval: o.interval, Grace: o.grace, Then: o.then,
 		PID: o.pid, Process: o.process, IdleBelow: o.idleBelow, NvidiaSMI: o.nvidiaSMI, Notifiers: ns, Marker: marker,
 		Log: a.stderr, Lang: lang, Provider: o.provider})
 	var ge *guard.Error

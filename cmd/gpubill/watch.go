@@ -201,16 +201,9 @@ func (a *app) runWatch(ctx context.Context, o watchOptions, args []string) error
 	if err != nil {
 		return err
 	}
-	var ns []watch.Notifier
-	if o.exec != "" {
-		ns = append(ns, watch.Exec{Command: o.exec})
-	}
-	if p := a.configPath(); p != "" {
-		more, err := watch.LoadNotifiers(p)
-		if err != nil {
-			return err
-		}
-		ns = append(ns, more...)
+	ns, err := a.notifiers(o.exec)
+	if err != nil {
+		return err
 	}
 	db, err := a.openLedger(ctx)
 	if err != nil {
@@ -352,4 +345,20 @@ func nonNilL(a []watch.LedgerSource) []watch.LedgerSource {
 		return []watch.LedgerSource{}
 	}
 	return a
+}
+
+// notifiers are the --exec command, if any, then the config's notifiers.
+func (a *app) notifiers(exec string) ([]watch.Notifier, error) {
+	var ns []watch.Notifier
+	if exec != "" {
+		ns = append(ns, watch.Exec{Command: exec})
+	}
+	if p := a.configPath(); p != "" {
+		more, err := watch.LoadNotifiers(p)
+		if err != nil {
+			return nil, err
+		}
+		ns = append(ns, more...)
+	}
+	return ns, nil
 }
