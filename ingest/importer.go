@@ -250,7 +250,7 @@ func importContent(ctx context.Context, db *ledger.DB, path, sum string, size in
 			if db == nil {
 				st = discardStore{}
 			} else {
-				if itx, err = db.BeginImport(ctx); err != nil {
+				if itx, err = db.BeginImportWith(ctx, ledger.ImportOptions{Bulk: size >= bulkMinBytes}); err != nil {
 					closeTable(t)
 					return err
 				}

@@ -10,7 +10,8 @@
 //
 // Safety: files are created 0600 in a 0700 folder. A writer that finds
 // another gpubill writing waits for it (safety.go); readers never wait
-// (WAL). Doctor checks a ledger without changing it;
+// (WAL), except during a bulk import into a ledger without line items
+// (ImportOptions.Bulk). Doctor checks a ledger without changing it;
 // DB.Backup writes a consistent, checked copy.
 //
 // Two hot paths run on a connection of their own without database/sql

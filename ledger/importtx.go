@@ -21,23 +21,79 @@ type ImportTx struct {
 	c        *liteConn
 	inserts  map[insertShape]string // multi-row INSERTs by row count and omitted columns
 	deferred []string               // CREATE INDEX statements to run again before commit
+	// rollbackJournal: the ledger left WAL for this import (ImportOptions.Bulk).
+	rollbackJournal bool
 	// ends is the latest charge period end per provider of the rows written
 	// (data_ends.go).
 	ends map[string]string
 }
 
+// ImportOptions tune the transaction of one import.
+type ImportOptions struct {
+	// Bulk marks a big file. Into a ledger without line items, its
+	// transaction is written with a rollback journal instead of the WAL: the
+	// pages of a new ledger then reach the disk once, not twice (WAL, then
+	// checkpoint). The ledger goes back to WAL when the transaction ends
+	// (or, after a crash, when it is next opened); meanwhile other
+	// connections wait for it: an empty ledger has nothing to miss.
+	Bulk bool
+}
+
 // BeginImport starts the transaction of one file, waiting for another
 // writer as the ledger's other write transactions do.
 func (db *DB) BeginImport(ctx context.Context) (*ImportTx, error) {
+	return db.BeginImportWith(ctx, ImportOptions{})
+}
+
+// BeginImportWith is BeginImport with options.
+func (db *DB) BeginImportWith(ctx context.Context, opts ImportOptions) (*ImportTx, error) {
 	c, err := openLite(db.path, sqlite.OpenReadWrite)
 	if err != nil {
 		return nil, err
 	}
+	t := &ImportTx{c: c, inserts: map[insertShape]string{}}
+	if opts.Bulk {
+		t.rollbackJournal = db.leaveWAL(ctx, c)
+	}
 	if err := c.begin(ctx, &db.wait); err != nil {
+		t.restoreWAL()
 		c.close()
 		return nil, fmt.Errorf("ledger: begin import: %w", err)
 	}
-	return &ImportTx{c: c, inserts: map[insertShape]string{}}, nil
+	return t, nil
+}
+
+// leaveWAL switches the ledger to a rollback journal if it holds no line
+// items and no other connection has it open, and reports whether it did.
+func (db *DB) leaveWAL(ctx context.Context, c *liteConn) bool {
+	var empty bool
+	if err := c.query(ctx, `SELECT NOT EXISTS (SELECT 1 FROM line_items)`, nil, func(r Row) error {
+		empty = r.Int64(0) == 1
+		return nil
+	}); err != nil || !empty {
+		return false
+	}
+	// An idle connection of the pool keeps the WAL open, which forbids
+	// leaving it: close them (the pool opens new ones when needed).
+	db.sql.SetMaxIdleConns(0)
+	defer db.sql.SetMaxIdleConns(2) // database/sql's default
+	var mode string
+	if err := c.query(ctx, `PRAGMA journal_mode = DELETE`, nil, func(r Row) error {
+		mode = r.Text(0)
+		return nil
+	}); err != nil {
+		return false
+	}
+	return mode == "delete"
+}
+
+// restoreWAL puts the ledger back in WAL mode after a rollback-journal
+// import. A failure is left for the next Open, which sets WAL again.
+func (t *ImportTx) restoreWAL() {
+	if t.rollbackJournal {
+		t.rollbackJournal = false
+		_ = t.c.query(context.Background(), `PRAGMA journal_mode = WAL`, nil, func(Row) error { return nil })
+	}
 }
 
 // AddImport records one imported table and sets imp.ID; rows written for it
@@ -157,6 +213,7 @@ func (t *ImportTx) Commit() error {
 		t.rollback()
 		return fmt.Errorf("ledger: commit import: %w", err)
 	}
+	t.restoreWAL()
 	return nil
 }
 
@@ -168,6 +225,7 @@ func (t *ImportTx) Rollback() error {
 }
 
 func (t *ImportTx) rollback() error {
+	defer t.restoreWAL()
 	if !t.c.inTx() {
 		return nil // SQLite rolled back already (after some errors)
 	}

@@ -68,7 +68,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // already exists is the user's and is left as it is.
 //
 // Concurrency: several processes may open the same ledger. Readers never
-// wait (WAL). A write transaction (BEGIN IMMEDIATE) that finds another
+// wait (WAL), except for a bulk import into a ledger without line items,
+// which runs on a rollback journal (ImportOptions.Bulk). A write transaction (BEGIN IMMEDIATE) that finds another
 // writer waits for it without a time limit (safety.go), calling
 // opts.OnWait once, instead of failing with "database is locked".
 func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
@@ -106,7 +107,9 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.sql = sdb
 	db.wait.onWait = opts.OnWait
 	// WAL is a property of the file: set here once, not by every new
-	// connection; a ledger busy with another writer is in WAL already.
+	// connection, so that opening does not fail while a bulk import holds
+	// the ledger in a rollback journal (ImportOptions.Bulk); that import
+	// restores WAL itself when it ends.
 	if _, err := sdb.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil && !IsBusy(err) {
 		sdb.Close()
 		return nil, fmt.Errorf("ledger: open %s: %w", path, err)

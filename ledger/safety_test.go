@@ -488,3 +488,52 @@ func TestNewerLedgerIsRefused(t *testing.T) {
 		t.Errorf("got %v, want a refusal asking to upgrade gpubill", err)
 	}
 }
+
+// A bulk import into a ledger without line items leaves WAL for its
+// transaction and comes back to it, whether it commits or rolls back; into
+// a ledger that holds line items it stays in WAL.
+func TestBulkImportUsesARollbackJournalOnlyIntoAnEmptyLedger(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	mode := func() string {
+		var m string
+		if err := db.SQL().QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for i, commit := range []bool{false, true, true} {
+		tx, err := db.BeginImportWith(ctx, ImportOptions{Bulk: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := i < 2; tx.rollbackJournal != want {
+			t.Errorf("import %d: rollback journal %v, want %v", i, tx.rollbackJournal, want)
+		}
+		imp := &Import{Path: fmt.Sprintf("bulk%d.csv", i), SHA256: "01", Format: "test"}
+		if err := tx.AddImport(ctx, imp); err != nil {
+			t.Fatal(err)
+		}
+		it := item(fmt.Sprintf("bulk-%d", i), "1.00")
+		it.ImportID = imp.ID
+		if _, err := tx.InsertLineItems(ctx, []LineItem{it}); err != nil {
+			t.Fatal(err)
+		}
+		if commit {
+			err = tx.Commit()
+		} else {
+			err = tx.Rollback()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := mode(); m != "wal" {
+			t.Errorf("import %d (commit %v): journal mode %s after it, want wal", i, commit, m)
+		}
+		var n int
+		db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM line_items`).Scan(&n)
+		if want := i; n != want {
+			t.Errorf("import %d (commit %v): %d line items, want %d", i, commit, n, want)
+		}
+	}
+}

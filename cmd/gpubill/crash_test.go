@@ -142,9 +142,9 @@ func TestImportSurvivesSIGKILL(t *testing.T) {
 	killImports(t, true, envInt(t, "GPUBILL_CRASH_KILLS", 8))
 }
 
-// Into a ledger without line items, a big import rebuilds even the unique
-// index at commit (ledger.ImportTx.DeferIndexes): kills must leave that
-// ledger sound and empty too.
+// Into a ledger without line items, a big import runs on a rollback journal
+// instead of the WAL (ledger.ImportOptions): kills must leave that ledger
+// sound and empty too, and back in WAL once it is opened again.
 func TestBulkImportIntoEmptyLedgerSurvivesSIGKILL(t *testing.T) {
 	killImports(t, false, max(envInt(t, "GPUBILL_CRASH_KILLS", 8)/2, 3))
 }
