@@ -364,3 +364,28 @@ func (db *DB) RawCells(ctx context.Context, ids []int64) (map[int64][]string, er
 	}
 	return out, nil
 }
+
+// Owner is who a line item is charged to: its provider, resource and
+// billing account.
+type Owner struct{ Provider, ResourceID, BillingAccountID string }
+
+// ChargedOwners returns, once each, the owners of the items f selects that
+// charge something: not credits, taxes or adjustments, and not negative
+// (a stored amount is negative when it has a minus sign and a digit that
+// is not 0).
+func (db *DB) ChargedOwners(ctx context.Context, f Filter) ([]Owner, error) {
+	where, args := f.where()
+	cond := " li.charge_category NOT IN (?, ?, ?) AND NOT (li.billed_cost LIKE '-%' AND trim(substr(li.billed_cost, 2), '0.') <> '')"
+	if where == "" {
+		where = " WHERE" + cond
+	} else {
+		where += " AND" + cond
+	}
+	args = append(args, CategoryCredit, CategoryTax, CategoryAdjustment)
+	var out []Owner
+	err := db.Scan(ctx, "SELECT DISTINCT li.provider, li.resource_id, li.billing_account_id FROM line_items li"+where, args, func(r Row) error {
+		out = append(out, Owner{r.Text(0), r.Text(1), r.Text(2)})
+		return nil
+	})
+	return out, err
+}
