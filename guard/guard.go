@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -275,12 +274,7 @@ func (g *guard) then(ctx context.Context, reason string, util []int) error {
 	g.logf(t, "执行关机命令：%s", "running the shutdown command: %s", o.Then)
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	var cmd *exec.Cmd
-	if runtime.GOOS == "windows" {
-		cmd = exec.CommandContext(cctx, "cmd", "/C", o.Then)
-	} else {
-		cmd = exec.CommandContext(cctx, "sh", "-c", o.Then)
-	}
+	cmd := watch.ShellCommand(cctx, o.Then)
 	cmd.Env = append(os.Environ(), "GPUBILL_GUARD_REASON="+reason)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -55,12 +55,7 @@ func (e Exec) Send(ctx context.Context, a Alert, lang string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	var cmd *exec.Cmd
-	if runtime.GOOS == "windows" {
-		cmd = exec.CommandContext(ctx, "cmd", "/C", e.Command)
-	} else {
-		cmd = exec.CommandContext(ctx, "sh", "-c", e.Command)
-	}
+	cmd := ShellCommand(ctx, e.Command)
 	cmd.Stdin = bytes.NewReader(append(b, '\n'))
 	cmd.Env = append(hookEnv(), "GPUBILL_ALERT_KIND="+a.Kind, "GPUBILL_ALERT_SEVERITY="+a.Severity, "GPUBILL_LANG="+lang)
 	var stderr bytes.Buffer
@@ -367,4 +362,13 @@ func containsStr(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// ShellCommand runs command through the system's shell: sh -c, or cmd /C on
+// Windows.
+func ShellCommand(ctx context.Context, command string) *exec.Cmd {
+	if runtime.GOOS == "windows" {
+		return exec.CommandContext(ctx, "cmd", "/C", command)
+	}
+	return exec.CommandContext(ctx, "sh", "-c", command)
 }
