@@ -87,22 +87,8 @@ func (f *Aliyun) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		start = n
 	}
-	if ft, ok := f.next(strconv.Itoa(start)); ok {
-		switch {
-		case ft.Throttle:
-			fail(400, "Throttling.User", "Request was denied due to user flow control.")
-			return
-		case ft.Body != "":
-			w.Header().Set("Content-Type", "application/json;charset=utf-8")
-			w.Write([]byte(ft.Body))
-			return
-		case ft.Delay > 0:
-			select {
-			case <-time.After(ft.Delay):
-			case <-r.Context().Done():
-				return
-			}
-		}
+	if f.serve(w, r, strconv.Itoa(start), "application/json;charset=utf-8", func() { fail(400, "Throttling.User", "Request was denied due to user flow control.") }) {
+		return
 	}
 	size := max
 	if f.PageSize > 0 && f.PageSize < size {

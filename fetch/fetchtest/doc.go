@@ -7,6 +7,8 @@
 package fetchtest
 
 import (
+	"io"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -43,4 +45,30 @@ func (f *faults) next(page string) (Fault, bool) {
 	}
 	f.m[page] = q[1:]
 	return q[0], true
+}
+
+// serve applies the next fault queued for page to the request: throttle
+// answers with the vendor's throttling error, a body is written as
+// contentType, a delay waits before the fake answers normally. It reports
+// whether the request is answered (or gone) and the fake must stop.
+func (f *faults) serve(w http.ResponseWriter, r *http.Request, page, contentType string, throttle func()) bool {
+	ft, ok := f.next(page)
+	switch {
+	case !ok:
+		return false
+	case ft.Throttle:
+		throttle()
+		return true
+	case ft.Body != "":
+		w.Header().Set("Content-Type", contentType)
+		io.WriteString(w, ft.Body)
+		return true
+	case ft.Delay > 0:
+		select {
+		case <-time.After(ft.Delay):
+		case <-r.Context().Done():
+			return true
+		}
+	}
+	return false
 }

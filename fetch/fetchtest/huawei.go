@@ -90,22 +90,10 @@ func (f *Huawei) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		huaweiFail(w, http.StatusBadRequest, "CBC.0100", "参数错误。", reqID)
 		return
 	}
-	if ft, ok := f.next(strconv.Itoa(offset)); ok {
-		switch {
-		case ft.Throttle:
-			huaweiFail(w, http.StatusTooManyRequests, "APIGW.0308", "The throttling threshold has been reached: policy user over ratelimit,limit:30,time:1 second", reqID)
-			return
-		case ft.Body != "":
-			w.Header().Set("Content-Type", "application/json;charset=UTF-8")
-			io.WriteString(w, ft.Body)
-			return
-		case ft.Delay > 0:
-			select {
-			case <-time.After(ft.Delay):
-			case <-r.Context().Done():
-				return
-			}
-		}
+	if f.serve(w, r, strconv.Itoa(offset), "application/json;charset=UTF-8", func() {
+		huaweiFail(w, http.StatusTooManyRequests, "APIGW.0308", "The throttling threshold has been reached: policy user over ratelimit,limit:30,time:1 second", reqID)
+	}) {
+		return
 	}
 	size := limit
 	if f.PageSize > 0 && f.PageSize < size {

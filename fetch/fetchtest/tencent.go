@@ -77,22 +77,10 @@ func (f *Tencent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail("InvalidParameterValue", "Offset or Month out of range")
 		return
 	}
-	if ft, ok := f.next(strconv.Itoa(p.Offset)); ok {
-		switch {
-		case ft.Throttle:
-			fail("RequestLimitExceeded", "Your current request times equals to `21` in a second, which exceeds the frequency limit `20` for a second. Please reduce the frequency of calls.")
-			return
-		case ft.Body != "":
-			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, ft.Body)
-			return
-		case ft.Delay > 0:
-			select {
-			case <-time.After(ft.Delay):
-			case <-r.Context().Done():
-				return
-			}
-		}
+	if f.serve(w, r, strconv.Itoa(p.Offset), "application/json", func() {
+		fail("RequestLimitExceeded", "Your current request times equals to `21` in a second, which exceeds the frequency limit `20` for a second. Please reduce the frequency of calls.")
+	}) {
+		return
 	}
 	size := p.Limit
 	if f.PageSize > 0 && f.PageSize < size {

@@ -76,22 +76,10 @@ func (f *Volcengine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(400, "RequestInvalid", "Request Invalid")
 		return
 	}
-	if ft, ok := f.next(strconv.Itoa(p.Offset)); ok {
-		switch {
-		case ft.Throttle:
-			fail(429, "FlowLimitExceeded", "Your request is denied due to flow limit. Please try again later.")
-			return
-		case ft.Body != "":
-			w.Header().Set("Content-Type", "application/json; charset=utf-8")
-			io.WriteString(w, ft.Body)
-			return
-		case ft.Delay > 0:
-			select {
-			case <-time.After(ft.Delay):
-			case <-r.Context().Done():
-				return
-			}
-		}
+	if f.serve(w, r, strconv.Itoa(p.Offset), "application/json; charset=utf-8", func() {
+		fail(429, "FlowLimitExceeded", "Your request is denied due to flow limit. Please try again later.")
+	}) {
+		return
 	}
 	size := p.Limit
 	if f.PageSize > 0 && f.PageSize < size {
