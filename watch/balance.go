@@ -189,35 +189,34 @@ func (j Judge) balanceAlert(ctx context.Context, db *ledger.DB, now time.Time, e
 	return a, true, nil
 }
 
+// billTotal is the billed cost of the line items matching where and the
+// newest charge period end among them (zero if it does not parse); ok is
+// false when no line matches.
+func billTotal(ctx context.Context, db *ledger.DB, where string, args ...any) (sum decimal.Decimal, through time.Time, ok bool, err error) {
+	var s, end *string
+	if err := db.SQL().QueryRowContext(ctx, `SELECT dsum(billed_cost), max(charge_period_end) FROM line_items WHERE `+where, args...).Scan(&s, &end); err != nil || s == nil || end == nil {
+		return decimal.Zero, time.Time{}, false, err
+	}
+	if sum, err = dec(*s); err != nil {
+		return sum, time.Time{}, false, err
+	}
+	through, _ = ledger.ParseTime(*end)
+	return sum, through, true, nil
+}
+
 // billSum is the billed cost of the line items matching where.
 func billSum(ctx context.Context, db *ledger.DB, where string, args ...any) (decimal.Decimal, error) {
-	var s *string
-	if err := db.SQL().QueryRowContext(ctx, `SELECT dsum(billed_cost) FROM line_items WHERE `+where, args...).Scan(&s); err != nil || s == nil {
-		return decimal.Zero, err
-	}
-	return dec(*s)
+	sum, _, _, err := billTotal(ctx, db, where, args...)
+	return sum, err
 }
 
 // billSpan is the billed cost (credits left out) of provider's lines of a
 // billing period in currency, and the time they cover from the month's
 // start to the end of the newest line.
 func billSpan(ctx context.Context, db *ledger.DB, provider, currency, period string, start time.Time) (decimal.Decimal, time.Duration, error) {
-	var s, end *string
-	err := db.SQL().QueryRowContext(ctx, `SELECT dsum(billed_cost), max(charge_period_end) FROM line_items
-		WHERE billing_period = ? AND provider = ? AND currency = ? AND kind <> ?`, period, provider, currency, ledger.KindCredit).Scan(&s, &end)
-	if err != nil || s == nil || end == nil {
-		return decimal.Zero, 0, err
-	}
-	d, err := dec(*s)
-	if err != nil {
+	d, t, ok, err := billTotal(ctx, db, `billing_period = ? AND provider = ? AND currency = ? AND kind <> ?`, period, provider, currency, ledger.KindCredit)
+	if !ok || t.IsZero() {
 		return d, 0, err
 	}
-	t, err := ledger.ParseTime(*end)
-	if err != nil {
-		return d, 0, nil
-	}
-	if span := t.Sub(start); span > 0 {
-		return d, span, nil
-	}
-	return d, 0, nil
+	return d, max(t.Sub(start), 0), nil
 }

@@ -130,20 +130,11 @@ func (j Judge) budgets(ctx context.Context, db *ledger.DB, now time.Time, srcs [
 		if bu.Account != "" {
 			where, args = append(where, "billing_account_id = ?"), append(args, bu.Account)
 		}
-		var s, end *string
-		if err := db.SQL().QueryRowContext(ctx, `SELECT dsum(billed_cost), max(charge_period_end) FROM line_items WHERE `+
-			strings.Join(where, " AND "), args...).Scan(&s, &end); err != nil {
-			return nil, err
-		}
-		if s == nil || end == nil {
-			continue
-		}
-		spent, err := dec(*s)
+		spent, through, ok, err := billTotal(ctx, db, strings.Join(where, " AND "), args...)
 		if err != nil {
 			return nil, err
 		}
-		through, err := ledger.ParseTime(*end)
-		if err != nil {
+		if !ok || through.IsZero() {
 			continue
 		}
 		pct := spent.Mul(decimal.NewFromInt(100)).Div(bu.Amount)

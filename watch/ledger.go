@@ -36,8 +36,7 @@ type LedgerSource struct {
 // window is how far back the ledger's alerts read bill lines: this month
 // and the two before it (billing_period, which the ledger indexes).
 func window(now time.Time, loc *time.Location) string {
-	m := time.Date(now.In(loc).Year(), now.In(loc).Month(), 1, 0, 0, 0, 0, loc)
-	return m.AddDate(0, -2, 0).Format("2006-01")
+	return monthStart(now, loc).AddDate(0, -2, 0).Format("2006-01")
 }
 
 // ledgerAlerts judges the ledger at now.
