@@ -32,7 +32,7 @@ func exportCurrency(c *rowCtx, i int, header string) (string, error) {
 	if s == "" {
 		return "", c.errAt(i, "required value is empty")
 	}
-	if len(s) != 3 || strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+	if !isCurrencyCode(s) {
 		return "", c.errAt(i, fmt.Sprintf("%q is not a currency code (USD, EUR …)", c.cell(i)))
 	}
 	return s, nil

@@ -274,15 +274,16 @@ func normCurrency(s string) (string, bool) {
 	case "$", "美元":
 		return "USD", true
 	}
-	if len(t) != 3 {
+	if !isCurrencyCode(t) {
 		return "", false
 	}
-	for i := 0; i < 3; i++ {
-		if t[i] < 'A' || t[i] > 'Z' {
-			return "", false
-		}
-	}
 	return t, true
+}
+
+// isCurrencyCode reports whether s has the shape of an ISO 4217 code:
+// three letters A–Z.
+func isCurrencyCode(s string) bool {
+	return len(s) == 3 && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
 }
 
 // Units are the normalised pricing units (line_items.pricing_unit) that
