@@ -61,17 +61,18 @@ func GPUFamilies() ([]GPUFamily, error) {
 
 var (
 	// a GPU named in the text, with an optional count before it ("1*NVIDIA A10",
-	// "2 x A100") or after it ("A100*8", "4090 x2"). Longer names first.
+	// "2 x A100") or after it ("A100*8", "4090 x2"), and its memory
+	// ("A100 80GB", "A100-SXM4-80GB", "A100 PCIe 40G"). Longer names first.
 	gpuNamed = regexp.MustCompile(`(?i)(?:^|[^a-z0-9])(?:(\d{1,2})\s*[*x×]\s*)?(?:nvidia\s*|geforce\s*|tesla\s*)?` +
 		`(H800|H200|H100|H20|A800|A100|A6000|A30|A40|A10G|A10|V100|T4|P100|P40|P4|L40S|L40|L20|L4|(?:RTX\s*)?4090D?|(?:RTX\s*)?3090|910B)` +
-		`(?:\s*(?:\d{2,3}\s*G(?:B|iB)?))?(?:\s*[*x×]\s*(\d{1,2}))?(?:[^a-z0-9]|$)`)
+		`(?:[\s-]*(?:(?:SXM\d?|PCIe)[\s-]*)?(\d{2,3})\s*G(?:B|iB)?)?(?:\s*[*x×]\s*(\d{1,2}))?(?:[^a-z0-9]|$)`)
 	// the ASCII words of a text: instance families are among them
 	asciiWord = regexp.MustCompile(`[a-z0-9]+`)
 )
 
 // GPUModelOf is the GPU that a compute line of provider carries, read
 // from its instance type, spec or name text: a GPU named in the text
-// ("GPU计算型 4090 24G", "1*NVIDIA A10"), else the GPU of an instance
+// ("GPU计算型 4090 24G", "1*NVIDIA A10", "A100-SXM4-80GB" → "A100 80G"), else the GPU of an instance
 // family of the provider in the table (ecs.gn7i-c8g1.2xlarge → A10,
 // GN7.2XLARGE32 → T4). count is the number of GPUs where the text states
 // it, else 0 (unknown). ok is false when neither tells.
@@ -86,7 +87,13 @@ func GPUModelOf(provider, text string) (model string, count int, ok bool) {
 		case model == "910B":
 			model = "Ascend 910B"
 		}
-		for _, c := range []string{m[1], m[3]} {
+		// The memory stays in the name where it tells variants apart, as
+		// the price catalog's "A100 40G" and "A100 80G" do; a model's
+		// standard memory ("RTX 4090 24G", "H100 80GB") is dropped.
+		if m[3] != "" && ParseGPUModel(model+" "+m[3]+"G").mem > 0 {
+			model += " " + m[3] + "G"
+		}
+		for _, c := range []string{m[1], m[4]} {
 			if n, err := strconv.Atoi(c); err == nil && n > 0 {
 				count = n
 			}

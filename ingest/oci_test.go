@@ -21,8 +21,8 @@ func TestOCICostReport(t *testing.T) {
 			// 2 + 32 + 32 + 0.0000342741935355 + 0.000017137096755 + 0.10625 − 2
 			totals: map[string]string{"USD": "64.1063014112902905"},
 			kinds:  map[string]int{"compute": 4, "storage": 1, "snapshot": 1, "network": 1},
-			// per GPU-hour SKUs: A10 1 h and its correction −1 h; A100 8 + 8
-			gpuHours: map[string]string{"A10": "0", "A100": "16"}},
+			// per GPU-hour SKUs: A10 1 h and its correction −1 h; A100 80GB 8 + 8
+			gpuHours: map[string]string{"A10": "0", "A100 80G": "16"}},
 	} {
 		t.Run(filepath.Base(tc.file), func(t *testing.T) { checkExport(t, tc) })
 	}

@@ -388,7 +388,7 @@ func TestCloudGPUModel(t *testing.T) {
 		{"tencentcloud", "GPU加速型|p2s.2xlarge.8|8vCPUs|64GB|linux", ""}, // a 华为云 family on a 腾讯云 bill
 		{"huaweicloud", "通用计算增强型|c7.large.2|2vCPUs|4GB|linux", ""},
 		{"tencentcloud", "GPU计算型PNV4.7XLARGE116", ""}, // not sure of this family: no guess
-		{"tencentcloud", "A100 80G 实例", "A100"},
+		{"tencentcloud", "A100 80G 实例", "A100 80G"},   // the catalog tells 40G and 80G apart
 		{"huaweicloud", "Ascend 910B", "Ascend 910B"},
 		{"tencentcloud", "GN70", ""},
 	} {
