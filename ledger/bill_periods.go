@@ -20,6 +20,13 @@ var monthlyBillFormats = []string{"aliyun-detail", "huaweicloud-usage", "tencent
 // (FOCUS and the clouds' native exports).
 var utcBillFormats = []string{"focus", "aws-cur", "azure-cost-details", "oci-cost-report", "gcp-billing-export"}
 
+// exportFormat is gpubill's own FOCUS export read back (package ingest):
+// no monthly bill, but the ledger it came from may have held monthly bills
+// that covered the month beyond its last charges. The import keeps that
+// end in the ledger's end of data (x_DataEnd, DB.DataEnds), so a period it
+// brought is covered as far as that end, within the period.
+const exportFormat = "gpubill-export"
+
 // MonthlyBillFormat reports whether files of format are monthly bills.
 func MonthlyBillFormat(format string) bool { return slices.Contains(monthlyBillFormats, format) }
 
@@ -27,23 +34,35 @@ func MonthlyBillFormat(format string) bool { return slices.Contains(monthlyBillF
 // bill brought line items for, the end of what the bills cover: the end of
 // the month (in loc; in UTC for FOCUS, whose billing periods are UTC), or
 // the time of the latest such import when it came first (a bill exported
-// mid-month covers the month only so far).
+// mid-month covers the month only so far). A period that a gpubill export
+// brought (exportFormat) is covered to the end of data the export stated,
+// as far as the period's end in loc, or to its end in UTC when that is
+// where the data ends (the last month of a UTC bill). An earlier month of
+// a UTC bill so counts as covered to its end in loc only: the export keeps
+// one end of data per provider, not one per period.
 func (db *DB) BillPeriodEnds(ctx context.Context, loc *time.Location) (map[PeriodKey]time.Time, error) {
+	formats := append(slices.Clip(monthlyBillFormats), exportFormat)
 	q := `SELECT ip.provider, ip.billing_period, im.format, max(im.started_at)
 		FROM import_periods ip JOIN imports im ON im.id = ip.import_id
-		WHERE im.format IN (` + placeholders(len(monthlyBillFormats)) + `)
+		WHERE im.format IN (` + placeholders(len(formats)) + `)
 		GROUP BY ip.provider, ip.billing_period, im.format`
-	rows, err := db.sql.QueryContext(ctx, q, anys(monthlyBillFormats)...)
+	rows, err := db.sql.QueryContext(ctx, q, anys(formats)...)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: billing period ends: %w", err)
 	}
 	defer rows.Close()
+	var dataEnds map[string]time.Time // read after the rows (one connection at a time)
+	exported := map[PeriodKey]bool{}
 	out := map[PeriodKey]time.Time{}
 	for rows.Next() {
 		var k PeriodKey
 		var format, started string
 		if err := rows.Scan(&k.Provider, &k.BillingPeriod, &format, &started); err != nil {
 			return nil, fmt.Errorf("ledger: billing period ends: %w", err)
+		}
+		if format == exportFormat {
+			exported[k] = true
+			continue
 		}
 		zone := loc
 		for _, f := range utcBillFormats {
@@ -62,7 +81,33 @@ func (db *DB) BillPeriodEnds(ctx context.Context, loc *time.Location) (map[Perio
 			out[k] = end
 		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("ledger: billing period ends: %w", err)
+	}
+	rows.Close()
+	if len(exported) == 0 {
+		return out, nil
+	}
+	if dataEnds, err = db.DataEnds(ctx); err != nil {
+		return nil, err
+	}
+	for k := range exported {
+		_, end, err := MonthRange(k.BillingPeriod, loc)
+		if err != nil {
+			continue
+		}
+		_, utcEnd, _ := MonthRange(k.BillingPeriod, time.UTC)
+		switch d := dataEnds[k.Provider]; {
+		case d.Equal(utcEnd):
+			end = d // a UTC month's bill (FOCUS, the clouds' exports)
+		case d.Before(end):
+			end = d
+		}
+		if end.After(out[k]) {
+			out[k] = end
+		}
+	}
+	return out, nil
 }
 
 // DataEndsCovered is DataEnds raised, per provider, to the end of the
