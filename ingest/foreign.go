@@ -41,7 +41,10 @@ type foreignExport struct {
 //     MCA: costInBillingCurrency, date, meterCategory, invoiceId). Actual and
 //     amortized files share these columns, so the header cannot tell them apart.
 //   - GCP: the cost table report's CSV download ("Service description", "SKU
-//     description", "Usage start date"; cloud.google.com/billing/docs/how-to/cost-table)
+//     description", "Usage start date"; cloud.google.com/billing/docs/how-to/cost-table,
+//     which names the report but not its columns; the full column list, with the
+//     "Invoice number"/"Currency" rows above the header and "Total" rows below,
+//     is from third-party parsers in public code, not from Google)
 //     and the BigQuery billing export's fields (service.description,
 //     sku.description, usage_start_time, cost; …/export-data-bigquery-tables/standard-usage)
 //     flattened to CSV, with dots or underscores.
@@ -84,12 +87,20 @@ var foreignExports = []*foreignExport{
 		},
 	},
 	{
-		id:       "gcp-cost-table",
-		nameEN:   "a Google Cloud cost table report (CSV download)",
-		nameZH:   "Google Cloud 费用表报告（CSV 下载）",
-		adviceEN: "export FOCUS from the Google Cloud billing export (its FOCUS view in BigQuery) as CSV instead",
-		adviceZH: "请改用 Google Cloud 结算数据导出的 FOCUS 视图（BigQuery）导出 CSV",
-		all:      []string{"Service description", "SKU description", "Usage start date"},
+		// Not read: the console's cost table sums each project and SKU over
+		// the invoice month (one row per SKU, no resource ids, usage dates
+		// spanning the month), so no rule could tell an instance or an hour.
+		// Its columns can be hidden in the console, hence the alternatives
+		// beside the two descriptions.
+		id:     "gcp-cost-table",
+		nameEN: "a Google Cloud cost table report (CSV download)",
+		nameZH: "Google Cloud 费用表报告（CSV 下载）",
+		adviceEN: "it sums each project and SKU over the invoice month, without resource ids or hourly periods, which the audit needs; " +
+			"export the billing data to BigQuery (detailed usage cost) and save the table as CSV, which gpubill reads, or its FOCUS view",
+		adviceZH: "它按项目与 SKU 汇总整个发票月，没有资源 ID 和逐小时的计费时段，审计无从判断；" +
+			"请把结算数据导出到 BigQuery（详细用量费用），再将该表另存为 CSV（gpubill 可读取），或导出其 FOCUS 视图",
+		all: []string{"Service description", "SKU description",
+			"Usage start date|Cost type|Unrounded cost ($)|Cost ($)|Credit type|Consumption model description"},
 	},
 	{
 		// Readable (gcp.go): named when an export lacks a column the

@@ -46,7 +46,20 @@ func TestForeignExportRefused(t *testing.T) {
 		{"gcp cost table",
 			"Billing account name,Billing account ID,Project name,Project ID,Service description,Service ID,SKU description,SKU ID,Credit type,Cost type,Usage start date,Usage end date,Usage amount,Usage unit,Unrounded Cost ($),Cost ($)\n" +
 				"acct,0123-4567-89AB,proj,proj-id,Compute Engine,6F81-5844-456A,Nvidia Tesla T4 GPU running in Americas,ABCD,,Usage,2026-10-01,2026-10-31,720,hour,252.000001,252.00\n",
+			[]string{"a Google Cloud cost table report (CSV download)", "Service description, SKU description, Usage start date",
+				"without resource ids", "export the billing data to BigQuery"},
+			[]string{"Google Cloud 费用表报告", "没有资源 ID"}, "lacks"},
+		{"gcp cost table as downloaded, invoice rows above and totals below",
+			"Invoice number,123,\nBilling account ID,000000-000000-000000,\nCurrency,USD,\nTotal amount due,$60.00,\n" +
+				"Billing account name,Billing account ID,Project name,Project ID,Project hierarchy,Service description,Service ID,SKU description,SKU ID,Consumption model description,Credit type,Cost type,Usage start date,Usage end date,Usage amount,Usage unit,Unrounded Cost ($),Cost ($)\n" +
+				"Lab,000000-000000-000000,ml,ml-1,example.com,Compute Engine,6F81-5844-456A,Nvidia Tesla A100 80GB GPU running in Americas,K1,Default,,Usage,2026-10-01,2026-10-31,\"1,000\",hour,60.00,60.00\n" +
+				",,,,,,,,,,,Total,,,,,60.00,60.00\n",
 			[]string{"a Google Cloud cost table report (CSV download)", "Service description, SKU description, Usage start date"},
+			[]string{"Google Cloud 费用表报告"}, "lacks"},
+		{"gcp cost table with columns hidden in the console",
+			"Project ID,Service description,Service ID,SKU description,SKU ID,Consumption model description,Consumption model ID,Cost type,Unrounded cost ($),Cost ($)\n" +
+				"p,Compute Engine,6F81-5844-456A,N2 Instance Core,SKU-1,Default,7754-699E-0EBF,regular,120.00,120.00\n",
+			[]string{"a Google Cloud cost table report (CSV download)", "Service description, SKU description, Cost type"},
 			[]string{"Google Cloud 费用表报告"}, "lacks"},
 		{"gcp billing export without its cost",
 			"billing_account_id,service.id,service.description,sku.id,sku.description,usage_start_time,usage_end_time,project.id,currency,usage.amount,usage.unit,invoice.month,cost_type\n" +
