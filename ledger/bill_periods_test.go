@@ -59,3 +59,62 @@ func TestDataEndsCovered(t *testing.T) {
 		}
 	}
 }
+
+// TestBillPeriodEndsOfAnExport: a period that gpubill's own export brought
+// is covered to the end of data the export stated (raised by x_DataEnd),
+// within the period's end in the zone, or to its UTC end when the data
+// ends exactly there; a provider whose export stated only its last charge
+// is covered to that charge.
+func TestBillPeriodEndsOfAnExport(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	shanghai := DefaultTZ()
+	tx, err := db.BeginImport(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := &Import{Path: "lake/billing_period=2026-10/part-00000.csv", SHA256: "x", Format: "gpubill-export",
+		StartedAt: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}
+	if err := tx.AddImport(ctx, imp); err != nil {
+		t.Fatal(err)
+	}
+	periods := map[PeriodKey]int{}
+	var items []LineItem
+	for _, p := range []string{"volcengine", "aws", "tencentcloud", "autodl"} {
+		li := item(p, "1")
+		li.Provider, li.BillingPeriod, li.ImportID = p, "2026-10", imp.ID
+		items = append(items, li)
+		periods[PeriodKey{p, "2026-10"}] = 1
+	}
+	if _, err := tx.InsertLineItems(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.AddImportPeriods(ctx, imp.ID, periods); err != nil {
+		t.Fatal(err)
+	}
+	octEnd := time.Date(2026, 11, 1, 0, 0, 0, 0, shanghai)
+	utcEnd := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	tx.RaiseDataEnd("volcengine", octEnd)                                         // a monthly bill in the zone
+	tx.RaiseDataEnd("aws", utcEnd)                                                // a UTC month's bill
+	tx.RaiseDataEnd("tencentcloud", time.Date(2026, 12, 1, 0, 0, 0, 0, shanghai)) // the ledger went on to November
+	if err := tx.FinishImport(ctx, imp); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.BillPeriodEnds(ctx, shanghai)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]time.Time{
+		"volcengine":   octEnd,
+		"aws":          utcEnd,
+		"tencentcloud": octEnd,
+		"autodl":       time.Date(2026, 10, 3, 7, 0, 0, 0, time.UTC), // item()'s end: no coverage beyond it
+	} {
+		if g := got[PeriodKey{p, "2026-10"}]; !g.Equal(want) {
+			t.Errorf("%s: covered to %s, want %s", p, g, want)
+		}
+	}
+}
