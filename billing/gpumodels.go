@@ -72,9 +72,9 @@ var (
 
 // GPUModelOf is the GPU that a compute line of provider carries, read
 // from its instance type, spec or name text: a GPU named in the text
-// ("GPU计算型 4090 24G", "1*NVIDIA A10", "A100-SXM4-80GB" → "A100 80G"), else the GPU of an instance
-// family of the provider in the table (ecs.gn7i-c8g1.2xlarge → A10,
-// GN7.2XLARGE32 → T4). count is the number of GPUs where the text states
+// ("GPU计算型 4090 24G", "1*NVIDIA A10", "A100-SXM4-80GB" → "A100 80G"),
+// else the GPU of an instance family of the provider in the table
+// (ecs.gn7i-c8g1.2xlarge → A10, GN7.2XLARGE32 → T4). count is the number of GPUs where the text states
 // it, else 0 (unknown). ok is false when neither tells.
 func GPUModelOf(provider, text string) (model string, count int, ok bool) {
 	if m := gpuNamed.FindStringSubmatch(text); m != nil {

@@ -51,7 +51,6 @@ func (db *DB) BillPeriodEnds(ctx context.Context, loc *time.Location) (map[Perio
 		return nil, fmt.Errorf("ledger: billing period ends: %w", err)
 	}
 	defer rows.Close()
-	var dataEnds map[string]time.Time // read after the rows (one connection at a time)
 	exported := map[PeriodKey]bool{}
 	out := map[PeriodKey]time.Time{}
 	for rows.Next() {
@@ -84,11 +83,12 @@ func (db *DB) BillPeriodEnds(ctx context.Context, loc *time.Location) (map[Perio
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("ledger: billing period ends: %w", err)
 	}
-	rows.Close()
+	rows.Close() // before the next query
 	if len(exported) == 0 {
 		return out, nil
 	}
-	if dataEnds, err = db.DataEnds(ctx); err != nil {
+	dataEnds, err := db.DataEnds(ctx)
+	if err != nil {
 		return nil, err
 	}
 	for k := range exported {
