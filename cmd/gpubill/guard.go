@@ -9,6 +9,7 @@ import (
 	"github.com/adrg/xdg"
 	"github.com/spf13/cobra"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/guard"
 	"github.com/gpubill/gpubill/ledger"
 )
@@ -91,6 +92,10 @@ func (a *app) runGuard(ctx context.Context, o guardOptions) error {
 	lang := a.lang
 	if lang != "zh" {
 		lang = "en"
+	}
+	if p, ok := billing.DefaultPolicy(o.provider); ok && o.then == "" && p.Stop != nil {
+		a.say("提示：%s 文档中的停机方式：%s（%s，%s）", "note: %s documents this way to stop: %s (%s, seen %s)",
+			ledger.ProviderName(o.provider, lang), p.Stop.Command, p.Stop.Source, p.Stop.Seen)
 	}
 	_, err = guard.Run(ctx, guard.Options{Idle: o.idle, Max: o.max, Interval: o.interval, Grace: o.grace, Then: o.then,
 		PID: o.pid, Process: o.process, IdleBelow: o.idleBelow, NvidiaSMI: o.nvidiaSMI, Notifiers: ns, Marker: marker,
