@@ -39,6 +39,20 @@ type Policy struct {
 	Guesses []string
 	Source  string
 	Seen    string // YYYY-MM-DD
+	// Stop is the platform's own stop command or API, where its docs name
+	// one (gpubill guard --then); nil where none was found.
+	Stop *StopCommand
+	// StopNote says what is known when Stop is nil, or what to mind.
+	StopNote string
+}
+
+// StopCommand is a platform's documented way to stop an instance, with
+// the page that names it and the date that page was seen.
+type StopCommand struct {
+	Command string `json:"command"`
+	Note    string `json:"note"`
+	Source  string `json:"source"`
+	Seen    string `json:"seen"`
 }
 
 // IsGuess reports whether field (a policies.json name) is a guess.
@@ -47,21 +61,23 @@ func (p Policy) IsGuess(field string) bool { return slices.Contains(p.Guesses, f
 // PolicyEntry is one entry of policies.json, as written (a [[policy]]
 // entry of the config file is read into one too).
 type PolicyEntry struct {
-	Provider            string   `json:"provider"`
-	BillingStep         string   `json:"billing_step"`
-	MinimumBilled       string   `json:"minimum_billed"`
-	MinimumCharge       string   `json:"minimum_charge"`
-	ChargedWhileStopped []string `json:"charged_while_stopped"`
-	ReleaseDays         int      `json:"release_days"`
-	NotesZH             string   `json:"notes_zh"`
-	NotesEN             string   `json:"notes_en"`
-	RefundZH            string   `json:"refund_zh"`
-	RefundEN            string   `json:"refund_en"`
-	InvoiceZH           string   `json:"invoice_zh"`
-	InvoiceEN           string   `json:"invoice_en"`
-	Guesses             []string `json:"guesses"`
-	Source              string   `json:"source"`
-	Seen                string   `json:"seen"`
+	Provider            string       `json:"provider"`
+	BillingStep         string       `json:"billing_step"`
+	MinimumBilled       string       `json:"minimum_billed"`
+	MinimumCharge       string       `json:"minimum_charge"`
+	ChargedWhileStopped []string     `json:"charged_while_stopped"`
+	ReleaseDays         int          `json:"release_days"`
+	NotesZH             string       `json:"notes_zh"`
+	NotesEN             string       `json:"notes_en"`
+	RefundZH            string       `json:"refund_zh"`
+	RefundEN            string       `json:"refund_en"`
+	InvoiceZH           string       `json:"invoice_zh"`
+	InvoiceEN           string       `json:"invoice_en"`
+	Guesses             []string     `json:"guesses"`
+	Source              string       `json:"source"`
+	Seen                string       `json:"seen"`
+	StopCommand         *StopCommand `json:"stop_command"`
+	StopCommandNote     string       `json:"stop_command_note"`
 }
 
 //go:embed policies.json
@@ -106,7 +122,8 @@ func ParsePolicies(b []byte) (map[string]Policy, error) {
 func (pj PolicyEntry) Policy() (Policy, error) {
 	p := Policy{Provider: strings.TrimSpace(pj.Provider), ChargedWhileStopped: pj.ChargedWhileStopped,
 		ReleaseDays: pj.ReleaseDays, NotesZH: pj.NotesZH, NotesEN: pj.NotesEN, RefundZH: pj.RefundZH, RefundEN: pj.RefundEN,
-		InvoiceZH: pj.InvoiceZH, InvoiceEN: pj.InvoiceEN, Guesses: pj.Guesses, Source: pj.Source, Seen: pj.Seen}
+		InvoiceZH: pj.InvoiceZH, InvoiceEN: pj.InvoiceEN, Guesses: pj.Guesses, Source: pj.Source, Seen: pj.Seen,
+		Stop: pj.StopCommand, StopNote: pj.StopCommandNote}
 	if p.Provider == "" {
 		return p, fmt.Errorf("no provider")
 	}
@@ -130,6 +147,14 @@ func (pj PolicyEntry) Policy() (Policy, error) {
 	if p.Seen != "" {
 		if _, err := time.Parse("2006-01-02", p.Seen); err != nil {
 			return p, fmt.Errorf("seen: %q is not a date (YYYY-MM-DD)", p.Seen)
+		}
+	}
+	if c := p.Stop; c != nil {
+		if c.Command == "" || c.Source == "" {
+			return p, fmt.Errorf("stop_command: a command and its source, or null")
+		}
+		if _, err := time.Parse("2006-01-02", c.Seen); err != nil {
+			return p, fmt.Errorf("stop_command.seen: %q is not a date (YYYY-MM-DD)", c.Seen)
 		}
 	}
 	return p, nil

@@ -88,3 +88,19 @@ func TestParsePoliciesErrors(t *testing.T) {
 		})
 	}
 }
+
+// Every platform either names its documented stop command with a source
+// and date, or says in a note that none was found.
+func TestPolicyStopCommands(t *testing.T) {
+	for _, p := range DefaultPolicies() {
+		switch {
+		case p.Stop != nil && (p.Stop.Source == "" || p.Stop.Seen == "" || p.Stop.Command == ""):
+			t.Errorf("%s: stop_command without command, source or date: %+v", p.Provider, p.Stop)
+		case p.Stop == nil && p.StopNote == "":
+			t.Errorf("%s: no stop_command and no stop_command_note saying why", p.Provider)
+		}
+	}
+	if _, err := ParsePolicies([]byte(`{"policies":[{"provider":"x","stop_command":{"command":"stop"}}]}`)); err == nil {
+		t.Error("a stop_command without a source was accepted")
+	}
+}

@@ -42,6 +42,7 @@ type Options struct {
 	Lang     string
 	Host     string // the machine's name in messages (default: os.Hostname)
 	Provider string // the platform's slug, when the user names it (for messages)
+	Instance string // the platform's instance ID, as the bill names it (for audit --guard)
 	Now      func() time.Time
 	Sleep    func(ctx context.Context, d time.Duration) error
 }
@@ -70,6 +71,7 @@ type Event struct {
 	Reason    string     `json:"reason,omitempty"`
 	Host      string     `json:"host"`
 	Provider  string     `json:"provider,omitempty"`
+	Instance  string     `json:"instance,omitempty"`
 	Started   time.Time  `json:"started"`
 	IdleSince *time.Time `json:"idle_since,omitempty"`
 	GPUUtil   []int      `json:"gpu_util,omitempty"`
@@ -303,7 +305,7 @@ func (g *guard) record(ctx context.Context, ev Event, notify bool) error {
 	if ev.Time.IsZero() {
 		ev.Time = o.Now()
 	}
-	ev.Host, ev.Provider, ev.Started = o.Host, o.Provider, g.started
+	ev.Host, ev.Provider, ev.Instance, ev.Started = o.Host, o.Provider, o.Instance, g.started
 	g.res.Events = append(g.res.Events, ev)
 	if ev.Event == EventStart {
 		what, whatEN := []string{}, []string{}

@@ -148,6 +148,7 @@ type jsonTable struct {
 	n     int
 	code  string // the response's "code", when seen before the list
 	msg   string
+	guard int // top-level "event" and "started" keys seen: a gpubill guard marker line
 	rec   []string
 	// The pagination the response states, 0 when it does not: the console
 	// loads a month page by page, and a saved response holds one page.
@@ -258,8 +259,8 @@ func (t *jsonTable) seek() (found bool, err error) {
 		return true, nil
 	case json.Delim('{'):
 		found, err := t.seekObject(0)
-		if err != nil || found {
-			return found, err
+		if err != nil || found || t.guard == 2 {
+			return found, err // a guard marker has more lines: detect names it
 		}
 		return false, t.end()
 	}
@@ -313,6 +314,9 @@ func (t *jsonTable) seekObject(level int) (bool, error) {
 				t.msg = s
 			}
 		default:
+			if level == 0 && (lk == "event" || lk == "started") {
+				t.guard++
+			}
 			if err := t.pageKey(lk); err != nil {
 				return false, err
 			}
@@ -520,6 +524,9 @@ func (t *jsonTable) detect() (*binding, error) {
 	if !found {
 		if t.code != "" && !strings.EqualFold(t.code, "success") {
 			return nil, t.errf("an AutoDL API error response (code %q, msg %q), not a list: save the response of a successful request", t.code, t.msg)
+		}
+		if t.guard == 2 {
+			return nil, t.errf("a gpubill guard marker, not a bill: it is not imported; give it to gpubill audit --guard %s", t.path)
 		}
 		return nil, t.errf("a JSON file, but not an AutoDL balance_statement or order list: no item list " +
 			"(a top-level [...], or data / data.list) found")

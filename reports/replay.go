@@ -615,10 +615,11 @@ func rankReplayRows(rows []ReplayRow) {
 	})
 }
 
-// confidenceOf grades a policy or catalog source.
+// confidenceOf grades a policy or catalog source; an entry without one
+// (a config override or an imported catalog may leave it out) is a guess.
 func confidenceOf(source string, guess bool) string {
 	switch {
-	case guess:
+	case guess, strings.TrimSpace(source) == "":
 		return billing.ConfidenceGuess
 	case strings.HasPrefix(strings.TrimSpace(source), "https://"):
 		return billing.ConfidenceVendor

@@ -110,6 +110,9 @@ type Config struct {
 	Exemptions []Exemption
 	// Source is the config file the values were read from ("" = defaults).
 	Source string
+	// GuardStops are the shutdowns of gpubill guard marker files (audit
+	// --guard, guard_marker.go): forgotten_instance cites them.
+	GuardStops []GuardStop
 }
 
 // DefaultTZ is the zone used when Config.TZ is nil.

@@ -99,7 +99,11 @@ func (r forgottenInstance) Run(ctx context.Context, in *Input) ([]ledger.Finding
 			!endsWithPartialItem(s)
 		dur := s.End.Sub(s.Start)
 		over := dur > limit
-		if !over && !running || slices.ContainsFunc(exempt, func(e Exemption) bool { return e.exempts(s.Provider(), s.Start, s.Items) }) {
+		var g *GuardStop
+		if len(in.cfg.GuardStops) > 0 {
+			g = in.guardStopFor(s, sessions)
+		}
+		if !over && !running && g == nil || slices.ContainsFunc(exempt, func(e Exemption) bool { return e.exempts(s.Provider(), s.Start, s.Items) }) {
 			continue
 		}
 		night := crossesNight(s.Start, s.End, in.TZ, nightStart, nightEnd)
@@ -112,6 +116,11 @@ func (r forgottenInstance) Run(ctx context.Context, in *Input) ([]ledger.Finding
 			AdviceZH:    "确认该实例是否仍在使用；训练结束后及时关机，或在平台上设置定时关机。",
 			AdviceEN:    "Check whether the instance is still needed; shut it down when training ends, or set an automatic shutdown on the platform.",
 			Evidence:    evidenceOf(s.Items),
+		}
+		if g != nil { // billed past a stop that gpubill guard ran: the stronger claim
+			guardFinding(&f, s, g, in.TZ, th)
+			out = append(out, f)
+			continue
 		}
 		startText := formatTime(s.Start, in.TZ)
 		endText := formatTime(s.End, in.TZ)

@@ -24,6 +24,7 @@ import (
 type auditOptions struct {
 	failOn string
 	set    []string
+	guard  []string
 }
 
 func (a *app) auditCommand() *cobra.Command {
@@ -47,6 +48,7 @@ does not duplicate them) and print them with the money at risk and the evidence 
 		},
 	}
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "", "exit 3 when a finding at or above this severity exists (info|low|medium|high)")
+	cmd.Flags().StringArrayVar(&o.guard, "guard", nil, "a gpubill guard marker file (JSON lines): billing after its shutdowns is cited by forgotten_instance (repeatable) / guard 标记文件")
 	cmd.Flags().StringArrayVar(&o.set, "set", nil, "override a rule parameter, e.g. forgotten_instance.limit=6h (repeatable)")
 	cmd.Flags().StringVar(&a.rulesDir, "rules-dir", "", "folder of user SQL rules (default: rules_dir of the config file)")
 	for _, s := range []struct{ use, state, zh, en string }{
@@ -144,6 +146,13 @@ func (a *app) runAudit(cmd *cobra.Command, o auditOptions) error {
 	cfg, err := a.ruleConfig(o.set)
 	if err != nil {
 		return err
+	}
+	for _, m := range o.guard {
+		stops, err := rules.ReadGuardMarker(m)
+		if err != nil {
+			return fmt.Errorf("--guard: %w", err)
+		}
+		cfg.GuardStops = append(cfg.GuardStops, stops...)
 	}
 	if err := a.checkBinaryOutput(a.textFormat()); err != nil {
 		return err // before the audit runs

@@ -9,6 +9,7 @@ import (
 	"github.com/adrg/xdg"
 	"github.com/spf13/cobra"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/guard"
 	"github.com/gpubill/gpubill/ledger"
 )
@@ -16,7 +17,7 @@ import (
 type guardOptions struct {
 	idle, max, interval, grace time.Duration
 	then, exec, process        string
-	marker, provider           string
+	marker, provider, instance string
 	nvidiaSMI                  string
 	pid, idleBelow             int
 }
@@ -37,7 +38,9 @@ A warning goes to the log (stderr), to --exec and to the config's [[notify]] rob
 as gpubill watch sends them. Without --then it only warns (past --max it then ends). With --then
 it runs the command (sh -c) once --grace is over and the condition still holds: GPUs that work
 again during the grace period call the shutdown off. Each event (start, warn, cancel, shutdown,
-done, failed) is appended as one JSON line to --marker, written before the command runs.
+done, failed) is appended as one JSON line to --marker, written before the command runs;
+gpubill audit --guard MARKER later claims billing that went on after the shutdown (name the
+bill's instance with --instance, or the session is found by platform and time).
 
 在租用的机器上运行：每隔 --interval 用 PATH 中的 nvidia-smi 采样 GPU 利用率；全部 GPU 空闲满 --idle，
 或自启动起满 --max 时提醒；设置 --then 时在 --grace 宽限期后执行关机命令（宽限期内 GPU 重新工作则取消）；
@@ -60,6 +63,7 @@ done, failed) is appended as one JSON line to --marker, written before the comma
 	f.StringVar(&o.exec, "exec", "", "run CMD (sh -c) for each warning, the alert as JSON on its stdin")
 	f.StringVar(&o.marker, "marker", "", "append each event as JSON to FILE (default $XDG_STATE_HOME/gpubill/guard.jsonl; - for none)")
 	f.StringVar(&o.provider, "provider", "", "the platform this machine is rented on (autodl, gpushare …), for messages")
+	f.StringVar(&o.instance, "instance", "", "the platform's ID of this instance, as its bill names it (written to the marker, so that audit --guard finds its session)")
 	f.StringVar(&o.nvidiaSMI, "nvidia-smi", "nvidia-smi", "the nvidia-smi command")
 	return cmd
 }
@@ -89,9 +93,13 @@ func (a *app) runGuard(ctx context.Context, o guardOptions) error {
 	if lang != "zh" {
 		lang = "en"
 	}
+	if p, ok := billing.DefaultPolicy(o.provider); ok && o.then == "" && p.Stop != nil {
+		a.say("提示：%s 文档中的停机方式：%s（%s，%s）", "note: %s documents this way to stop: %s (%s, seen %s)",
+			ledger.ProviderName(o.provider, lang), p.Stop.Command, p.Stop.Source, p.Stop.Seen)
+	}
 	_, err = guard.Run(ctx, guard.Options{Idle: o.idle, Max: o.max, Interval: o.interval, Grace: o.grace, Then: o.then,
 		PID: o.pid, Process: o.process, IdleBelow: o.idleBelow, NvidiaSMI: o.nvidiaSMI, Notifiers: ns, Marker: marker,
-		Log: a.stderr, Lang: lang, Provider: o.provider})
+		Log: a.stderr, Lang: lang, Provider: o.provider, Instance: o.instance})
 	var ge *guard.Error
 	if errors.As(err, &ge) {
 		return errors.New(ge.Text(lang))
