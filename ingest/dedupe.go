@@ -12,10 +12,11 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// rowKeyer gives rows their dedupe key (DESIGN.md "Dedupe"). None of the
-// formats read so far has a vendor line id, so the key is a hash of the
-// row's normalised fields plus its occurrence number among identical rows of
-// the same file: "<32 hex digits>#1", "#2" …. The format id is not hashed, so
+// rowKeyer gives rows their dedupe key (DESIGN.md "Dedupe"). The key is a
+// hash of the row's normalised fields plus its occurrence number among
+// identical rows of the same file: "<32 hex digits>#1", "#2" …. A line
+// whose file or API names the vendor's own line id also gets that id as a
+// second key (LineKey, lineKey), and is a duplicate when either is known. The format id is not hashed, so
 // the same charge exported as CSV and as XLSX gets the same key; fields are
 // hashed after normalisation (a decimal as its canonical string, a time as
 // Unix seconds), so "1.50" and "1.5", or 2026/10/3 and 2026-10-03, agree.
@@ -39,6 +40,7 @@ type rowKeyer struct {
 	ns    []uint32   // and their occurrence numbers
 	spill *Counter   // opened when seen is full
 	err   error      // of the spill, sticky: see failed
+	ids   *rowKeyer  // numbers the vendor line ids of the file (lineKey)
 }
 
 // seenCap is the number of distinct rows the occurrence table holds: as many
@@ -144,7 +146,12 @@ func (k *rowKeyer) spilled(prefix uint64) uint32 {
 
 // failed is the error that made keys since it unreliable, if any: the
 // import must stop.
-func (k *rowKeyer) failed() error { return k.err }
+func (k *rowKeyer) failed() error {
+	if k.err == nil && k.ids != nil {
+		return k.ids.err
+	}
+	return k.err
+}
 
 // close releases the occurrence table and the on-disk counter, if one was
 // opened.
@@ -153,6 +160,10 @@ func (k *rowKeyer) close() {
 	if k.spill != nil {
 		k.spill.Close()
 		k.spill = nil
+	}
+	if k.ids != nil {
+		k.ids.close()
+		k.ids = nil
 	}
 }
 
@@ -182,7 +193,27 @@ func (k *rowKeyer) lineKeys(items []ledger.LineItem) {
 		if items[i].RowKey == "" { // else the format's own (gpubill export's x_RowKey)
 			items[i].RowKey = rowKeyText(k.sums[i], k.ns[i])
 		}
+		if id := items[i].LineKey; id != "" {
+			items[i].LineKey = k.lineKey(items[i].Provider, id)
+		}
 	}
+}
+
+// lineKey is the second dedupe key of a line whose mapper set its vendor
+// line id (id, in LineItem.LineKey): "<provider>:<id>#<n>", n numbering the
+// lines of the file with that id, as the hash key numbers identical rows.
+// The number keeps two lines apart should a vendor repeat an id within one
+// bill, while the same bill fetched and exported numbers them alike.
+func (k *rowKeyer) lineKey(provider, id string) string {
+	if k.ids == nil {
+		k.ids = newRowKeyer(0)
+	}
+	ik := k.ids
+	ik.buf = ik.buf[:0]
+	ik.str(provider)
+	ik.str(id)
+	n := ik.number(ik.digest())
+	return provider + ":" + id + "#" + strconv.FormatUint(uint64(n), 10)
 }
 
 // lineDigest hashes the fields of li's dedupe key (lineKeys).

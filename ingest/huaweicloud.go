@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strings"
@@ -46,7 +47,9 @@ var huaweiUsageFormat = &Format{
 	DetectEN: "header holds 账期, 计费模式, 消费时间, 应付金额(¥) and 使用量类型 or 使用量类型编码 (column names from Huawei's " +
 		"field description and a third-party parser, no real export seen; split _1.csv, _2.csv files import one by one)",
 	DedupeKey: "hash of provider, account (账号), resource (资源ID), kind, charge category, charge period (消费时间), usage " +
-		"period, quantity, unit price, amounts, description (产品 / 使用量类型 / 账单类型) + occurrence number in the file",
+		"period, quantity, unit price, amounts, description (产品 / 使用量类型 / 账单类型), and a second hash that reads " +
+		"消费时间 only where no usage time is given (account, resource, usage type, bill type, start of use, amount), so that a range or a single 消费时间 agree; each + occurrence number in the file; a row is a duplicate " +
+		"when either is known (the export has no line id)",
 	Target: TargetLineItems,
 	Columns: []Column{
 		{Field: "billing_period", Headers: []string{"账期", "Billing Cycle", "bill_cycle", "cycle"}, Required: true},
@@ -121,6 +124,7 @@ func huaweiLines(b *binding, env *mapEnv) (lineMapper, error) {
 		b.idx("credit_line"), b.idx("coupon"), b.idx("cash_coupon"), b.idx("stored_card"), b.idx("bonus"),
 		b.idx("debt"), b.idx("writeoff"), b.idx("spot"), b.idx("currency"),
 	}
+	ids := newRowKeyer(0) // hashes huaweiLineID's fields
 	currencies := newMemo(normCurrency)
 	derived := newCloudDerived("huaweicloud", func(mode, spot, _ string) string { return huaweiPricing(mode, spot) }, huaweiTags)
 	return func(c *rowCtx, li *ledger.LineItem) (bool, error) {
@@ -209,9 +213,41 @@ func huaweiLines(b *binding, env *mapEnv) (lineMapper, error) {
 			li.GPUModel = derived.gpuModel.get(li.SKU, "", "")
 		}
 		li.Tags = derived.tags.get(text(ix.tag), "", "")
+		usageCode := text(ix.usageTypeCode)
+		if usageCode == "" {
+			usageCode = usageType
+		}
+		li.LineKey = huaweiLineID(ids, li, usageCode, billType)
 		li.Raw = c.raw()
 		return false, nil
 	}, nil
+}
+
+// huaweiLineID is the second dedupe key of a 华为云 line (LineItem.LineKey).
+// The export names no line id (the API's record id is in no exported
+// column), and its 消费时间 may be a range where the API gives one time,
+// which moves the charge period and so the hash key. This key reads
+// 消费时间 only as the start of a line without usage times: account,
+// resource, usage type (its code where the row has one, as the API gives
+// it), bill type, start of use, amount and currency. 订单号/交易号 is left
+// out: the API has both order_id and trade_id, and which one the export's
+// column holds is not documented. A fetched month and its export agree on
+// the key however each writes 消费时间.
+func huaweiLineID(k *rowKeyer, li *ledger.LineItem, usageType, billType string) string {
+	start := li.UsageStart
+	if start.IsZero() {
+		start = li.ChargePeriodStart // the usage times, or 消费时间's start
+	}
+	k.buf = k.buf[:0]
+	k.str(li.BillingAccountID)
+	k.str(li.ResourceID)
+	k.str(usageType)
+	k.str(billType)
+	k.time(start)
+	k.dec(li.BilledCost)
+	k.str(li.Currency)
+	d := k.digest()
+	return "~" + hex.EncodeToString(d[:])
 }
 
 // huaweiTimes sets the charge period (and the usage period, where the bill

@@ -72,9 +72,10 @@ var tencentDetailFormat = &Format{
 		"标签键:<键> 列读入 tags）",
 	DetectEN: "header holds 资源ID, 组件名称, 优惠后总价 and 现金账户支出 (header from a third-party parser and Tencent's " +
 		"field description, no real export seen; 标签键:<key> columns become tags)",
-	DedupeKey: "hash of provider, account (支付者UIN), resource (资源ID), kind, charge category, usage period, quantity, " +
-		"list unit price and amounts, description (子产品名称 / 组件类型 / 组件名称 / 交易类型) + occurrence number in the file " +
-		"(交易ID is shared by the components of one deduction, so it is no line id)",
+	DedupeKey: "the line id 交易ID / 组件类型 / 组件名称 (the API's BillId and component; 交易ID alone is shared by the " +
+		"components of one deduction), and the hash of provider, account (支付者UIN), resource (资源ID), kind, charge " +
+		"category, usage period, quantity, list unit price and amounts, description (子产品名称 / 组件类型 / 组件名称 / 交易类型); " +
+		"each + occurrence number in the file; a row is a duplicate when either is known",
 	Target: TargetLineItems,
 	Columns: append(tencentCommonColumns(),
 		Column{Field: "component_type", Headers: []string{"组件类型", "Component Type", "ComponentType", "ComponentCodeName"}},
@@ -176,6 +177,12 @@ func tencentLines(b *binding, env *mapEnv) (lineMapper, error) {
 		b.idx("list_cost"), b.idx("billed_cost"), b.idx("voucher"), b.idx("gift"), b.idx("commission"), b.idx("cash"),
 	}
 	tags := tencentTagColumns(b.header)
+	// The line id: a detail bill's 交易ID (the API's BillId) names one
+	// deduction, and its components are told apart by 组件类型 and 组件名称.
+	txID := -1
+	if ix.componentName >= 0 {
+		txID = b.idx("transaction_id")
+	}
 	currencies := newMemo(normCurrency)
 	derived := newCloudDerived("tencentcloud", tencentPricing, nil)
 	return func(c *rowCtx, li *ledger.LineItem) (bool, error) {
@@ -289,6 +296,9 @@ func tencentLines(b *binding, env *mapEnv) (lineMapper, error) {
 				}
 				li.Tags = js
 			}
+		}
+		if id := text(txID); id != "" {
+			li.LineKey = id + "/" + componentType + "/" + componentName
 		}
 		li.Raw = c.raw()
 		return false, nil

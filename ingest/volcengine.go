@@ -35,9 +35,10 @@ var volcengineFormat = &Format{
 	DetectEN: "header holds 原价 and 折后价 (or OriginalBillAmount and DiscountBillAmount). The API field names are documented; " +
 		"the console export's Chinese header is a guess taken from the API's field descriptions. 优惠金额 is the discount " +
 		"taken off, 折后价 the price after it; a trailing 合计 row is skipped",
-	DedupeKey: "hash of provider, account, instance, kind, charge category, charge period, quantity and unit, unit price, " +
-		"list/billed/voucher/cash amounts, currency, 计费项 + occurrence number in the file (BillDetailId, where an API " +
-		"export has it, is kept in raw only: its uniqueness across exports is not documented)",
+	DedupeKey: "the line id 账单明细ID (BillDetailId) where the file has it, and the hash of provider, account, instance, " +
+		"kind, charge category, charge period, quantity and unit, unit price, list/billed/voucher/cash amounts, currency, " +
+		"计费项; each + occurrence number in the file; a row is a duplicate when either is known (a console file without " +
+		"the id column dedupes against fetched lines by the hash)",
 	Target: TargetLineItems,
 	Columns: []Column{
 		{Field: "list_cost", Headers: []string{"原价", "OriginalBillAmount"}, Required: true},
@@ -99,6 +100,7 @@ func volcengineLines(b *binding, env *mapEnv) (lineMapper, error) {
 		b.idx("instance_id"), b.idx("instance_name"), b.idx("config"), b.idx("element"), b.idx("region"),
 		b.idx("zone"), b.idx("price"), b.idx("count"), b.idx("unit"), b.idx("tag"),
 	}
+	detailID := b.idx("bill_detail_id") // the line id, where the file has it
 	currencies, units := newMemo(normCurrency), newMemo(ParseUnit)
 	derived := newAliyunDerived("volcengine")
 	text := func(c *rowCtx, i int) string {
@@ -194,6 +196,7 @@ func volcengineLines(b *binding, env *mapEnv) (lineMapper, error) {
 		if li.Kind == ledger.KindCompute {
 			li.GPUModel = derived.gpuModel.get(li.SKU, "", "")
 		}
+		li.LineKey = text(c, detailID)
 		li.Raw = c.raw()
 		return false, nil
 	}, nil

@@ -77,11 +77,12 @@ var lineItemColumns = []column{
 	{name: "import_id", field: func(li *LineItem) any { return &li.ImportID }},
 	{name: "source_row", field: func(li *LineItem) any { return &li.SourceRow }},
 	{name: "row_key", field: func(li *LineItem) any { return &li.RowKey }, unique: true},
+	{name: "line_key", field: func(li *LineItem) any { return &li.LineKey }, dflt: true},
 }
 
 // insertColumns is the number of columns an INSERT writes: every column of
 // lineItemColumns but the read-only id (checked by init).
-const insertColumns = 39
+const insertColumns = 40
 
 var (
 	// columnIndex maps a column's name to its place in lineItemColumns.

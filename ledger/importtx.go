@@ -300,9 +300,9 @@ func (t *ImportTx) InsertLineItemRows(ctx context.Context, batch *LineItemRows) 
 		}
 		if int(k) < n {
 			claims := make([]rowClaim, n)
-			key, imp, src := insertAt("row_key"), insertAt("import_id"), insertAt("source_row")
+			key, imp, src, line := insertAt("row_key"), insertAt("import_id"), insertAt("source_row"), insertAt("line_key")
 			for i := range rows[:n] {
-				claims[i] = rowClaim{rows[i].col(key), rows[i].ints[imp], rows[i].ints[src]}
+				claims[i] = rowClaim{rows[i].col(key), rows[i].ints[imp], rows[i].ints[src], rows[i].col(line)}
 			}
 			if err := t.claim(ctx, "line_items", claims); err != nil {
 				return added, err
@@ -321,7 +321,7 @@ func (t *ImportTx) InsertTransactions(ctx context.Context, txs []Transaction) (i
 		balance, reference, description, raw, import_id, source_row, row_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		txs, func(x *Transaction) ([]any, rowClaim) {
 			return []any{x.Provider, x.Account, FormatTime(x.Time), x.Type, DecimalString(x.Amount), x.Currency, nullDec(x.Balance),
-				x.Reference, x.Description, jsonText(x.Raw), x.ImportID, x.SourceRow, x.RowKey}, rowClaim{x.RowKey, x.ImportID, int64(x.SourceRow)}
+				x.Reference, x.Description, jsonText(x.Raw), x.ImportID, x.SourceRow, x.RowKey}, rowClaim{x.RowKey, x.ImportID, int64(x.SourceRow), ""}
 		})
 }
 
@@ -333,7 +333,7 @@ func (t *ImportTx) InsertPayments(ctx context.Context, ps []Payment) (int, error
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		ps, func(p *Payment) ([]any, rowClaim) {
 			return []any{p.Source, FormatTime(p.Time), p.Direction, p.Counterparty, p.Item, DecimalString(p.Amount), p.Currency,
-				p.Status, p.OrderNo, p.MerchantOrderNo, jsonText(p.Raw), p.ImportID, p.SourceRow, p.RowKey}, rowClaim{p.RowKey, p.ImportID, int64(p.SourceRow)}
+				p.Status, p.OrderNo, p.MerchantOrderNo, jsonText(p.Raw), p.ImportID, p.SourceRow, p.RowKey}, rowClaim{p.RowKey, p.ImportID, int64(p.SourceRow), ""}
 		})
 }
 
@@ -368,32 +368,41 @@ func jsonText[T any](v []T) string {
 	return string(b)
 }
 
-// rowClaim is a row an import brought, by key, with its record number.
+// rowClaim is a row an import brought, by key, with its record number;
+// lineKey is a line item's vendor line id ("" for none, and for the other
+// tables).
 type rowClaim struct {
 	key       string
 	importID  int64
 	sourceRow int64
+	lineKey   string
 }
 
 // claim records, for each of rows that the table already holds under
 // another import, that this import brought it too (row_claims); rows that
 // are not in the table, or are there under the same import, are left out.
-// It runs only for batches in which some rows were duplicates.
+// It runs only for batches in which some rows were duplicates. A line item
+// that was a duplicate by its line key alone claims the stored row under
+// that row's own row_key, which is what UndoImport hands over.
 func (t *ImportTx) claim(ctx context.Context, table string, rows []rowClaim) error {
 	for len(rows) > 0 {
-		n := min(len(rows), 300) // 3 parameters a row, under SQLite's 999
+		n := min(len(rows), 240) // 4 parameters a row, under SQLite's 999
 		var b strings.Builder
-		args := make([]any, 0, 3*n+1)
-		b.WriteString(`INSERT OR IGNORE INTO row_claims(tbl, row_key, import_id, source_row)
-			SELECT '` + table + `', v.column1, v.column2, v.column3 FROM (VALUES `)
+		args := make([]any, 0, 4*n+1)
+		b.WriteString(`WITH v(k, imp, src, lk) AS (VALUES `)
 		for i, r := range rows[:n] {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString("(?,?,?)")
-			args = append(args, r.key, r.importID, r.sourceRow)
+			b.WriteString("(?,?,?,?)")
+			args = append(args, r.key, r.importID, r.sourceRow, r.lineKey)
 		}
-		b.WriteString(`) v JOIN ` + table + ` x ON x.row_key = v.column1 WHERE x.import_id != v.column2`)
+		b.WriteString(`) INSERT OR IGNORE INTO row_claims(tbl, row_key, import_id, source_row)
+			SELECT '` + table + `', x.row_key, v.imp, v.src FROM v JOIN ` + table + ` x ON x.row_key = v.k WHERE x.import_id != v.imp`)
+		if table == "line_items" {
+			b.WriteString(` UNION ALL SELECT 'line_items', x.row_key, v.imp, v.src FROM v JOIN line_items x
+				ON x.line_key <> '' AND x.line_key = v.lk WHERE v.lk <> '' AND x.import_id != v.imp`)
+		}
 		if _, err := t.c.exec(ctx, b.String(), args...); err != nil {
 			return fmt.Errorf("ledger: record duplicate rows: %w", err)
 		}

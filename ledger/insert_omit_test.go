@@ -28,6 +28,7 @@ func TestInsertLeavesOutDefaultColumns(t *testing.T) {
 	}
 	full.UsageStart, full.UsageEnd = full.ChargePeriodStart, full.ChargePeriodEnd
 	full.Tags, full.Description = `{"team":"a"}`, "note"
+	full.LineKey = "tencentcloud:1/GPU/GPU#1"
 	bare := func(key string) LineItem { return item(key, "1") }
 	// A zero amount and an empty (not NULL) text where a column could be
 	// left out: these must not be confused with the defaults.

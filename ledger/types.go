@@ -58,7 +58,10 @@ type LineItem struct {
 	ImportID  int64
 	SourceRow int    // 1-based record number in its file (header = 0)
 	RowKey    string // dedupe key
-	File      string // the imported file's path (filled by queries, not stored per row)
+	// LineKey is the vendor's id of the line, a second dedupe key ("" when
+	// the source names none): migration 0015.
+	LineKey string
+	File    string // the imported file's path (filled by queries, not stored per row)
 }
 
 // Transaction is one movement of a platform balance (收支明细).

@@ -150,3 +150,24 @@ func TestTicketCitesAPILines(t *testing.T) {
 		t.Errorf("no line id: got %q, want %q", got, want)
 	}
 }
+
+// TestRefundDocumentsCiteAPILines: the refunds report's CSV/TSV/XLSX/HTML
+// evidence column and its JSON cite a fetched line by the API and its line
+// id, as the findings report does; a file's row stays file:row.
+func TestRefundDocumentsCiteAPILines(t *testing.T) {
+	api := "api:tencentcloud/DescribeBillDetail?account=main&month=2026-10"
+	items := map[int64]*ledger.LineItem{1: {ImportID: 1}, 4: {ImportID: 2}}
+	imports := map[int64]*ledger.Import{
+		1: {ID: 1, Path: api, Header: []string{"BillId", ledger.LineIDColumn}, RowMapped: true, HeaderRow: 1},
+		2: {ID: 2, Path: "/b/tencent.csv", HeaderRow: 1, RowMapped: true},
+	}
+	raw := map[int64][]string{1: {"B1", "B1/GPU"}}
+	c := &RefundClaim{Evidence: []ledger.Evidence{{LineItemID: 1, File: api, Row: 1}, {LineItemID: 4, File: "/b/tencent.csv", Row: 5}}}
+	c.citeRows(items, imports, raw)
+	if got, want := c.evidenceText(), api+"#B1/GPU;/b/tencent.csv:5"; got != want {
+		t.Errorf("evidence %q, want %q", got, want)
+	}
+	if c.lineID(0) != "B1/GPU" || c.lineID(1) != "" {
+		t.Errorf("line ids %q %q", c.lineID(0), c.lineID(1))
+	}
+}

@@ -341,7 +341,7 @@ func (r *RefundsReport) document(opts WriteOptions) *document {
 			}
 			claims.add(name, c.Account, rule, c.ResourceID, instTimeCell(c.PeriodStart, opts), instTimeCell(c.PeriodEnd, opts),
 				c.Currency, FormatMoney(c.Amount, c.Currency, exact), FormatMoney(c.Counted, c.Currency, exact),
-				c.Fingerprint, state, evidenceText(c.Evidence, nil))
+				c.Fingerprint, state, c.evidenceText())
 		}
 		for k, s := range refundPickList(lang, p.StepsZH, p.StepsEN) {
 			steps.add(name, strconv.Itoa(k+1), s)
@@ -456,7 +456,7 @@ func (r *RefundsReport) json(opts WriteOptions) refundsJSON {
 				PeriodEnd: instJSONTime(c.PeriodEnd, opts.TZ), Currency: c.Currency, Amount: ledger.DecimalString(c.Amount),
 				Counted: ledger.DecimalString(c.Counted), Evidence: []evidenceJSON{}}
 			for _, ev := range c.Evidence {
-				cj.Evidence = append(cj.Evidence, evidenceJSON{File: ev.File, Row: ev.Row, LineItemID: ev.LineItemID})
+				cj.Evidence = append(cj.Evidence, evidenceJSON{File: ev.File, Row: ev.Row, LineItemID: ev.LineItemID, LineID: c.lineID(len(cj.Evidence))})
 			}
 			j.Claims = append(j.Claims, cj)
 		}
@@ -475,4 +475,27 @@ func (r *RefundsReport) json(opts WriteOptions) refundsJSON {
 		out.Platforms = append(out.Platforms, j)
 	}
 	return out
+}
+
+// lineID is the vendor's line id of the claim's evidence i when it is a
+// fetched line (citeRows), else "".
+func (c *RefundClaim) lineID(i int) string {
+	if i < len(c.cites) && len(c.cites) == len(c.Evidence) {
+		return c.cites[i].line
+	}
+	return ""
+}
+
+// evidenceText is the claim's evidence as the findings report writes it:
+// file:row, and for a fetched line the API and its line id (api:…#ID).
+func (c *RefundClaim) evidenceText() string {
+	refs := make([]string, len(c.Evidence))
+	for i, e := range c.Evidence {
+		if id := c.lineID(i); id != "" {
+			refs[i] = e.File + "#" + id
+			continue
+		}
+		refs[i] = e.File + ":" + strconv.Itoa(e.Row)
+	}
+	return strings.Join(refs, ";")
 }
