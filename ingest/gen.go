@@ -41,9 +41,22 @@ type sampleRow struct {
 // image and traffic lines mixed in, amounts with 2 to 8 decimals. It is for
 // benchmarks and load tests (`BenchmarkImportTemplateCSV`, the 1M-row
 // check). Every row is distinct, so importing the file adds rows lines.
+// Row i is instance i%400's line of hour i/400 from 2026-10-01, so a month
+// holds 297,600 rows.
 func WriteSampleTemplateCSV(w io.Writer, rows int, seed int64) error {
+	return WriteSampleFleetCSV(w, rows, 400, seed)
+}
+
+// WriteSampleFleetCSV is WriteSampleTemplateCSV's bill of a fleet of
+// instances billed every hour: row i is instance i%instances's line of hour
+// i/instances, so 1,345 instances put a million rows in one month (the
+// audit's budget is set for such a month).
+func WriteSampleFleetCSV(w io.Writer, rows, instances int, seed int64) error {
 	if rows < 0 {
 		return fmt.Errorf("sample template: negative row count %d", rows)
+	}
+	if instances < 1 || instances > 2000 { // resource ids keep 6 hex digits
+		return fmt.Errorf("sample template: %d instances, want 1 to 2000", instances)
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
 	type gpu struct {
@@ -77,12 +90,12 @@ func WriteSampleTemplateCSV(w io.Writer, rows int, seed int64) error {
 		}
 	}
 	for i := 0; i < rows; i++ {
-		// Row i is instance i%400's row of hour i/400: no instance is billed
+		// Row i is instance i%instances's row of hour i/instances: none is billed
 		// twice for an hour, as on a real bill (an instance drawn at random
 		// for each row was, and the audit saw a fifth of a million
 		// overlapping charges in a million rows). The instance's offset in
 		// seconds keeps every row distinct.
-		hour, inst := i/400, i%400
+		hour, inst := i/instances, i%instances
 		g := gpus[inst%len(gpus)]
 		p := providers[inst%len(providers)]
 		start := base.Add(time.Duration(hour)*time.Hour + time.Duration(inst)*time.Second)

@@ -19,15 +19,15 @@ type liteConn struct {
 }
 
 // openLite opens path (an existing ledger, sqlite.OpenReadWrite or
-// OpenReadOnly) with the pragmas Open gives its connections, then extra.
-func openLite(path string, mode sqlite.OpenFlags, extra ...string) (*liteConn, error) {
+// OpenReadOnly) with the pragmas Open gives its connections.
+func openLite(path string, mode sqlite.OpenFlags) (*liteConn, error) {
 	c, err := sqlite.OpenConn(path, mode|sqlite.OpenNoMutex)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
 	}
 	lc := &liteConn{c: c}
 	c.SetBusyTimeout(busyTimeout)
-	for _, p := range append([]string{"PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL", "PRAGMA cache_size = -16384", "PRAGMA threads = 2"}, extra...) {
+	for _, p := range []string{"PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL", "PRAGMA cache_size = -16384", "PRAGMA threads = 2"} {
 		if _, err := lc.exec(context.Background(), p); err != nil {
 			lc.close()
 			return nil, fmt.Errorf("ledger: open %s: %w", path, err)
@@ -35,12 +35,6 @@ func openLite(path string, mode sqlite.OpenFlags, extra ...string) (*liteConn, e
 	}
 	return lc, nil
 }
-
-// mmapPragma reads the ledger through a memory map (pages without a pread
-// and a copy each), for the loads of many line items. The mapped pages
-// count in the process's resident size, so the reports' scans, which keep
-// little, do without.
-const mmapPragma = "PRAGMA mmap_size = 8589934592"
 
 // close finalizes the prepared statements and closes the connection (an open
 // transaction is rolled back).

@@ -60,7 +60,7 @@ func (db *DB) LoadColumns(ctx context.Context, f Filter, names []string) ([]*Lin
 		ir := newItemReader(cols, paths)
 		var slab []LineItem
 		where, args := pf.where()
-		err := db.scan(ctx, "SELECT "+list+" FROM line_items li"+where, args, func(r Row) error {
+		err := db.Scan(ctx, "SELECT "+list+" FROM line_items li"+where, args, func(r Row) error {
 			if len(slab) == 0 {
 				slab = make([]LineItem, loadSlab)
 			}
@@ -68,7 +68,7 @@ func (db *DB) LoadColumns(ctx context.Context, f Filter, names []string) ([]*Lin
 			slab = slab[1:]
 			out[p] = append(out[p], li)
 			return ir.read(r, li)
-		}, true)
+		})
 		if !f.Unordered {
 			slices.SortFunc(out[p], CompareItems)
 		}
@@ -297,7 +297,7 @@ func (db *DB) LineItemsByID(ctx context.Context, month string, ids []int64) ([]*
 // read-only connection of its own in one snapshot, and calls fn for each
 // row.
 func (db *DB) eachChunk(ctx context.Context, ids []int64, q string, args []any, fn func(Row) error) error {
-	c, err := openLite(db.path, sqlite.OpenReadOnly, mmapPragma)
+	c, err := openLite(db.path, sqlite.OpenReadOnly)
 	if err != nil {
 		return err
 	}

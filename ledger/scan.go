@@ -13,17 +13,7 @@ import (
 // items. The SQL functions gpubill registers on its database/sql
 // connections (dsum) are not defined on that connection.
 func (db *DB) Scan(ctx context.Context, q string, args []any, fn func(Row) error) error {
-	return db.scan(ctx, q, args, fn, false)
-}
-
-// scan is Scan, reading the ledger through a memory map when mapped
-// (mmapPragma), for the load of a month.
-func (db *DB) scan(ctx context.Context, q string, args []any, fn func(Row) error, mapped bool) error {
-	var extra []string
-	if mapped {
-		extra = append(extra, mmapPragma)
-	}
-	c, err := openLite(db.path, sqlite.OpenReadOnly, extra...)
+	c, err := openLite(db.path, sqlite.OpenReadOnly)
 	if err != nil {
 		return err
 	}

@@ -399,7 +399,13 @@ func priceMedians(quotes []priceQuote, idx []int32, minHistory int) {
 // runningMedian keeps the median of a growing set of prices in two heaps:
 // lo holds the smaller half (its largest on top), hi the larger half (its
 // smallest on top), and lo has as many prices as hi or one more.
-type runningMedian struct{ lo, hi decimalHeap }
+type runningMedian struct {
+	lo, hi decimalHeap
+	// the last mean of two middles (mean of lastLo and lastHi): prices
+	// repeat, so the middles mostly stay the same from one start to the
+	// next, and the mean is not worked out (and allocated) again.
+	lastLo, lastHi, mean *decimal.Decimal
+}
 
 func newRunningMedian() *runningMedian { return &runningMedian{lo: decimalHeap{max: true}} }
 
@@ -425,7 +431,18 @@ func (m *runningMedian) median() decimal.Decimal {
 	if m.lo.Len() > m.hi.Len() {
 		return *m.lo.d[0]
 	}
-	return m.lo.d[0].Add(*m.hi.d[0]).Mul(decimal.New(5, -1))
+	lo, hi := m.lo.d[0], m.hi.d[0]
+	if m.mean == nil || !same(lo, m.lastLo) || !same(hi, m.lastHi) {
+		mean := lo.Add(*hi).Mul(decimal.New(5, -1))
+		m.lastLo, m.lastHi, m.mean = lo, hi, &mean
+	}
+	return *m.mean
+}
+
+// same reports whether a and b are the same decimal, written alike (the
+// same digits and exponent: a sum of them is written alike too).
+func same(a, b *decimal.Decimal) bool {
+	return a == b || a.Exponent() == b.Exponent() && a.Cmp(*b) == 0
 }
 
 // decimalHeap is a heap.Interface of decimals: smallest on top, or with

@@ -24,6 +24,13 @@
 //	go build -o /tmp/gpubill ./cmd/gpubill
 //	go run ./cmd/gpubill-bench -gpubill /tmp/gpubill -rows 100000,1000000 -runs 3
 //
+// The template bill bills 400 instances every hour (-instances), so a
+// million rows span three months and a half; -instances 1345 puts a million
+// rows in October alone, the month the audit's budget is set for (5 s,
+// under 1 GB):
+//
+//	go run ./cmd/gpubill-bench -gpubill /tmp/gpubill -rows 1000000 -instances 1345 -formats template -reports=false
+//
 // With -xlsx-rows it also writes the template bills as XLSX workbooks and
 // imports them against the floor set by excelize's streaming Rows() reading
 // every cell of the sheet (run by this command in a process of its own, so
@@ -68,6 +75,7 @@ func main() {
 	reports := flag.Bool("reports", true, "also time each report of the first month of the imported template ledger")
 	formatList := flag.String("formats", "template,aliyun", "comma-separated formats of the generated CSV bills: "+formatNames())
 	against := flag.String("against", "", "another gpubill binary to import each CSV with too, alternating with the measured one, and to audit and report on a copy of the same ledger (to compare two builds)")
+	fleet := flag.Int("instances", 400, "instances of the template bill billed every hour: 400 put 297,600 rows in a month, 1345 a million (the audit's budget)")
 	zipped := flag.Bool("zip", false, "also import each generated CSV zipped (one Deflate member) against the baseline of the unzipped file")
 	writeXLSX := flag.String("write-xlsx", "", "internal: CSV,BOOK: write the generated CSV bill as the workbook BOOK and exit")
 	readXLSX := flag.String("read-xlsx", "", "internal: read every cell of this workbook with excelize's Rows() and exit (the XLSX baseline)")
@@ -107,6 +115,10 @@ func main() {
 		} else if err := os.MkdirAll(work, 0o755); err != nil { // -dir is made if it is missing
 			return err
 		}
+		if *fleet < 1 {
+			return fmt.Errorf("-instances %d: want at least 1", *fleet)
+		}
+		instances = *fleet
 		if err := run(*bin, *against, *sizes, formats, *runs, work, *audit, *reports, *zipped); err != nil {
 			return err
 		}
@@ -139,9 +151,15 @@ type benchFormat struct {
 	checks bool
 }
 
+// instances is -instances: how many instances the template bill bills each
+// hour, so how many of its rows a month holds.
+var instances = 400
+
 // benchFormats are the formats -formats chooses from.
 var benchFormats = []benchFormat{
-	{"template", ingest.WriteSampleTemplateCSV, true},
+	{"template", func(w io.Writer, rows int, seed int64) error {
+		return ingest.WriteSampleFleetCSV(w, rows, instances, seed)
+	}, true},
 	{"aliyun", ingest.WriteSampleAliyunCSV, false},
 }
 
@@ -362,12 +380,12 @@ func reportTime(bin, db, name string) (sample, error) {
 }
 
 // auditAll runs gpubill audit on every month the generated bill of n rows
-// covers (WriteSampleTemplateCSV puts row i in hour i/400 from 2026-10-01)
-// and returns the summed wall time and the largest peak RSS.
+// covers (WriteSampleFleetCSV puts row i in hour i/instances from
+// 2026-10-01) and returns the summed wall time and the largest peak RSS.
 func auditAll(bin, db string, n int) (sample, error) {
 	var total sample
 	first := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	last := first.Add(time.Duration(max(n-1, 0)/400) * time.Hour)
+	last := first.Add(time.Duration(max(n-1, 0)/instances) * time.Hour)
 	for m := first; !m.After(last); m = m.AddDate(0, 1, 0) {
 		s, err := measure(exec.Command(bin, "audit", "--db", db, "--month", m.Format("2006-01"), "--format", "json"))
 		if err != nil {
