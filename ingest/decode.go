@@ -65,7 +65,89 @@ func decodeText(r io.Reader) (io.Reader, string, error) {
 	if utf8.Valid(head) || mixedUTF8(head) {
 		return br, EncUTF8, nil
 	}
-	return transform.NewReader(br, simplifiedchinese.GB18030.NewDecoder()), EncGB18030, nil
+	return transform.NewReader(&gbkChecker{r: br, line: 1}, simplifiedchinese.GB18030.NewDecoder()), EncGB18030, nil
+}
+
+// gbkChecker refuses, in text read as GBK/GB18030, a line whose bytes are
+// UTF-8 holding two or more characters of three bytes (Chinese): a row
+// pasted in from a UTF-8 file. GB18030 would decode it without an error,
+// as noise ("计算" reads "璁＄畻"), stored silently. A GBK line is valid
+// UTF-8 for a character or two of two bytes (元 D4 AA is also "Ԫ"), seldom
+// for two three-byte ones and the rest of its line besides.
+type gbkChecker struct {
+	r    io.Reader
+	line int    // the line being read, 1-based
+	cur  []byte // its start, when it began in an earlier read
+	long bool   // longer than maxCheckedLine: not checked
+	err  error
+}
+
+// maxCheckedLine is the longest line gbkChecker holds across reads.
+const maxCheckedLine = 1 << 20
+
+func (c *gbkChecker) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.r.Read(p)
+	b := p[:n]
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			c.hold(b)
+			break
+		}
+		line := b[:i]
+		if len(c.cur) > 0 || c.long {
+			c.hold(line)
+			line = c.cur
+		}
+		if !c.long && utf8Line(line) {
+			c.err = c.refusal()
+			return 0, c.err
+		}
+		c.cur, c.long = c.cur[:0], false
+		c.line++
+		b = b[i+1:]
+	}
+	if err == io.EOF && !c.long && utf8Line(c.cur) {
+		c.err = c.refusal()
+		return 0, c.err
+	}
+	return n, err
+}
+
+func (c *gbkChecker) hold(b []byte) {
+	if c.long || len(c.cur)+len(b) > maxCheckedLine {
+		c.long, c.cur = true, c.cur[:0]
+		return
+	}
+	c.cur = append(c.cur, b...)
+}
+
+func (c *gbkChecker) refusal() error {
+	return &encodingError{line: c.line, msg: "a line in UTF-8 in a file read as GBK/GB18030 (a row pasted in from a UTF-8 file?): save the whole file in one encoding"}
+}
+
+// utf8Line reports a line that is valid UTF-8 with at least two characters
+// of three bytes or more.
+func utf8Line(b []byte) bool {
+	wide := 0
+	for len(b) > 0 {
+		if b[0] < utf8.RuneSelf {
+			b = b[1:]
+			continue
+		}
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n <= 1 {
+			return false
+		}
+		if n >= 3 {
+			wide++
+		}
+		b = b[n:]
+	}
+	return wide >= 2
 }
 
 // mixedUTF8 reports text that is UTF-8 up to an invalid byte and already

@@ -215,6 +215,9 @@ func hostileFiles(t testing.TB) map[string][]byte {
 		"truncated_zip.zip":      hzip(t, hzEntry{name: "a.csv", data: good}, hzEntry{name: "b.csv", data: good})[:200],
 		"cr_only_line_ends.csv":  []byte(strings.ReplaceAll(templateHeader+goodRows, "\n", "\r")),
 		"crlf_line_ends.csv":     []byte(strings.ReplaceAll(templateHeader+goodRows, "\n", "\r\n")),
+		// Lines ending LF, then CR alone (a Mac export appended): the rows
+		// of the CR part run together into one line.
+		"mixed_line_ends.csv": []byte(templateHeader + goodRows + strings.ReplaceAll(goodRows, "\n", "\r")),
 		"cr_only_quoted_cell.csv": []byte(strings.ReplaceAll(strings.TrimSuffix(templateHeader, "\n")+",说明\n"+
 			"AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,\"two\nlines\"\n", "\n", "\r")),
 		"header_repeated_mid.csv": []byte(templateHeader + goodRows + templateHeader + goodRows),
@@ -238,6 +241,12 @@ func hostileFiles(t testing.TB) map[string][]byte {
 			"AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,测试\n"),
 			gbk(t, "AutoDL,h-1,GPU计算,2026-10-02 11:00,2026-10-02 12:00,1.88,测试\n")...),
 			"AutoDL,h-1,GPU计算,2026-10-02 12:00,2026-10-02 13:00,1.88,x\n"...),
+		// A GBK file with one row in UTF-8, in a free-text cell: GB18030
+		// decodes it to noise without an error.
+		"gbk_utf8_row.csv": append(append(gbk(t, strings.TrimSuffix(templateHeader, "\n")+",说明\n"+
+			"AutoDL,h-1,GPU计算,2026-10-02 10:00,2026-10-02 11:00,1.88,测试\n"),
+			"AutoDL,h-1,compute,2026-10-02 11:00,2026-10-02 12:00,1.88,测试实例\n"...),
+			gbk(t, "AutoDL,h-1,GPU计算,2026-10-02 12:00,2026-10-02 13:00,1.88,测试\n")...),
 		// ASCII but for two bytes that are no text in any encoding read.
 		"ascii_invalid_bytes.csv": []byte("provider,resource_id,kind,start,end,billed_cost,description\n" +
 			"autodl,h-1,compute,2026-10-02 10:00,2026-10-02 11:00,1.88,ok\n" +

@@ -49,6 +49,21 @@ func TestHostileXLSXRows(t *testing.T) {
 			charge(2, "2026-10-02 10:00", "2026-10-02 11:00", a(2, "1")) +
 			charge(2, "2026-10-02 11:00", "2026-10-02 12:00", a(2, "2")),
 			"x.xlsx: 账单!2: the worksheet stores row 2 twice", nil},
+		// Cells stored twice, out of order or in another row's element:
+		// excelize would drop the second F2, leave A2 empty, or read F3 as
+		// row 2's amount.
+		{"cell twice", xrow(1, xlsxHeader...) +
+			charge(2, "2026-10-02 10:00", "2026-10-02 11:00", a(2, "1")+a(2, "2")),
+			"x.xlsx: 账单!2: the worksheet stores cell F2 twice", nil},
+		{"cells out of order", xrow(1, xlsxHeader...) + `<row r="2">` + a(2, "2") +
+			strings.TrimPrefix(charge(2, "2026-10-02 10:00", "2026-10-02 11:00", ""), `<row r="2">`),
+			"x.xlsx: 账单!2: the worksheet stores cell A2 after F2 (cells out of order)", nil},
+		{"cell in another row", xrow(1, xlsxHeader...) +
+			charge(2, "2026-10-02 10:00", "2026-10-02 11:00", a(3, "2")),
+			"x.xlsx: 账单!2: the worksheet stores cell F3 in row 2", nil},
+		{"rows without numbers", strings.ReplaceAll(xrow(1, xlsxHeader...)+
+			charge(2, "2026-10-02 10:00", "2026-10-02 11:00", a(2, "1.88"))+
+			charge(3, "2026-10-02 11:00", "2026-10-02 12:00", a(3, "1.5")), `<row r="`, `<row x="`), "", []string{"1.88", "1.5"}},
 		{"boolean amount", xrow(1, xlsxHeader...) +
 			charge(2, "2026-10-02 10:00", "2026-10-02 11:00", xnum("F2", "b", "1")),
 			`x.xlsx: 账单!F2: column 应付金额: "TRUE" is not an amount`, nil},
@@ -57,6 +72,16 @@ func TestHostileXLSXRows(t *testing.T) {
 			charge(3, "2026-10-02 11:00", "2026-10-02 12:00", a(3, "2.0200000000000001")) +
 			charge(4, "2026-10-02 12:00", "2026-10-02 13:00", a(4, "0.12345678901234567")),
 			"", []string{"1.88", "2.02", "0.123456789012346"}},
+		{"double artefacts: negative, large, whole, exponent", xrow(1, xlsxHeader...) +
+			charge(2, "2026-10-02 10:00", "2026-10-02 11:00", a(2, "-1.8799999999999999")) +
+			charge(3, "2026-10-02 11:00", "2026-10-02 12:00", a(3, "1234567.8900000001")) +
+			charge(4, "2026-10-02 12:00", "2026-10-02 13:00", a(4, "3.0000000000000004")) +
+			charge(5, "2026-10-02 13:00", "2026-10-02 14:00", a(5, "1.0000000000000001E-3")),
+			"", []string{"-1.88", "1234567.89", "3", "0.001"}},
+		{"boolean FALSE and an error value", xrow(1, xlsxHeader...) +
+			charge(2, "2026-10-02 10:00", "2026-10-02 11:00", xnum("F2", "b", "0")) +
+			charge(3, "2026-10-02 11:00", "2026-10-02 12:00", xnum("F3", "e", "#DIV/0!")),
+			`x.xlsx: 账单!F2: column 应付金额: "FALSE" is not an amount`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -102,6 +103,12 @@ func checkRowLength(t table, rec []string, b *binding) error {
 	header := trimTrailingEmpty(b.header)
 	n := len(trimTrailingEmpty(rec))
 	switch {
+	case n > len(header) && (ct.edgeCR || slices.ContainsFunc(rec, loneCR)):
+		// A file joined from a Mac ("CSV (Macintosh)") and another export:
+		// only LF ends a line, so the rows of a CR-only part run together.
+		return &InputError{File: ct.path, Line: t.line(0), Col: len(header) + 1,
+			Msg: fmt.Sprintf("row %d has %d cells, the header has %d: a CR alone ends a line inside it, so the file mixes line ends (CR, LF, CR LF); save it again with one kind",
+				t.line(0), n, len(header))}
 	case n > len(header):
 		return &InputError{File: ct.path, Line: t.line(0), Col: len(header) + 1,
 			Msg: fmt.Sprintf("row %d has %d cells, the header has %d: a value with an unquoted %s? Quote that cell, or remove the extra cells",
@@ -128,6 +135,17 @@ func checkRowLength(t table, rec []string, b *binding) error {
 		}
 	}
 	return nil
+}
+
+// loneCR reports a cell holding a CR that no LF follows.
+func loneCR(cell string) bool {
+	for i := strings.IndexByte(cell, '\r'); i >= 0; i = strings.IndexByte(cell, '\r') {
+		if i+1 == len(cell) || cell[i+1] != '\n' {
+			return true
+		}
+		cell = cell[i+1:]
+	}
+	return false
 }
 
 // shortRowFields are the columns a row may leave out at its end: free text

@@ -34,6 +34,8 @@ type csvTable struct {
 	path string
 	r    *csvReader
 	rec  []string
+	// edgeCR: a cell of rec had a CR at its start or end before trimming.
+	edgeCR bool
 }
 
 func newCSVTable(path string, r io.Reader, delim rune) *csvTable {
@@ -70,7 +72,13 @@ func (t *csvTable) next() ([]string, error) {
 		}
 		return nil, &InputError{File: t.path, Msg: "cannot read text", Err: err}
 	}
+	t.edgeCR = false
 	for i, c := range rec {
+		// A CR trimmed off a cell's edge may have ended a line (see
+		// checkRowLength).
+		if n := len(c); n > 0 && (c[0] == '\r' || c[n-1] == '\r') {
+			t.edgeCR = true
+		}
 		rec[i] = trimCell(c)
 	}
 	t.rec = rec

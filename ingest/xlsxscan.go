@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
 )
 
 // sheetScan is what one pass over a worksheet's XML (scanWorksheet) learns
@@ -51,6 +52,7 @@ func scanWorksheet(file, sheet string, f *zip.File) (*sheetScan, error) {
 		lastRow, row, col int
 		typ               string
 		inCell, inValue   bool
+		inRow             bool
 		value             []byte
 	)
 	for {
@@ -82,18 +84,25 @@ func scanWorksheet(file, sheet string, f *zip.File) (*sheetScan, error) {
 				return nil, &InputError{File: file, Sheet: sheet, Line: n,
 					Msg: fmt.Sprintf("the worksheet stores row %d after row %d (rows out of order, written by a tool, not by Excel): rows would be lost; open the file in Excel or WPS and save it", n, lastRow)}
 			}
-			lastRow, row, col = n, n, 0
+			lastRow, row, col, inRow = n, n, 0, !selfClosing
+		case "/row":
+			inRow = false
 		case "c":
-			if selfClosing {
-				col++
-				continue
+			c, r := splitCellRef(string(attr(attrs, "r")))
+			if c > 0 && inRow {
+				if err := cellOrder(file, sheet, lastRow, col, c, r); err != nil {
+					return nil, err
+				}
 			}
-			inCell, typ, value = true, string(attr(attrs, "t")), value[:0]
-			if c, r := splitCellRef(string(attr(attrs, "r"))); c > 0 {
+			if c > 0 {
 				col, row = c, r
 			} else {
 				col++
 			}
+			if selfClosing {
+				continue
+			}
+			inCell, typ, value = true, string(attr(attrs, "t")), value[:0]
 		case "v", "t":
 			inValue = inCell && !selfClosing
 		case "/v", "/t":
@@ -113,6 +122,26 @@ func scanWorksheet(file, sheet string, f *zip.File) (*sheetScan, error) {
 	}
 	h.Sum(sc.digest[:0])
 	return sc, nil
+}
+
+// cellOrder refuses cell (c, r), which follows column prev in row n, when
+// it is stored in another row's element, twice, or before a cell left of
+// it: excelize reads such a row with cells lost or moved (a second F2 is
+// dropped, A2 after F2 leaves A2 empty), and a spreadsheet repairs it its
+// own way.
+func cellOrder(file, sheet string, n, prev, c, r int) error {
+	ref, _ := excelize.CoordinatesToCellName(c, r)
+	fix := ": open the file in Excel or WPS and save it, then check the row"
+	switch {
+	case r != n:
+		return &InputError{File: file, Sheet: sheet, Line: n, Msg: fmt.Sprintf("the worksheet stores cell %s in row %d%s", ref, n, fix)}
+	case c == prev:
+		return &InputError{File: file, Sheet: sheet, Line: n, Msg: fmt.Sprintf("the worksheet stores cell %s twice%s", ref, fix)}
+	case c < prev:
+		before, _ := excelize.CoordinatesToCellName(prev, r)
+		return &InputError{File: file, Sheet: sheet, Line: n, Msg: fmt.Sprintf("the worksheet stores cell %s after %s (cells out of order)%s", ref, before, fix)}
+	}
+	return nil
 }
 
 // shownValue is the value a spreadsheet shows for a cell of type typ whose

@@ -46,3 +46,11 @@ func (t *Table) Write(w io.Writer, format string) error {
 	}
 	return fmt.Errorf("table: unknown format %q", format)
 }
+
+// MarkdownText escapes text for a line of Markdown prose, as the reports
+// escape bill cells: no HTML, link, emphasis or list marker survives.
+func MarkdownText(s string) string { return mdInline(s) }
+
+// MarkdownCode shows s (a file name, an id) as a Markdown code span; "-"
+// when s is empty.
+func MarkdownCode(s string) string { return mdCodeOrDash(s) }

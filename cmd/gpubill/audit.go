@@ -241,7 +241,9 @@ func (a *app) writeAuditFindings(cmd *cobra.Command, db *ledger.DB, month string
 		}
 		for _, w := range a.warnings {
 			if format == "md" {
-				fmt.Fprintf(&buf, "- `%s` (%s): %s\n", filepath.Base(w.File), w.RuleID, w.Err)
+				// The error may quote a cell the rule returned.
+				fmt.Fprintf(&buf, "- %s (%s): %s\n", reports.MarkdownCode(filepath.Base(w.File)),
+					reports.MarkdownText(w.RuleID), reports.MarkdownText(w.Err.Error()))
 			} else {
 				fmt.Fprintf(&buf, "  %s (%s): %s\n", filepath.Base(w.File), w.RuleID, w.Err)
 			}
