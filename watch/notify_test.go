@@ -148,3 +148,33 @@ func TestMailThroughSMTP(t *testing.T) {
 		t.Errorf("wrong password: %v", err)
 	}
 }
+
+// Names in an alert come from bills and APIs: in the robots' markdown they
+// stay text, never a link, bold or a font tag.
+func TestRobotMarkdownEscapesNames(t *testing.T) {
+	a := sample
+	a.InstanceID = "[续费](http://phish.example)"
+	a.MessageZH = "【low】实例 **" + a.InstanceID + "** <font color=\"info\">x</font> 已运行 9 小时"
+	for _, kind := range []string{"wecom", "dingtalk"} {
+		r := &Robot{Kind: kind, URL: "http://127.0.0.1/x"}
+		_, b, err := r.Payload(a, "zh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Markdown map[string]string `json:"markdown"`
+		}
+		if err := json.Unmarshal(b, &body); err != nil {
+			t.Fatal(err)
+		}
+		md := body.Markdown["content"] + body.Markdown["text"]
+		for _, bad := range []string{"[续费](", "实例 **[", "<font"} {
+			if strings.Contains(md, bad) {
+				t.Errorf("%s: %q holds the markup %q", kind, md, bad)
+			}
+		}
+		if !strings.Contains(md, `\[续费\](http://phish.example)`) || !strings.Contains(md, "&lt;font") {
+			t.Errorf("%s: %q, the name is not kept as escaped text", kind, md)
+		}
+	}
+}
