@@ -18,8 +18,9 @@ import (
 
 func (a *app) formatsCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "formats",
-		Short: "List the bill formats gpubill reads / 列出支持的账单格式",
+		Annotations: map[string]string{textOrJSON: "yes"},
+		Use:         "formats",
+		Short:       "List the bill formats gpubill reads / 列出支持的账单格式",
 		Long: `List every format gpubill can read: how it is recognised (by content, never by file
 name), which columns form its dedupe key, and how sure we are of it (doc: the vendor
 documents it; parser: seen in third-party code that reads real files; guess; ours:
@@ -56,8 +57,9 @@ import --hidden-sheets; a sheet that copies another is read once.
 	}
 	var profiles []string
 	check := &cobra.Command{
-		Use:   "check FILE|DIR|ZIP…",
-		Short: "Show how gpubill reads a file, without importing it / 检查文件如何被识别",
+		Annotations: map[string]string{textOrJSON: "yes"},
+		Use:         "check FILE|DIR|ZIP…",
+		Short:       "Show how gpubill reads a file, without importing it / 检查文件如何被识别",
 		Long: `Show how gpubill reads a file, without importing it: the format recognised, the header
 row and the column mapping. A folder or a ZIP archive is looked into as import does, and
 every file in it (shown as archive.zip/dir/member.csv) is checked. With --format json a

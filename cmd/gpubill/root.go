@@ -188,12 +188,19 @@ func (a *app) setup(cmd *cobra.Command, args []string) error {
 	return a.checkFormat(cmd)
 }
 
+// textOrJSON annotates a command that writes only its text or JSON, so that
+// --format md, csv or tsv is refused rather than ignored.
+const textOrJSON = "gpubill/text-or-json"
+
 // checkFormat rejects an unknown --format, and xlsx or html for a command
 // that writes neither (only reports and audit do; template and packet
 // check their own --format), instead of silently printing a table.
 func (a *app) checkFormat(cmd *cobra.Command) error {
 	if n := cmd.Name(); n == "template" || n == "packet" || n == "export" {
 		return nil // their --format names the file they write, checked by them
+	}
+	if cmd.Annotations[textOrJSON] != "" && a.format != reports.FormatTable && a.format != reports.FormatJSON {
+		return fmt.Errorf("--format %s: %s writes table or json", a.format, cmd.CommandPath())
 	}
 	switch a.format {
 	case reports.FormatTable, reports.FormatTSV, reports.FormatMarkdown, reports.FormatCSV, reports.FormatJSON:

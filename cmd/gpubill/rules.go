@@ -17,8 +17,9 @@ import (
 func (a *app) rulesCommand() *cobra.Command {
 	var set []string
 	cmd := &cobra.Command{
-		Use:   "rules",
-		Short: "List the audit rules, their parameters and current values / 列出审计规则及参数",
+		Annotations: map[string]string{textOrJSON: "yes"},
+		Use:         "rules",
+		Short:       "List the audit rules, their parameters and current values / 列出审计规则及参数",
 		Long: `List every audit rule with what it looks for, its parameters, their defaults and the
 values in effect (config file, then --set), then the user SQL rules of the rules folder
 and the policy and price overrides of the config file. Change a value for one run with
