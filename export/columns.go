@@ -83,6 +83,7 @@ var columns = []column{
 	{"x_SourceRow", typeInt},
 	{"x_LineItemId", typeInt},
 	{"x_RowKey", typeText},
+	{"x_LineKey", typeText},
 	{"x_DataEnd", typeTime},
 	{"x_FindingRules", typeText},
 	{"x_FindingFingerprints", typeText},
@@ -214,6 +215,7 @@ func row(cells []cell, li *ledger.LineItem, file string, srcRow int, lf *lineFin
 	}
 	next(intCell(li.ID))
 	next(textCell(li.RowKey))
+	next(textCell(li.LineKey)) // "": the source named no line id
 	next(timeCell(dataEnd))
 	if lf != nil {
 		next(textCell(strings.Join(lf.rules, ",")))

@@ -71,7 +71,7 @@ func BenchmarkLineKeys(b *testing.B) {
 			for i := range items {
 				items[i].ChargePeriodStart = start.Add(time.Duration(n+i) * time.Second)
 			}
-			k.lineKeys(items)
+			k.lineKeys(items, false)
 		}
 		if k.seen.n != rows {
 			b.Fatalf("%d distinct keys, want %d", k.seen.n, rows)

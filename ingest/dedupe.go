@@ -180,7 +180,11 @@ func (k *rowKeyer) close() {
 // rows) is a cache miss, and between two rows' hashing each was waited for
 // alone (0.3 s of CPU of a million-row import); in a row the misses
 // overlap.
-func (k *rowKeyer) lineKeys(items []ledger.LineItem) {
+//
+// A LineKey the mapper set is a vendor line id, keyed by lineKey; with
+// final set it is already a stored key (gpubill export's x_LineKey) and
+// kept, as a RowKey the format brings is.
+func (k *rowKeyer) lineKeys(items []ledger.LineItem, final bool) {
 	k.sums = k.sums[:0]
 	for i := range items {
 		k.sums = append(k.sums, k.lineDigest(&items[i]))
@@ -193,7 +197,7 @@ func (k *rowKeyer) lineKeys(items []ledger.LineItem) {
 		if items[i].RowKey == "" { // else the format's own (gpubill export's x_RowKey)
 			items[i].RowKey = rowKeyText(k.sums[i], k.ns[i])
 		}
-		if id := items[i].LineKey; id != "" {
+		if id := items[i].LineKey; id != "" && !final {
 			items[i].LineKey = k.lineKey(items[i].Provider, id)
 		}
 	}

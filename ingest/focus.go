@@ -37,7 +37,7 @@ func gpubillExportFormat() *Format {
 	f.Confidence = ConfidenceDoc
 	f.DetectZH = "FOCUS 表头，另含 x_Provider、x_Kind、x_RowKey 列"
 	f.DetectEN = "a FOCUS header with the x_Provider, x_Kind and x_RowKey columns"
-	f.DedupeKey = "x_RowKey: the dedupe key of the ledger the export came from"
+	f.DedupeKey = "x_RowKey: the dedupe key of the ledger the export came from (and x_LineKey, its second key, where the line has one)"
 	f.match = func(b *binding) bool {
 		return b.idx("x_provider") >= 0 && b.idx("x_kind") >= 0 && b.idx("x_row_key") >= 0
 	}
@@ -121,10 +121,14 @@ var focusFormat = &Format{
 		{Field: "x_unpaid", Headers: []string{"x_Unpaid"}},
 		{Field: "x_source_scales", Headers: []string{"x_SourceScales"}},
 		{Field: "x_row_key", Headers: []string{"x_RowKey"}},
+		{Field: "x_line_key", Headers: []string{"x_LineKey"}},
 		{Field: "x_data_end", Headers: []string{"x_DataEnd"}},
 	},
 	match: func(b *binding) bool { return b.idx("provider") >= 0 || b.idx("service_name") >= 0 },
 	lines: focusLines,
+	// FOCUS names no line id: the only LineKey is gpubill export's
+	// x_LineKey, a stored key that must not be numbered again.
+	finalLineKeys: true,
 	// gpubill's own export states every paid part as the ledger settled it.
 	settled: func(b *binding) bool { return b.idx("x_cash_paid") >= 0 },
 }
@@ -146,12 +150,12 @@ func focusLines(b *binding, env *mapEnv) (lineMapper, error) {
 	}
 	x := struct {
 		provider, kind, pricing, parent, usageStart, usageEnd, gpuModel, gpuCount,
-		voucher, cash, other, unpaid, scales, rowKey, dataEnd int
+		voucher, cash, other, unpaid, scales, rowKey, lineKey, dataEnd int
 	}{
 		b.idx("x_provider"), b.idx("x_kind"), b.idx("x_pricing_model"), b.idx("x_parent_resource_id"),
 		b.idx("x_usage_start"), b.idx("x_usage_end"), b.idx("x_gpu_model"), b.idx("x_gpu_count"),
 		b.idx("x_voucher_paid"), b.idx("x_cash_paid"), b.idx("x_other_paid"), b.idx("x_unpaid"),
-		b.idx("x_source_scales"), b.idx("x_row_key"), b.idx("x_data_end"),
+		b.idx("x_source_scales"), b.idx("x_row_key"), b.idx("x_line_key"), b.idx("x_data_end"),
 	}
 	cell := func(c *rowCtx, i int) string { return focusText(c.cell(i)) }
 	// Derived from texts that repeat row after row (textMemo): the provider
@@ -250,6 +254,11 @@ func focusLines(b *binding, env *mapEnv) (lineMapper, error) {
 		// (the paid parts were settled after it), and kept, it makes a
 		// re-imported export add nothing twice.
 		li.RowKey = focusText(c.cell(x.rowKey))
+		// Its second key too (x_LineKey, the vendor's line id as stored:
+		// "<provider>:<id>#<n>"), already final (Format.finalLineKeys), so
+		// that a fetch or the vendor's CSV of the month adds nothing to
+		// the round-tripped ledger.
+		li.LineKey = focusText(c.cell(x.lineKey))
 		if end, err := c.time(x.dataEnd, time.UTC); err != nil {
 			return false, err
 		} else if !end.IsZero() && end.After(env.dataEnds[li.Provider]) {

@@ -66,6 +66,10 @@ type Format struct {
 	// ledger.SettlePaid's already (gpubill's own export): it is not run
 	// again, which would count a credit's voucher twice.
 	settled func(b *binding) bool
+	// finalLineKeys: the mapper's LineKey is a ledger's stored key
+	// ("<provider>:<id>#<n>", gpubill export's x_LineKey), kept as is,
+	// not a vendor line id for rowKeyer.lineKey to key.
+	finalLineKeys bool
 	// txs builds the row mapper of a detected table (Target transactions).
 	txs func(b *binding, env *mapEnv) (txMapper, error)
 	// pays builds the row mapper of a detected table (Target payments).

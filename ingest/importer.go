@@ -518,6 +518,8 @@ type importer struct {
 	billedIsCash bool
 	// settled: the current table's paid parts are settled (Format.settled).
 	settled bool
+	// finalLineKeys is the current table's Format.finalLineKeys.
+	finalLineKeys bool
 	// periods counts the line items of the current table per provider and
 	// month; written by the parse goroutine, read after it is done.
 	periods map[ledger.PeriodKey]int
@@ -552,6 +554,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	im.periods = map[ledger.PeriodKey]int{}
 	im.billedIsCash = b.format.billedIsCash
 	im.settled = b.format.settled != nil && b.format.settled(b)
+	im.finalLineKeys = b.format.finalLineKeys
 	var lm lineMapper
 	var tm txMapper
 	var pm payMapper
@@ -880,7 +883,7 @@ func (im *importer) render(ctx context.Context, in <-chan *batch, out chan<- *ba
 	defer close(out)
 	for bt := range in {
 		if bt.err == nil {
-			im.keys.lineKeys(bt.items)
+			im.keys.lineKeys(bt.items, im.finalLineKeys)
 			for i := range bt.items {
 				li := &bt.items[i]
 				// After the key: the keys stay those of earlier versions.

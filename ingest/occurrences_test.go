@@ -133,7 +133,7 @@ func TestLineKeysInBatches(t *testing.T) {
 	sizes := []int{1, 499, 500, 3, 37, 960}
 	for n, b := 0, 0; n < len(items); b++ {
 		end := min(n+sizes[b%len(sizes)], len(items))
-		k.lineKeys(items[n:end])
+		k.lineKeys(items[n:end], false)
 		n = end
 	}
 	for i := range items {
