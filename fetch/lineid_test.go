@@ -6,50 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpubill/gpubill/ingest"
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
 )
-
-// rewriteCSV copies the CSV at path with each cell of column col passed
-// through f (a column not in the header is added, its cells f("")).
-func rewriteCSV(t *testing.T, path, col string, f func(row int, v string) string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := slices.Index(recs[0], col)
-	if at < 0 {
-		at = len(recs[0])
-		recs[0] = append(recs[0], col)
-		for i := 1; i < len(recs); i++ {
-			recs[i] = append(recs[i], "")
-		}
-	}
-	for i := 1; i < len(recs); i++ {
-		recs[i][at] = f(i, recs[i][at])
-	}
-	out := filepath.Join(t.TempDir(), filepath.Base(path))
-	fh, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := csv.NewWriter(fh)
-	w.WriteAll(recs)
-	if err := fh.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // forgetLineKeys makes db's rows look as rows stored before migration 0015:
 // no line key.
@@ -121,7 +85,7 @@ func TestTencentDedupesByLineID(t *testing.T) {
 		return out
 	}
 	// The console writes 组件刊例价 to the fen here: 0.002 becomes 0.00.
-	csvPath := rewriteCSV(t, writeTencentCSV(t, details), "组件刊例价", func(_ int, v string) string {
+	csvPath := testkit.RewriteCSV(t, writeTencentCSV(t, details), "组件刊例价", func(_ int, v string) string {
 		return decimal.RequireFromString(v).Truncate(2).StringFixed(2)
 	})
 	db := agreeBothWays(t, fetch, csvPath, 10)
@@ -132,7 +96,7 @@ func TestTencentDedupesByLineID(t *testing.T) {
 	// The test can fail: with the line keys forgotten, a changed unit
 	// price makes every row new.
 	forgetLineKeys(t, db)
-	other := rewriteCSV(t, csvPath, "组件刊例价", func(int, string) string { return "1.5" })
+	other := testkit.RewriteCSV(t, csvPath, "组件刊例价", func(int, string) string { return "1.5" })
 	res, err := ingest.ImportFile(ctx, db, other, ingest.Options{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +144,7 @@ func TestUndoHandsLineKeyDuplicatesOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	csvPath := rewriteCSV(t, writeTencentCSV(t, details), "组件刊例价", func(int, string) string { return "1.5" })
+	csvPath := testkit.RewriteCSV(t, writeTencentCSV(t, details), "组件刊例价", func(int, string) string { return "1.5" })
 	res, err := ingest.ImportFile(ctx, db, csvPath, ingest.Options{})
 	if err != nil || res.New != 0 {
 		t.Fatalf("export after fetch: %v, new %d", err, res.New)
@@ -245,7 +209,7 @@ func TestVolcengineDedupesByLineID(t *testing.T) {
 	}
 	// The test can fail: without the line keys the rounded price is new.
 	forgetLineKeys(t, db)
-	other := rewriteCSV(t, p, "实例名称", func(int, string) string { return "x" })
+	other := testkit.RewriteCSV(t, p, "实例名称", func(int, string) string { return "x" })
 	res, err := ingest.ImportFile(ctx, db, other, ingest.Options{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +232,7 @@ func TestHuaweiRangeConsumeTimeDedupes(t *testing.T) {
 		}
 		return out
 	}
-	csvPath := rewriteCSV(t, writeHuaweiCSV(t, recs), "消费时间", func(_ int, v string) string {
+	csvPath := testkit.RewriteCSV(t, writeHuaweiCSV(t, recs), "消费时间", func(_ int, v string) string {
 		start, err := time.Parse("2006-01-02 15:04:05 GMT-07:00", v)
 		if err != nil {
 			t.Fatal(err)
@@ -279,7 +243,7 @@ func TestHuaweiRangeConsumeTimeDedupes(t *testing.T) {
 	// The test can fail: the range changes the field hash (a copy with a
 	// blank 交易时间, which neither key reads, is a file not imported yet).
 	forgetLineKeys(t, db)
-	other := rewriteCSV(t, csvPath, "交易时间", func(int, string) string { return "" })
+	other := testkit.RewriteCSV(t, csvPath, "交易时间", func(int, string) string { return "" })
 	res, err := ingest.ImportFile(ctx, db, other, ingest.Options{DryRun: true})
 	if err != nil {
 		t.Fatal(err)

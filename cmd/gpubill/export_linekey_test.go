@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gpubill/gpubill/ingest"
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -34,7 +35,7 @@ func TestExportKeepsLineKeys(t *testing.T) {
 	var bills, other []string
 	for _, bl := range lineKeyBills {
 		bills = append(bills, bl.path)
-		other = append(other, respelled(t, bl.path, bl.col))
+		other = append(other, testkit.RewriteCSV(t, bl.path, bl.col, func(int, string) string { return "1.5" }))
 	}
 	cli(t, append([]string{"--db", a, "import"}, bills...)...)
 	want := storedLineKeys(t, a)
@@ -151,40 +152,5 @@ func storedLineKeys(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	slices.Sort(out)
-	return out
-}
-
-// respelled copies the bill at path with column col's cells (a unit
-// price) changed, as a second download or the API may round them, so that every row hashes
-// to a dedupe key (row_key) of its own while its line id stays.
-func respelled(t *testing.T, path, col string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := slices.Index(recs[0], col)
-	if at < 0 {
-		t.Fatalf("%s: no column %s", path, col)
-	}
-	for _, r := range recs[1:] {
-		r[at] = "1.5"
-	}
-	out := filepath.Join(t.TempDir(), filepath.Base(path))
-	fh, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := csv.NewWriter(fh)
-	if err := w.WriteAll(recs); err != nil {
-		t.Fatal(err)
-	}
-	if err := fh.Close(); err != nil {
-		t.Fatal(err)
-	}
 	return out
 }
