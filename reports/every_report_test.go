@@ -9,6 +9,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/gpubill/gpubill/internal/mdtext"
 	"github.com/gpubill/gpubill/rules"
 )
 
@@ -87,7 +88,7 @@ func TestEveryReportXLSXRoundTrip(t *testing.T) {
 					}
 					for ci, c := range sec.grid.cols {
 						ref, _ := excelize.CoordinatesToCellName(ci+1, 1)
-						if got := cell(t, f, sheet, ref); got != oneLine(c.title) {
+						if got := cell(t, f, sheet, ref); got != mdtext.OneLine(c.title) {
 							t.Errorf("%s!%s header: got %q, want %q", sheet, ref, got, c.title)
 						}
 					}

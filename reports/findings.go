@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpubill/gpubill/internal/mdtext"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
 )
@@ -332,7 +333,7 @@ func (r *FindingsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 	if md {
 		b.WriteString("# " + mdHeading(title) + "\n")
 	} else {
-		b.WriteString(oneLine(title) + "\n")
+		b.WriteString(mdtext.OneLine(title) + "\n")
 	}
 	if len(r.Findings) == 0 {
 		b.WriteString("\n" + r.emptyText(lang) + "\n")
@@ -345,7 +346,7 @@ func (r *FindingsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 			if md {
 				b.WriteString("\n### " + mdHeading(ruleHeading(lang, e.RuleID)) + "\n\n")
 			} else {
-				b.WriteString("\n" + oneLine(ruleHeading(lang, e.RuleID)) + "\n")
+				b.WriteString("\n" + mdtext.OneLine(ruleHeading(lang, e.RuleID)) + "\n")
 			}
 		}
 		if md {
@@ -425,17 +426,17 @@ const (
 func writeFindingText(b *strings.Builder, e *FindingEntry, opts WriteOptions) {
 	lang := opts.Lang
 	s := summarize(e, opts)
-	parts := []string{"[" + s.severity + "] " + oneLine(s.provider), orDash(oneLine(s.resource)), s.period,
-		tr(lang, "find.at_risk") + " " + s.amount, tr(lang, "find.fingerprint") + " " + orDash(oneLine(s.fingerprint))}
+	parts := []string{"[" + s.severity + "] " + mdtext.OneLine(s.provider), orDash(mdtext.OneLine(s.resource)), s.period,
+		tr(lang, "find.at_risk") + " " + s.amount, tr(lang, "find.fingerprint") + " " + orDash(mdtext.OneLine(s.fingerprint))}
 	if s.state != "" {
 		parts = append(parts, tr(lang, "find.state")+" "+s.state)
 	}
 	b.WriteString(blockIndent + strings.Join(parts, "  ") + "\n")
 	if reason := pick(lang, e.ReasonZH, e.ReasonEN); reason != "" {
-		b.WriteString(detailIndent + oneLine(reason) + "\n")
+		b.WriteString(detailIndent + mdtext.OneLine(reason) + "\n")
 	}
 	if advice := pick(lang, e.AdviceZH, e.AdviceEN); advice != "" {
-		b.WriteString(detailIndent + tr(lang, "find.advice") + oneLine(advice) + "\n")
+		b.WriteString(detailIndent + tr(lang, "find.advice") + mdtext.OneLine(advice) + "\n")
 	}
 	if len(e.Evidence) > 0 {
 		b.WriteString(detailIndent + tr(lang, "find.evidence") + evidenceSummary(e.Evidence, lang, oneLineOrDash, opts.rows) + "\n")
@@ -447,18 +448,18 @@ func writeFindingText(b *strings.Builder, e *FindingEntry, opts WriteOptions) {
 func writeFindingMarkdown(b *strings.Builder, e *FindingEntry, opts WriteOptions) {
 	lang := opts.Lang
 	s := summarize(e, opts)
-	parts := []string{"**" + mdInline(s.severity) + "**", mdInline(s.provider), mdCodeOrDash(s.resource),
+	parts := []string{"**" + mdtext.Inline(s.severity) + "**", mdtext.Inline(s.provider), mdCodeOrDash(s.resource),
 		s.period, tr(lang, "find.at_risk") + " " + s.amount,
 		tr(lang, "find.fingerprint") + " " + mdCodeOrDash(s.fingerprint)}
 	if s.state != "" {
-		parts = append(parts, tr(lang, "find.state")+" "+mdInline(s.state))
+		parts = append(parts, tr(lang, "find.state")+" "+mdtext.Inline(s.state))
 	}
 	b.WriteString("- " + strings.Join(parts, " · ") + "\n")
 	if reason := pick(lang, e.ReasonZH, e.ReasonEN); reason != "" {
-		b.WriteString("  - " + mdInline(reason) + "\n")
+		b.WriteString("  - " + mdtext.Inline(reason) + "\n")
 	}
 	if advice := pick(lang, e.AdviceZH, e.AdviceEN); advice != "" {
-		b.WriteString("  - " + tr(lang, "find.advice") + mdInline(advice) + "\n")
+		b.WriteString("  - " + tr(lang, "find.advice") + mdtext.Inline(advice) + "\n")
 	}
 	if len(e.Evidence) > 0 {
 		b.WriteString("  - " + tr(lang, "find.evidence") + evidenceSummary(e.Evidence, lang, mdCodeOrDash, opts.rows) + "\n")
@@ -557,7 +558,7 @@ func moneyWithCurrency(d decimal.NullDecimal, currency string) string {
 	case "CNY", "RMB", "":
 		s = "¥" + s
 	default:
-		s = s + " " + oneLine(cur)
+		s = s + " " + mdtext.OneLine(cur)
 	}
 	if neg {
 		s = "-" + s
@@ -596,36 +597,12 @@ func orDash(s string) string {
 	return s
 }
 
-func oneLineOrDash(s string) string { return orDash(oneLine(s)) }
-
-// mdInline escapes bill-derived text for a line of markdown: everything
-// mdCell escapes, plus entities (&), strikethrough (~) and, at the start,
-// what would begin a heading, a list or a block quote.
-func mdInline(s string) string {
-	s = strings.ReplaceAll(s, "&", "&amp;")
-	s = strings.ReplaceAll(mdCell(s), "~", `\~`)
-	if s == "" {
-		return s
-	}
-	switch s[0] {
-	case '#', '-', '+', '=':
-		return `\` + s
-	}
-	// "1. " or "1) " would start an ordered list.
-	i := 0
-	for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') {
-		return s[:i] + `\` + s[i:]
-	}
-	return s
-}
+func oneLineOrDash(s string) string { return orDash(mdtext.OneLine(s)) }
 
 // mdCodeOrDash shows s (a path, an id) as a markdown code span, fenced by
 // more backticks than s holds in a row; "-" when s is empty.
 func mdCodeOrDash(s string) string {
-	s = oneLine(s)
+	s = mdtext.OneLine(s)
 	if s == "" {
 		return unknownDisplay
 	}

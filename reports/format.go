@@ -131,19 +131,3 @@ func formatRFC3339(t time.Time, loc *time.Location) string {
 	}
 	return t.In(loc).Format(time.RFC3339)
 }
-
-// oneLine makes bill text safe for a single table or TSV cell: tabs, line
-// breaks and other control characters become spaces.
-func oneLine(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if isControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' }

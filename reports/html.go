@@ -12,6 +12,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/internal/mdtext"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -94,7 +95,7 @@ type svgLegend struct{ X, Y, TX, TY, Fill, Text string }
 
 // writeHTML writes doc as one self-contained html page.
 func writeHTML(w io.Writer, opts WriteOptions, doc *document) error {
-	page := htmlPage{Lang: map[string]string{"zh": "zh-CN", "en": "en"}[opts.Lang], Title: oneLine(doc.title), Notes: doc.notes}
+	page := htmlPage{Lang: map[string]string{"zh": "zh-CN", "en": "en"}[opts.Lang], Title: mdtext.OneLine(doc.title), Notes: doc.notes}
 	ids := map[string]bool{}
 	for i := range doc.charts {
 		if c, ok := layoutChart(&doc.charts[i], opts); ok {
@@ -131,7 +132,7 @@ func writeHTML(w io.Writer, opts WriteOptions, doc *document) error {
 					if j >= len(s.grid.cols) {
 						break
 					}
-					row = append(row, htmlCell{Text: oneLine(cell), Class: cellClass(s.grid.cols[j])})
+					row = append(row, htmlCell{Text: mdtext.OneLine(cell), Class: cellClass(s.grid.cols[j])})
 				}
 				hs.Rows = append(hs.Rows, row)
 			}
@@ -399,7 +400,7 @@ func maxLabelWidth(labels []string) int {
 // shortLabel shortens an x label: days of a line chart lose their year
 // ("10-03"), long names are cut with "…" (the whole name as a tooltip).
 func shortLabel(l, kind string) (text, tip string) {
-	l = oneLine(l)
+	l = mdtext.OneLine(l)
 	if kind == "line" && len(l) == len("2006-01-02") && l[4] == '-' && l[7] == '-' {
 		return l[5:], l
 	}
@@ -410,9 +411,9 @@ func shortLabel(l, kind string) (text, tip string) {
 }
 
 func tipText(label, series string, v decimal.Decimal, currency string) string {
-	s := oneLine(label)
+	s := mdtext.OneLine(label)
 	if series != "" {
-		s += " · " + oneLine(series)
+		s += " · " + mdtext.OneLine(series)
 	}
 	return s + ": " + FormatMoney(v, currency, false) + " " + currency
 }

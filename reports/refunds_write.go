@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/internal/mdtext"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -122,7 +123,7 @@ func (r *RefundsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 	if md {
 		b.WriteString("# " + mdHeading(title) + "\n")
 	} else {
-		b.WriteString(oneLine(title) + "\n")
+		b.WriteString(mdtext.OneLine(title) + "\n")
 	}
 	if len(r.Platforms) == 0 {
 		b.WriteString("\n" + tr(lang, "refund.none") + "\n")
@@ -139,7 +140,7 @@ func (r *RefundsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 		if md {
 			b.WriteString("\n## " + mdHeading(head) + "\n\n")
 		} else {
-			b.WriteString("\n" + oneLine(head) + "\n")
+			b.WriteString("\n" + mdtext.OneLine(head) + "\n")
 		}
 		if len(p.Claims) == 0 {
 			if md {
@@ -150,7 +151,7 @@ func (r *RefundsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 		}
 		for j := range p.Claims {
 			c := &p.Claims[j]
-			parts := []string{claimTitle(lang, c.RuleID), orDash(oneLine(c.ResourceID)),
+			parts := []string{claimTitle(lang, c.RuleID), orDash(mdtext.OneLine(c.ResourceID)),
 				blockPeriod(c.PeriodStart, c.PeriodEnd, loc), moneyWithCurrency(known(c.Amount), c.Currency)}
 			fp := tr(lang, "refund.computed")
 			if c.Fingerprint != "" {
@@ -160,11 +161,11 @@ func (r *RefundsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 				fp += " · " + trOr(lang, "state.", c.State)
 			}
 			if md {
-				fmt.Fprintf(&b, "%d. **%s** · %s · %s · %s · %s\n   - %s%s\n", j+1, mdInline(parts[0]), mdCodeOrDash(c.ResourceID),
-					parts[2], parts[3], mdInline(fp), tr(lang, "refund.evidence"), mdInline(ticketRows(c, lang)))
+				fmt.Fprintf(&b, "%d. **%s** · %s · %s · %s · %s\n   - %s%s\n", j+1, mdtext.Inline(parts[0]), mdCodeOrDash(c.ResourceID),
+					parts[2], parts[3], mdtext.Inline(fp), tr(lang, "refund.evidence"), mdtext.Inline(ticketRows(c, lang)))
 			} else {
 				fmt.Fprintf(&b, "%s%d. %s  %s\n%s%s%s\n", blockIndent, j+1, strings.Join(parts, "  "), fp,
-					detailIndent, tr(lang, "refund.evidence"), oneLine(ticketRows(c, lang)))
+					detailIndent, tr(lang, "refund.evidence"), mdtext.OneLine(ticketRows(c, lang)))
 			}
 		}
 		facts := [][2]string{
@@ -177,9 +178,9 @@ func (r *RefundsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 		}
 		for _, f := range facts {
 			if md {
-				b.WriteString("- **" + mdInline(strings.TrimSpace(f[0])) + "** " + mdInline(f[1]) + "\n")
+				b.WriteString("- **" + mdtext.Inline(strings.TrimSpace(f[0])) + "** " + mdtext.Inline(f[1]) + "\n")
 			} else {
-				b.WriteString(blockIndent + oneLine(f[0]+f[1]) + "\n")
+				b.WriteString(blockIndent + mdtext.OneLine(f[0]+f[1]) + "\n")
 			}
 		}
 		steps := refundPickList(lang, p.StepsZH, p.StepsEN)
@@ -191,9 +192,9 @@ func (r *RefundsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 			}
 			for k, s := range steps {
 				if md {
-					fmt.Fprintf(&b, "%d. %s\n", k+1, mdInline(s))
+					fmt.Fprintf(&b, "%d. %s\n", k+1, mdtext.Inline(s))
 				} else {
-					fmt.Fprintf(&b, "%s%d. %s\n", detailIndent, k+1, oneLine(s))
+					fmt.Fprintf(&b, "%s%d. %s\n", detailIndent, k+1, mdtext.OneLine(s))
 				}
 			}
 		}
@@ -205,9 +206,9 @@ func (r *RefundsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 				fence := refundFence(text)
 				b.WriteString(fence + "text\n" + text + fence + "\n")
 			} else {
-				b.WriteString(blockIndent + oneLine(head) + pick(lang, "：", ":") + "\n")
+				b.WriteString(blockIndent + mdtext.OneLine(head) + pick(lang, "：", ":") + "\n")
 				for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-					b.WriteString(strings.TrimRight(detailIndent+"| "+oneLine(line), " ") + "\n")
+					b.WriteString(strings.TrimRight(detailIndent+"| "+mdtext.OneLine(line), " ") + "\n")
 				}
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
+	"github.com/gpubill/gpubill/internal/mdtext"
 	"github.com/gpubill/gpubill/internal/xlsxcell"
 )
 
@@ -51,7 +52,7 @@ func (g *grid) writeTable(w io.Writer) error {
 	for j, r := range g.rows {
 		rows[j] = make([]string, len(r))
 		for i, cell := range r {
-			rows[j][i] = oneLine(cell)
+			rows[j][i] = mdtext.OneLine(cell)
 			widths[i] = max(widths[i], displayWidth(rows[j][i]))
 		}
 	}
@@ -110,7 +111,7 @@ func (g *grid) writeTable(w io.Writer) error {
 }
 
 // writeTSV writes g as tab-separated lines: one header line of keys, then
-// the raw values (cells cannot hold tabs or line breaks: see oneLine).
+// the raw values (cells cannot hold tabs or line breaks: see mdtext.OneLine).
 func (g *grid) writeTSV(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	keys := make([]string, len(g.cols))
@@ -121,7 +122,7 @@ func (g *grid) writeTSV(w io.Writer) error {
 	for _, r := range g.rows {
 		cells := make([]string, len(r))
 		for i, cell := range r {
-			cells[i] = oneLine(cell)
+			cells[i] = mdtext.OneLine(cell)
 			if !g.cols[i].numeric && cells[i] != "-" {
 				// TSV is what a pipe gets by default, and what a paste
 				// into a spreadsheet reads: neutralised as in writeCSV,
@@ -139,7 +140,7 @@ func (g *grid) writeMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	var head, rule []string
 	for _, c := range g.cols {
-		head = append(head, mdCell(c.title))
+		head = append(head, mdtext.Cell(c.title))
 		if c.numeric {
 			rule = append(rule, "---:")
 		} else {
@@ -150,17 +151,12 @@ func (g *grid) writeMarkdown(w io.Writer) error {
 	for _, r := range g.rows {
 		cells := make([]string, len(r))
 		for i, cell := range r {
-			cells[i] = mdCell(cell)
+			cells[i] = mdtext.Cell(cell)
 		}
 		fmt.Fprintf(bw, "| %s |\n", strings.Join(cells, " | "))
 	}
 	return bw.Flush()
 }
-
-// mdCell escapes what would break a markdown table cell or be read as markup.
-var mdEscaper = strings.NewReplacer("|", `\|`, "\\", `\\`, "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`)
-
-func mdCell(s string) string { return mdEscaper.Replace(oneLine(s)) }
 
 // writeCSV writes g with encoding/csv: a header of keys, exact values, and
 // text cells protected against formula injection.

@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"io"
+
+	"github.com/gpubill/gpubill/internal/mdtext"
 )
 
 // Column describes one column of a Table.
@@ -49,7 +51,7 @@ func (t *Table) Write(w io.Writer, format string) error {
 
 // MarkdownText escapes text for a line of Markdown prose, as the reports
 // escape bill cells: no HTML, link, emphasis or list marker survives.
-func MarkdownText(s string) string { return mdInline(s) }
+func MarkdownText(s string) string { return mdtext.Inline(s) }
 
 // MarkdownCode shows s (a file name, an id) as a Markdown code span; "-"
 // when s is empty.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpubill/gpubill/internal/mdtext"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -122,7 +123,7 @@ func writeSections(w io.Writer, opts WriteOptions, title string, secs []section,
 			if md {
 				b.WriteString("## " + mdHeading(s.title) + "\n\n")
 			} else {
-				b.WriteString(oneLine(s.title) + "\n")
+				b.WriteString(mdtext.OneLine(s.title) + "\n")
 			}
 		}
 		if _, err := io.WriteString(w, b.String()); err != nil {
@@ -153,7 +154,7 @@ func writeSections(w io.Writer, opts WriteOptions, title string, secs []section,
 		b.WriteString("\n")
 		for _, n := range notes {
 			if md {
-				b.WriteString(mdCell(n) + "\n\n")
+				b.WriteString(mdtext.Cell(n) + "\n\n")
 			} else {
 				b.WriteString(n + "\n")
 			}
@@ -170,7 +171,7 @@ func writeSections(w io.Writer, opts WriteOptions, title string, secs []section,
 }
 
 // mdHeading makes text safe for a markdown heading.
-func mdHeading(s string) string { return mdCell(s) }
+func mdHeading(s string) string { return mdtext.Cell(s) }
 
 // writeTitledGrid appends a titled table and a note under it to b: a "##"
 // heading and a markdown table in md, a title line and an aligned table
@@ -180,7 +181,7 @@ func writeTitledGrid(b *strings.Builder, md bool, title string, g *grid, note st
 	if md {
 		b.WriteString("\n## " + mdHeading(title) + "\n\n")
 		err = g.writeMarkdown(b)
-		b.WriteString("\n" + mdCell(note) + "\n")
+		b.WriteString("\n" + mdtext.Cell(note) + "\n")
 	} else {
 		b.WriteString("\n" + title + "\n")
 		err = g.writeTable(b)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpubill/gpubill/ledger"
 
+	"github.com/gpubill/gpubill/internal/mdtext"
 	"github.com/gpubill/gpubill/internal/xlsxcell"
 )
 
@@ -169,7 +170,7 @@ var sheetNameBad = strings.NewReplacer("[", "(", "]", ")", ":", " ", "*", " ", "
 // at most 31 characters, none of []:*?/\, not starting or ending with an
 // apostrophe, unique without regard to case.
 func (x *xlsxWriter) sheetName(title, key string) string {
-	base := strings.TrimSpace(oneLine(sheetNameBad.Replace(title)))
+	base := strings.TrimSpace(mdtext.OneLine(sheetNameBad.Replace(title)))
 	base = strings.Trim(base, "'")
 	if base == "" {
 		base = key
@@ -260,7 +261,7 @@ func (x *xlsxWriter) writeSection(sheet string, s *section) error {
 	}
 	for i, c := range g.cols {
 		ref, _ := excelize.CoordinatesToCellName(i+1, 1)
-		if err := f.SetCellStr(sheet, ref, oneLine(c.title)); err != nil {
+		if err := f.SetCellStr(sheet, ref, mdtext.OneLine(c.title)); err != nil {
 			return err
 		}
 		if err := f.SetCellStyle(sheet, ref, ref, head); err != nil {
@@ -517,7 +518,7 @@ func (x *xlsxWriter) writeNotes(sheet string, doc *document) error {
 	if err != nil {
 		return err
 	}
-	if err := x.f.SetCellStr(sheet, "A1", oneLine(doc.title)); err != nil {
+	if err := x.f.SetCellStr(sheet, "A1", mdtext.OneLine(doc.title)); err != nil {
 		return err
 	}
 	if err := x.f.SetCellStyle(sheet, "A1", "A1", bold); err != nil {
@@ -526,7 +527,7 @@ func (x *xlsxWriter) writeNotes(sheet string, doc *document) error {
 	width := displayWidth(doc.title)
 	for i, n := range doc.notes {
 		ref := "A" + strconv.Itoa(i+3)
-		if err := x.f.SetCellStr(sheet, ref, xlsxcell.Neutralise(oneLine(n))); err != nil {
+		if err := x.f.SetCellStr(sheet, ref, xlsxcell.Neutralise(mdtext.OneLine(n))); err != nil {
 			return err
 		}
 		width = max(width, displayWidth(n))

@@ -22,6 +22,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/gpubill/gpubill/fetch"
+	"github.com/gpubill/gpubill/internal/mdtext"
 )
 
 // Notifier sends one alert.
@@ -110,12 +111,6 @@ func title(a Alert, lang string) string {
 	return "gpubill alert: " + a.Subject()
 }
 
-// mdText escapes what the robots' markdown would read as markup in alert
-// text, which carries names from the bills and APIs: a name like
-// "[续费](http://…)" must not become a link, nor "**" bold.
-var mdText = strings.NewReplacer("\\", `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`,
-	"~", `\~`, "#", `\#`, "<", "&lt;", ">", "&gt;").Replace
-
 // Subject is what the alert is about: the instance, else the budget, else
 // the provider account.
 func (a Alert) Subject() string {
@@ -144,7 +139,7 @@ func (r *Robot) Payload(a Alert, lang string) (string, []byte, error) {
 		// 企业微信群机器人: {"msgtype":"markdown","markdown":{"content":…}},
 		// content at most 4096 bytes; no signature (the key is in the URL).
 		body = map[string]any{"msgtype": "markdown", "markdown": map[string]any{
-			"content": clip("**"+mdText(title(a, lang))+"**\n"+mdText(text), 4096)}}
+			"content": clip("**"+mdtext.Inline(title(a, lang))+"**\n"+mdtext.Inline(text), 4096)}}
 	case "feishu":
 		// 飞书自定义机器人: timestamp in seconds; sign = base64(HmacSHA256
 		// keyed by timestamp+"\n"+secret, of an empty message).
@@ -160,7 +155,7 @@ func (r *Robot) Payload(a Alert, lang string) (string, []byte, error) {
 		// and sign = urlencode(base64(HmacSHA256 keyed by secret, of
 		// timestamp+"\n"+secret)) to the URL.
 		body = map[string]any{"msgtype": "markdown", "markdown": map[string]any{"title": title(a, lang),
-			"text": "#### " + mdText(title(a, lang)) + "\n" + mdText(text)}}
+			"text": "#### " + mdtext.Inline(title(a, lang)) + "\n" + mdtext.Inline(text)}}
 		if r.Secret != "" {
 			u, err := url.Parse(r.URL)
 			if err != nil {
