@@ -27,7 +27,11 @@ func openLite(path string, mode sqlite.OpenFlags) (*liteConn, error) {
 	}
 	lc := &liteConn{c: c}
 	c.SetBusyTimeout(busyTimeout)
-	for _, p := range []string{"PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL", "PRAGMA cache_size = -16384", "PRAGMA threads = 2"} {
+	cache := "PRAGMA cache_size = -16384"
+	if mode&sqlite.OpenReadOnly != 0 {
+		cache = "PRAGMA cache_size = -2048"
+	}
+	for _, p := range []string{"PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL", cache, "PRAGMA threads = 2"} {
 		if _, err := lc.exec(context.Background(), p); err != nil {
 			lc.close()
 			return nil, fmt.Errorf("ledger: open %s: %w", path, err)

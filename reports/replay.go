@@ -343,10 +343,7 @@ func (rp *replayer) group() []*workGroup {
 			order = append(order, g)
 		}
 		g.sessions = append(g.sessions, s)
-		cost := decimal.Zero
-		for _, p := range s.Parts {
-			cost = cost.Add(p.Cost)
-		}
+		cost := partsCost(s.Parts)
 		ik := [2]string{s.Provider, s.Resource}
 		if c, ok := instCost[ik]; !ok || cost.GreaterThan(c) {
 			instCost[ik], instGroup[ik] = cost, g
@@ -492,6 +489,15 @@ func computeCost(billedSecs int64, perHour decimal.Decimal, gpus int) decimal.De
 	return trimZeros(decimal.NewFromInt(billedSecs).Mul(perHour).Mul(decimal.NewFromInt(int64(gpus))).DivRound(decimal.NewFromInt(3600), 8))
 }
 
+// partsCost is the billed cost of parts.
+func partsCost(parts []replayPart) decimal.Decimal {
+	var sum ledger.DecimalSum
+	for _, p := range parts {
+		sum.Add(p.Cost)
+	}
+	return sum.Decimal()
+}
+
 // trimZeros drops the trailing zeros a division to 8 decimals leaves
 // ("87.42000000" → "87.42"): the value is the same.
 func trimZeros(d decimal.Decimal) decimal.Decimal { return decimal.RequireFromString(d.String()) }
@@ -548,6 +554,7 @@ func (rp *replayer) replayGroup(g *workGroup, targets []string) ReplayGroup {
 	works := make([]sessionWork, len(g.sessions))
 	var runGPUSecs int64
 	unknownCount := 0
+	var compute ledger.DecimalSum
 	for i, s := range g.sessions {
 		works[i] = rp.work(s)
 		runGPUSecs += works[i].runSecs * int64(works[i].gpus)
@@ -555,23 +562,26 @@ func (rp *replayer) replayGroup(g *workGroup, targets []string) ReplayGroup {
 			unknownCount++
 		}
 		for _, p := range s.Parts {
-			out.ActualCompute = out.ActualCompute.Add(p.Cost)
+			compute.Add(p.Cost)
 		}
 	}
+	out.ActualCompute = compute.Decimal()
 	out.RunHours = decimal.NewFromInt(runGPUSecs).DivRound(decimal.NewFromInt(3600), 4)
+	var network, other, storage ledger.DecimalSum
 	for _, c := range g.charges {
 		switch c.Kind {
 		case ledger.KindNetwork:
-			out.ActualNetwork = out.ActualNetwork.Add(c.Cost)
+			network.Add(c.Cost)
 		case ledger.KindSeat:
-			out.ActualOther = out.ActualOther.Add(c.Cost)
+			other.Add(c.Cost)
 		default:
-			out.ActualStorage = out.ActualStorage.Add(c.Cost)
+			storage.Add(c.Cost)
 		}
 	}
+	out.ActualNetwork, out.ActualOther, out.ActualStorage = network.Decimal(), other.Decimal(), storage.Decimal()
 	out.ActualAllIn = out.ActualCompute.Add(out.ActualStorage).Add(out.ActualNetwork).Add(out.ActualOther)
 
-	self := rp.selfRow(g, &out)
+	self := rp.selfRow(g, works, &out)
 	rows := []ReplayRow{self}
 	if g.key.currency == "CNY" {
 		for _, t := range targets {
@@ -762,19 +772,22 @@ func (rp *replayer) targetRow(g *workGroup, works []sessionWork, target string, 
 		row.Assumptions = append(row.Assumptions, ReplayAssumption{What: "GPU count", Value: fmt.Sprintf("1 for %d session(s) whose bill names none", unknownCount),
 			Source: "the imported bill", Confidence: billing.ConfidenceGuess})
 	}
-	compute, gpuSecs := decimal.Zero, int64(0)
+	var compute decimal.Decimal
+	var gpuSecs int64
 	if period > 0 {
 		compute, gpuSecs = packageCost(works, period, perHour)
 	} else {
+		var sum ledger.DecimalSum
 		for _, w := range works {
 			b := billedSeconds(w.runSecs, pol.Step, pol.Minimum)
 			c := computeCost(b, perHour, w.gpus)
 			if pol.MinimumCharge.Valid && b > 0 && c.LessThan(pol.MinimumCharge.Decimal) {
 				c = pol.MinimumCharge.Decimal
 			}
-			compute = compute.Add(c)
+			sum.Add(c)
 			gpuSecs += b * int64(w.gpus)
 		}
+		compute = sum.Decimal()
 	}
 	if hasPrepaid(works) {
 		row.Assumptions = append(row.Assumptions, ReplayAssumption{What: "prepaid time", Value: "a package's whole period counts as run time",

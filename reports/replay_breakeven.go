@@ -16,7 +16,6 @@ import (
 // discount at which the target's spot beats the month's actual cost.
 func (rp *replayer) breakEvens(g *workGroup, works []sessionWork, targets []string, out *ReplayGroup) []ReplayBreakEven {
 	var res []ReplayBreakEven
-	weeks := decimal.NewFromInt(int64(rp.in.MonthEnd.Sub(rp.in.MonthStart) / time.Second)).Div(decimal.NewFromInt(7 * 86400))
 	for _, t := range targets {
 		od, _, ok := rp.onDemandPrice(t, g.key.model)
 		if !ok || g.key.model == "" {
@@ -31,7 +30,6 @@ func (rp *replayer) breakEvens(g *workGroup, works []sessionWork, targets []stri
 				Hours: known(hours.Round(2)), RunHours: run, Pays: run.GreaterThan(hours),
 				Source: term.Source, Seen: term.Seen, Confidence: term.Confidence})
 		}
-		_ = weeks
 		// Spot: the target's all-in with on-demand compute is A = C + N
 		// (compute, the rest); spot at discount d costs C(1−d) + N, which
 		// beats the actual cost X when d > 1 − (X − N) ÷ C.

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -129,8 +130,11 @@ func loadReplayInput(in ReplaySource, month string, cfg ReplayConfig) *replayInp
 		}
 		return p
 	}
-	for _, s := range in.Sessions() {
-		rs := replaySession{Provider: s.Provider(), Resource: s.ResourceID(), Currency: s.Currency()}
+	sessions := in.Sessions()
+	out.Sessions = make([]replaySession, 0, len(sessions))
+	for _, s := range sessions {
+		rs := replaySession{Provider: s.Provider(), Resource: s.ResourceID(), Currency: s.Currency(),
+			Parts: make([]replayPart, 0, len(s.Items))}
 		for _, li := range s.Items {
 			if li.BillingPeriod != month {
 				continue
@@ -141,6 +145,7 @@ func loadReplayInput(in ReplaySource, month string, cfg ReplayConfig) *replayInp
 			rs.Parts = append(rs.Parts, part(li))
 		}
 		if len(rs.Parts) > 0 {
+			rs.Parts = slices.Clip(rs.Parts)
 			sort.SliceStable(rs.Parts, func(i, j int) bool { return rs.Parts[i].Start.Before(rs.Parts[j].Start) })
 			out.Sessions = append(out.Sessions, rs)
 		}

@@ -56,9 +56,7 @@ func (rp *replayer) jobs(groups []*workGroup, targets []string) []ReplayJob {
 			j := ReplayJob{Provider: s.Provider, Resource: s.Resource, GPUModel: g.text, Currency: s.Currency,
 				Start: w.start, End: w.end, Cheapest: s.Provider,
 				RunHours: decimal.NewFromInt(w.runSecs*int64(w.gpus)).DivRound(decimal.NewFromInt(3600), 4)}
-			for _, p := range s.Parts {
-				j.Actual = j.Actual.Add(p.Cost)
-			}
+			j.Actual = partsCost(s.Parts)
 			j.Replayed = j.Actual
 			if !s.Prepaid {
 				pol, hasPol := rp.in.Policies[s.Provider]

@@ -14,26 +14,26 @@ import (
 
 // selfRow replays g onto its own platform with the bill's own prices, and
 // attributes what it does not reproduce.
-func (rp *replayer) selfRow(g *workGroup, out *ReplayGroup) ReplayRow {
+func (rp *replayer) selfRow(g *workGroup, works []sessionWork, out *ReplayGroup) ReplayRow {
 	pol, hasPol := rp.in.Policies[g.key.provider]
 	row := ReplayRow{Target: g.key.provider, TargetGPU: g.text, Status: ReplaySelf, PricingModel: rp.dominantPricing(g)}
-	replayed := decimal.Zero
+	var sum ledger.DecimalSum
 	var billedSecs int64 // GPU-seconds
-	for _, s := range g.sessions {
-		gpus := int64(rp.work(s).gpus)
+	for i, s := range g.sessions {
+		gpus := int64(works[i].gpus)
 		if s.Prepaid {
 			for _, p := range s.Parts {
-				replayed = replayed.Add(p.Cost)
+				sum.Add(p.Cost)
 				billedSecs += int64(p.End.Sub(p.Start)/time.Second) * gpus
 			}
 			continue
 		}
 		r, secs, atts := rp.selfSession(s, pol, hasPol)
-		replayed = replayed.Add(r)
+		sum.Add(r)
 		billedSecs += secs * gpus
 		out.Attributions = append(out.Attributions, atts...)
 	}
-	replayed = trimZeros(replayed)
+	replayed := trimZeros(sum.Decimal())
 	out.Replayed = replayed
 	row.Compute = known(replayed)
 	row.GPUHours = known(decimal.NewFromInt(billedSecs).DivRound(decimal.NewFromInt(3600), 4))
@@ -68,17 +68,18 @@ func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool)
 	for _, c := range comps {
 		ps := parts[c]
 		var run, charged []span
-		cost, billed := decimal.Zero, decimal.Zero
+		var costSum, billedSum ledger.DecimalSum
 		var ids []int64
 		var chargedSecs int64
 		for _, p := range ps {
 			run = append(run, span{p.Start, p.End})
 			charged = append(charged, span{p.ChargeStart, p.ChargeEnd})
 			chargedSecs += int64(p.ChargeEnd.Sub(p.ChargeStart) / time.Second)
-			cost = cost.Add(p.Cost)
-			billed = billed.Add(p.BilledSeconds)
+			costSum.Add(p.Cost)
+			billedSum.Add(p.BilledSeconds)
 			ids = append(ids, p.ID)
 		}
+		cost, billed := costSum.Decimal(), billedSum.Decimal()
 		runSecs := unionSeconds(run)
 		allowed := runSecs
 		if hasPol {
@@ -116,11 +117,20 @@ func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool)
 
 // dominantPricing is the pricing model of most of g's compute cost.
 func (rp *replayer) dominantPricing(g *workGroup) string {
-	by := map[string]decimal.Decimal{}
+	sums := map[string]*ledger.DecimalSum{}
 	for _, s := range g.sessions {
-		for _, p := range s.Parts {
-			by[s.PricingModel] = by[s.PricingModel].Add(p.Cost)
+		sum := sums[s.PricingModel]
+		if sum == nil {
+			sum = &ledger.DecimalSum{}
+			sums[s.PricingModel] = sum
 		}
+		for _, p := range s.Parts {
+			sum.Add(p.Cost)
+		}
+	}
+	by := map[string]decimal.Decimal{}
+	for pm, sum := range sums {
+		by[pm] = sum.Decimal()
 	}
 	best := ledger.PricingOnDemand
 	for _, pm := range []string{ledger.PricingOnDemand, ledger.PricingPackage, ledger.PricingSpot, ledger.PricingReserved} {
