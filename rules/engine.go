@@ -22,6 +22,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // Rule is one audit rule. Run reads in and returns its findings; the engine
@@ -296,7 +297,7 @@ func (c Config) ParamsJSON() string {
 		}
 	}
 	for _, p := range c.Prices.Entries() {
-		m["price."+p.Provider+"."+p.GPUModel+"."+p.PricingModel+"."+p.Currency] = ledger.DecimalString(p.PerHour)
+		m["price."+p.Provider+"."+p.GPUModel+"."+p.PricingModel+"."+p.Currency] = money.String(p.PerHour)
 	}
 	for i, e := range c.Exemptions {
 		m[fmt.Sprintf("exempt.%d", i+1)] = e.RuleID + " " + e.What() + " until " + e.Until
