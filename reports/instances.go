@@ -257,10 +257,10 @@ func (s *instanceSet) finish(ctx context.Context, db *ledger.DB, loc *time.Locat
 	if err := s.lookBack(ctx, db); err != nil {
 		return err
 	}
-	// A monthly bill covers its month to the end (ledger.DB.BillPeriodEnds):
+	// A monthly bill covers its month to the end (billing.BillPeriodEnds):
 	// an instance of it runs at the end of the data only if its last charge
 	// reaches that end.
-	covered, err := db.BillPeriodEnds(ctx, loc)
+	covered, err := billing.BillPeriodEnds(ctx, db, loc)
 	if err != nil {
 		return fmt.Errorf("reports: instances: %w", err)
 	}
