@@ -1,5 +1,5 @@
 // Package billing holds what gpubill knows about how platforms bill, shared
-// by the rules and the reports (both import it; it imports only ledger):
+// by the rules and the reports (both import it; it imports only ledger and money):
 //   - policy.go + policies.json: the embedded platform policy table (Policy:
 //     billing step, minimum billed duration, what is charged while stopped,
 //     release days, refund and invoice rules), each entry with its source;
@@ -18,8 +18,11 @@
 //   - rates.go + rates.json: the replay catalog (Rates): storage, traffic
 //     and seat prices, package and spot terms, GPUs not offered and GPU
 //     equivalents, each entry with its source, the date seen and a
-//     confidence.
+//     confidence;
+//   - bill_periods.go: how far the monthly bills in a ledger cover their
+//     months (MonthlyBillFormat, BillPeriodEnds, DataEndsCovered), from
+//     what ledger.DB.PeriodImports and DataEnds read.
 //
-// Everything here is computed from an item's own fields, the same in the
-// audit and in a report.
+// Everything else here is computed from an item's own fields, the same in
+// the audit and in a report.
 package billing

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // ActiveSpan is when li's resource really ran: usage_start/usage_end where
@@ -102,7 +103,7 @@ func ConsumedSeconds(li *ledger.LineItem) (secs decimal.Decimal, ok bool) {
 // part of its active span after cutoff (ProRata); false when li ends by
 // cutoff (nothing added). It is what a session costs past a point: the
 // forgotten_instance rule's money at risk and the what-if's auto-shutdown.
-func AddCostBeyond(sum *ledger.DecimalSum, li *ledger.LineItem, cutoff time.Time) bool {
+func AddCostBeyond(sum *money.Sum, li *ledger.LineItem, cutoff time.Time) bool {
 	s, e := ActiveSpan(li)
 	switch {
 	case !s.Before(cutoff):

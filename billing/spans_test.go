@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 func TestActiveSpan(t *testing.T) {
@@ -97,7 +98,7 @@ func TestAddCostBeyond(t *testing.T) {
 		{"at_the_end_nothing", start.Add(3 * time.Hour), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var sum ledger.DecimalSum
+			var sum money.Sum
 			added := AddCostBeyond(&sum, li, tc.cutoff)
 			if added != (tc.want != "") {
 				t.Fatalf("got added %v, want %v", added, tc.want != "")

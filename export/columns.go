@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // colType is how a column's values are typed in Parquet (in CSV every value
@@ -114,7 +115,7 @@ func textCell(s string) cell {
 }
 
 func decCell(d decimal.Decimal) cell {
-	return cell{text: string(ledger.AppendDecimal(nil, d)), dec: d}
+	return cell{text: string(money.Append(nil, d)), dec: d}
 }
 
 func ndecCell(d decimal.NullDecimal) cell {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -27,7 +28,7 @@ type Options struct {
 	Months []string // billing periods YYYY-MM, each one partition
 	Dir    string   // the folder of the partitions (created)
 	// TZ is the zone in which monthly bills cover their month (the end
-	// of the data, ledger.DB.DataEndsCovered): the reports' --tz.
+	// of the data, billing.DataEndsCovered): the reports' --tz.
 	TZ *time.Location
 }
 
@@ -71,7 +72,7 @@ func Export(ctx context.Context, db *ledger.DB, opts Options) ([]Partition, erro
 	if loc == nil {
 		loc = time.UTC
 	}
-	ends, err := db.DataEndsCovered(ctx, loc)
+	ends, err := billing.DataEndsCovered(ctx, db, loc)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpubill/gpubill/ingest"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
@@ -208,7 +209,7 @@ func nd(d decimal.NullDecimal) string {
 	if !d.Valid {
 		return "NULL"
 	}
-	return string(ledger.AppendDecimal(nil, d.Decimal))
+	return string(money.Append(nil, d.Decimal))
 }
 
 func checkCSV(t *testing.T, path string) {

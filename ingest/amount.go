@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
 )
 
@@ -35,7 +35,7 @@ func ParseAmount(s string) (decimal.NullDecimal, error) {
 		return decimal.NullDecimal{}, nil
 	}
 	if fastDecimal(t) {
-		if d, ok := ledger.SmallDecimal(t); ok {
+		if d, ok := money.Small(t); ok {
 			return decimal.NullDecimal{Decimal: d, Valid: true}, nil
 		}
 		d, err := decimal.NewFromString(t)

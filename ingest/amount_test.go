@@ -187,7 +187,7 @@ func checkMemo(t *testing.T, m *amountMemo, s string, pass int) {
 
 // BenchmarkParseAmountDistinct parses amounts that a memo would not hold
 // (billed costs of up to 8 decimals), through ParseAmount and, as it did
-// before ledger.SmallDecimal, through decimal.NewFromString.
+// before money.Small, through decimal.NewFromString.
 func BenchmarkParseAmountDistinct(b *testing.B) {
 	texts := make([]string, 4096)
 	for i := range texts {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
 )
 
@@ -63,7 +64,7 @@ func (k *rowKeyer) str(s string) {
 }
 
 func (k *rowKeyer) dec(d decimal.Decimal) {
-	k.buf = ledger.AppendCanonicalDecimal(k.buf, d)
+	k.buf = money.AppendCanonical(k.buf, d)
 	k.buf = append(k.buf, 0x1f)
 }
 

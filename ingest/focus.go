@@ -25,7 +25,7 @@ func init() {
 
 // gpubillExportFormat is gpubill's own FOCUS export (gpubill export), read
 // by the FOCUS columns and the x_ ones. It is a format of its own because
-// it is no monthly bill (ledger.MonthlyBillFormat): its lines come from
+// it is no monthly bill (billing.MonthlyBillFormat): its lines come from
 // bills of every kind, and its data reaches as far as x_DataEnd says, the
 // end of data of the ledger it came from, not to the end of the month.
 func gpubillExportFormat() *Format {

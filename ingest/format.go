@@ -60,10 +60,10 @@ type Format struct {
 	// rank orders detection (see registerFormat).
 	rank int
 	// billedIsCash: a line that states no voucher or cash part was paid in
-	// money (ledger.SettlePaid).
+	// money (SettlePaid).
 	billedIsCash bool
 	// settled, when set, tells a table whose paid parts are
-	// ledger.SettlePaid's already (gpubill's own export): it is not run
+	// SettlePaid's already (gpubill's own export): it is not run
 	// again, which would count a credit's voucher twice.
 	settled func(b *binding) bool
 	// finalLineKeys: the mapper's LineKey is a ledger's stored key

@@ -13,9 +13,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
-
-	"github.com/gpubill/gpubill/ledger"
 )
 
 // Fuzz targets that drive a whole file through detect → map → validate
@@ -159,7 +158,7 @@ func checkAmount(t *testing.T, what string, d decimal.NullDecimal) {
 	if !d.Valid {
 		return
 	}
-	s := ledger.DecimalString(d.Decimal)
+	s := money.String(d.Decimal)
 	if len(s) > maxAmountText {
 		t.Fatalf("%s: got a %d-character amount, want at most %d", what, len(s), maxAmountText)
 	}
@@ -381,11 +380,11 @@ func fuzzCorpus(t *testing.T) (seeds []seedFile, external bool) {
 	}
 	var amountText []string
 	for _, d := range amounts {
-		amountText = append(amountText, ledger.DecimalString(d))
+		amountText = append(amountText, money.String(d))
 	}
-	// Every precision and length counts for DecimalString: digits, not runs.
+	// Every precision and length counts for money.String: digits, not runs.
 	for _, s := range distinctBy(amountText, digitShape) {
-		addSeed(filepath.Join("..", "ledger", "testdata", "fuzz", "FuzzDecimalString"), "amount-"+digitShape(s), s)
+		addSeed(filepath.Join("..", "money", "testdata", "fuzz", "FuzzDecimalString"), "amount-"+digitShape(s), s)
 	}
 	for _, s := range distinctShapes(gpuText) {
 		addSeed(filepath.Join("..", "billing", "testdata", "fuzz", "FuzzNormalizeGPUModel"), "gpu-"+s, s)

@@ -888,7 +888,7 @@ func (im *importer) render(ctx context.Context, in <-chan *batch, out chan<- *ba
 				li := &bt.items[i]
 				// After the key: the keys stay those of earlier versions.
 				if !im.settled {
-					ledger.SettlePaid(li, im.billedIsCash)
+					SettlePaid(li, im.billedIsCash)
 				}
 				bt.rows.Append(li)
 				if len(im.res.Preview) < im.opts.Preview {

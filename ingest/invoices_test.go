@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // goldenInvoice is a stored invoice as the golden files show it.
@@ -38,7 +39,7 @@ func storedInvoices(t *testing.T, db *ledger.DB) []goldenInvoice {
 	}
 	var out []goldenInvoice
 	for _, x := range invs {
-		out = append(out, goldenInvoice{x.Provider, x.Number, x.Date, ledger.DecimalString(x.Amount), x.Currency, x.Title,
+		out = append(out, goldenInvoice{x.Provider, x.Number, x.Date, money.String(x.Amount), x.Currency, x.Title,
 			x.PeriodStart, x.PeriodEnd, x.Note, filepath.ToSlash(x.File), x.SourceRow, x.Raw})
 	}
 	return out

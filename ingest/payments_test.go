@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/encoding/simplifiedchinese"
 )
@@ -368,7 +369,7 @@ func TestExcelDigits(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ledger.DecimalString(excelDigits(decimal.RequireFromString(tc.in)))
+			got := money.String(excelDigits(decimal.RequireFromString(tc.in)))
 			if got != tc.want {
 				t.Errorf("excelDigits(%s) = %s, want %s", tc.in, got, tc.want)
 			}

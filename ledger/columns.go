@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
 )
 
@@ -177,10 +178,10 @@ func (r *LineItemRows) Append(li *LineItem) {
 				row.null |= 1 << i
 			}
 		case *decimal.Decimal:
-			b = AppendDecimal(b, *v)
+			b = money.Append(b, *v)
 		case *decimal.NullDecimal:
 			if v.Valid {
-				b = AppendDecimal(b, v.Decimal)
+				b = money.Append(b, v.Decimal)
 			} else {
 				row.null |= 1 << i
 			}

@@ -20,7 +20,7 @@
 // ScanItems). Everything else goes through database/sql.
 //
 // Money is never a float: Go code uses decimal.Decimal, SQLite stores the
-// canonical decimal string in TEXT columns, and sums go through the exact
+// decimal text of package money in TEXT columns, and sums go through the exact
 // aggregate dsum(x) that this package registers with the driver. Times are
 // stored in UTC as RFC 3339 text ("2026-10-03T06:22:05Z"), which sorts
 // chronologically as text.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
 )
 
@@ -367,7 +368,7 @@ func canonicalNullDec(d decimal.NullDecimal) any {
 	if !d.Valid {
 		return nil
 	}
-	return CanonicalDecimal(d.Decimal)
+	return money.Canonical(d.Decimal)
 }
 
 // Findings returns the stored findings of month (all months when ""), with

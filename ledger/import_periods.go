@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // PeriodKey is a provider and billing month.
@@ -150,4 +151,44 @@ func (t *ImportTx) DropReExported(ctx context.Context, importID int64, keys []Pe
 	}
 	slices.Sort(from)
 	return len(twins), slices.Compact(from), nil
+}
+
+// PeriodImport is, for a provider, billing period and import format, the
+// latest start of an import of that format that brought line items for
+// the period (package billing works out from it how far bills cover).
+type PeriodImport struct {
+	PeriodKey
+	Format  string
+	Started time.Time // zero when the stored time does not read
+}
+
+// PeriodImports lists the PeriodImport of every provider, billing period
+// and one of formats.
+func (db *DB) PeriodImports(ctx context.Context, formats []string) ([]PeriodImport, error) {
+	if len(formats) == 0 {
+		return nil, nil
+	}
+	q := `SELECT ip.provider, ip.billing_period, im.format, max(im.started_at)
+		FROM import_periods ip JOIN imports im ON im.id = ip.import_id
+		WHERE im.format IN (` + placeholders(len(formats)) + `)
+		GROUP BY ip.provider, ip.billing_period, im.format`
+	rows, err := db.sql.QueryContext(ctx, q, anys(formats)...)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: period imports: %w", err)
+	}
+	defer rows.Close()
+	var out []PeriodImport
+	for rows.Next() {
+		var p PeriodImport
+		var started string
+		if err := rows.Scan(&p.Provider, &p.BillingPeriod, &p.Format, &started); err != nil {
+			return nil, fmt.Errorf("ledger: period imports: %w", err)
+		}
+		p.Started, _ = ParseTime(started)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("ledger: period imports: %w", err)
+	}
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpubill/gpubill/money"
 	"zombiezen.com/go/sqlite"
 )
 
@@ -320,7 +321,7 @@ func (t *ImportTx) InsertTransactions(ctx context.Context, txs []Transaction) (i
 	return insertEach(ctx, t, "transactions", `INSERT OR IGNORE INTO transactions(provider, account, time, type, amount, currency,
 		balance, reference, description, raw, import_id, source_row, row_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		txs, func(x *Transaction) ([]any, rowClaim) {
-			return []any{x.Provider, x.Account, FormatTime(x.Time), x.Type, DecimalString(x.Amount), x.Currency, nullDec(x.Balance),
+			return []any{x.Provider, x.Account, FormatTime(x.Time), x.Type, money.String(x.Amount), x.Currency, nullDec(x.Balance),
 				x.Reference, x.Description, jsonText(x.Raw), x.ImportID, x.SourceRow, x.RowKey}, rowClaim{x.RowKey, x.ImportID, int64(x.SourceRow), ""}
 		})
 }
@@ -332,7 +333,7 @@ func (t *ImportTx) InsertPayments(ctx context.Context, ps []Payment) (int, error
 		amount, currency, status, order_no, merchant_order_no, raw, import_id, source_row, row_key)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		ps, func(p *Payment) ([]any, rowClaim) {
-			return []any{p.Source, FormatTime(p.Time), p.Direction, p.Counterparty, p.Item, DecimalString(p.Amount), p.Currency,
+			return []any{p.Source, FormatTime(p.Time), p.Direction, p.Counterparty, p.Item, money.String(p.Amount), p.Currency,
 				p.Status, p.OrderNo, p.MerchantOrderNo, jsonText(p.Raw), p.ImportID, p.SourceRow, p.RowKey}, rowClaim{p.RowKey, p.ImportID, int64(p.SourceRow), ""}
 		})
 }

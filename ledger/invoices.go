@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
 )
 
@@ -114,7 +115,7 @@ func InvoiceKey(inv *Invoice) string {
 		end = inv.PeriodStart
 	}
 	h := sha256.New()
-	for _, s := range []string{"inv", inv.Provider, strings.TrimSpace(inv.Number), inv.Date, CanonicalDecimal(inv.Amount),
+	for _, s := range []string{"inv", inv.Provider, strings.TrimSpace(inv.Number), inv.Date, money.Canonical(inv.Amount),
 		inv.Currency, inv.PeriodStart, end} {
 		h.Write([]byte(s))
 		h.Write([]byte{0x1f})
@@ -145,7 +146,7 @@ func (t *ImportTx) InsertInvoices(ctx context.Context, invs []Invoice) (int, err
 		if inv.ImportID != 0 {
 			importID = inv.ImportID
 		}
-		n, err := t.c.exec(ctx, q, inv.Provider, strings.TrimSpace(inv.Number), inv.Date, DecimalString(inv.Amount),
+		n, err := t.c.exec(ctx, q, inv.Provider, strings.TrimSpace(inv.Number), inv.Date, money.String(inv.Amount),
 			inv.Currency, inv.Title, inv.PeriodStart, inv.PeriodEnd, inv.Note, jsonText(inv.Raw), importID, inv.SourceRow,
 			inv.RowKey, now)
 		if err != nil {

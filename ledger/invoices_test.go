@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
 )
 
@@ -60,7 +61,7 @@ func TestInvoicesInsertDedupeAndQuery(t *testing.T) {
 			}
 			var g []string
 			for _, x := range got {
-				g = append(g, x.Number+" "+DecimalString(x.Amount))
+				g = append(g, x.Number+" "+money.String(x.Amount))
 			}
 			if !reflect.DeepEqual(g, tc.want) {
 				t.Errorf("got %v, want %v", g, tc.want)
@@ -100,7 +101,7 @@ func TestInvoiceInImportTxCarriesEvidenceAndUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].File != "发票.csv" || got[0].SourceRow != 3 || got[0].Title != "某大学" ||
-		!reflect.DeepEqual(got[0].Raw, []string{"潞晨云", "9"}) || DecimalString(got[0].Amount) != "12.34" {
+		!reflect.DeepEqual(got[0].Raw, []string{"潞晨云", "9"}) || money.String(got[0].Amount) != "12.34" {
 		t.Errorf("got %+v, want the invoice with its file, row, title and raw cells", got)
 	}
 	if _, err := db.UndoImport(ctx, imp.ID); err != nil {
@@ -175,7 +176,7 @@ func TestMigrationKeepsOldInvoices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].Number != "77" || got[0].PeriodEnd != "2026-10" || DecimalString(got[0].Amount) != "8.80" {
+	if len(got) != 1 || got[0].Number != "77" || got[0].PeriodEnd != "2026-10" || money.String(got[0].Amount) != "8.80" {
 		t.Errorf("got %+v, want invoice 77 for 2026-10", got)
 	}
 	if SchemaVersion() < 3 {

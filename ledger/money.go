@@ -1,13 +1,12 @@
 package ledger
 
 import (
-	"bytes"
 	"database/sql/driver"
 	"fmt"
-	"strconv"
 	"time"
 	_ "time/tzdata" // DefaultTZ must load on systems without zoneinfo
 
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
 	"modernc.org/sqlite"
 )
@@ -76,69 +75,10 @@ func (a *dsumAgg) WindowValue(_ *sqlite.FunctionContext) (driver.Value, error) {
 	if !a.valid {
 		return nil, nil
 	}
-	return DecimalString(a.sum), nil
+	return money.String(a.sum), nil
 }
 
 func (a *dsumAgg) Final(_ *sqlite.FunctionContext) {}
-
-// DecimalString renders an amount exactly, keeping the precision it was
-// read with: "416.00" stays "416.00" (decimal.Decimal.String would print
-// "416"), and a sum keeps the finest precision of its terms. It is how money
-// is stored and how exact output (JSON, CSV) writes it.
-func DecimalString(d decimal.Decimal) string {
-	return string(AppendDecimal(make([]byte, 0, 24), d))
-}
-
-// CanonicalDecimal renders an amount's value without its precision: the
-// same text as decimal.Decimal.String ("1.50" and "1.5" both give "1.5"),
-// without math/big on the usual path. Dedupe keys hash it.
-func CanonicalDecimal(d decimal.Decimal) string {
-	return string(AppendCanonicalDecimal(nil, d))
-}
-
-// AppendCanonicalDecimal appends d as CanonicalDecimal renders it.
-func AppendCanonicalDecimal(b []byte, d decimal.Decimal) []byte {
-	start := len(b)
-	b = AppendDecimal(b, d)
-	if d.Exponent() >= 0 || bytes.IndexByte(b[start:], '.') < 0 {
-		return b
-	}
-	b = bytes.TrimRight(b, "0") // stops at the '.'
-	if b[len(b)-1] == '.' {
-		b = b[:len(b)-1]
-	}
-	if string(b[start:]) == "-0" {
-		b = append(b[:start], '0')
-	}
-	return b
-}
-
-// appendScaled appends c × 10^-scale with exactly scale decimals.
-func appendScaled(b []byte, c int64, scale int) []byte {
-	var digits [20]byte
-	u := uint64(c)
-	if c < 0 {
-		u = -u
-		b = append(b, '-')
-	}
-	ds := strconv.AppendUint(digits[:0], u, 10)
-	if c == 0 && len(b) > 0 && b[len(b)-1] == '-' {
-		b = b[:len(b)-1]
-	}
-	if scale == 0 {
-		return append(b, ds...)
-	}
-	if len(ds) <= scale { // 0.000ddd
-		b = append(b, '0', '.')
-		for i := len(ds); i < scale; i++ {
-			b = append(b, '0')
-		}
-		return append(b, ds...)
-	}
-	b = append(b, ds[:len(ds)-scale]...)
-	b = append(b, '.')
-	return append(b, ds[len(ds)-scale:]...)
-}
 
 // DefaultTZName is the zone days, nights and months are cut in when the
 // user names none (DESIGN.md: --tz defaults to Asia/Shanghai).
@@ -185,5 +125,5 @@ func nullDec(d decimal.NullDecimal) any {
 	if !d.Valid {
 		return nil
 	}
-	return DecimalString(d.Decimal)
+	return money.String(d.Decimal)
 }

@@ -5,23 +5,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/shopspring/decimal"
 )
-
-// AppendDecimal appends d as DecimalString renders it.
-func AppendDecimal(b []byte, d decimal.Decimal) []byte {
-	e := d.Exponent()
-	if e > 0 {
-		return append(b, d.String()...)
-	}
-	// Fast path, without math/big: almost every amount has a coefficient of
-	// at most 18 digits (an int64). It is on the import's hot path.
-	if e >= -40 && d.NumDigits() <= 18 {
-		return appendScaled(b, d.CoefficientInt64(), int(-e))
-	}
-	return append(b, d.StringFixed(-e)...)
-}
 
 // AppendTime appends t as FormatTime renders it (time.RFC3339 has a fast
 // path, and is TimeLayout for a UTC time).

@@ -393,7 +393,7 @@ func TestOldLedgerMigratesKeepingEveryRow(t *testing.T) {
 	if v != SchemaVersion() {
 		t.Errorf("got schema version %d after open, want %d", v, SchemaVersion())
 	}
-	// Migration 0012 gives credit lines the meaning of SettlePaid.
+	// Migration 0012 gives credit lines the meaning of ingest.SettlePaid.
 	for _, row := range before["line_items"] {
 		if row["kind"] == KindCredit {
 			billed := fmt.Sprint(row["billed_cost"])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
 	"zombiezen.com/go/sqlite"
 )
@@ -29,7 +30,7 @@ func parseAmount[T string | []byte](b T) (decimal.Decimal, error) {
 	if len(b) == 0 {
 		return decimal.Decimal{}, fmt.Errorf("ledger: stored amount is empty")
 	}
-	if d, ok := SmallDecimal(b); ok {
+	if d, ok := money.Small(b); ok {
 		return d, nil
 	}
 	d, err := decimal.NewFromString(string(b))

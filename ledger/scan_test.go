@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpubill/gpubill/money"
 )
 
 func TestScanReadsColumns(t *testing.T) {
@@ -19,7 +21,7 @@ func TestScanReadsColumns(t *testing.T) {
 	var got []string
 	cols := []string{"row_key", "billed_cost", "voucher_paid", "usage_start", "source_row"}
 	fn, err := ItemsOf(cols, func(li *LineItem) error {
-		got = append(got, strings.Join([]string{li.RowKey, DecimalString(li.BilledCost),
+		got = append(got, strings.Join([]string{li.RowKey, money.String(li.BilledCost),
 			map[bool]string{true: "voucher", false: "no voucher"}[li.VoucherPaid.Valid], li.UsageStart.Format(time.RFC3339)}, " "))
 		return nil
 	})
@@ -73,7 +75,7 @@ func TestScanNullEmptyAndBadValues(t *testing.T) {
 				} else if d := li.ListCost; !d.Valid {
 					gotDec = "null"
 				} else {
-					gotDec = DecimalString(d.Decimal)
+					gotDec = money.String(d.Decimal)
 				}
 				if err := tm.read(r, &li); err != nil {
 					gotTime = "error"

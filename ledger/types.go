@@ -42,8 +42,8 @@ type LineItem struct {
 	Region            string
 	Zone              string
 	ListCost          decimal.NullDecimal
-	// What paid the line, in one meaning for every format (paid.go,
-	// SettlePaid): for a charge, billed = voucher + cash + other + unpaid;
+	// What paid the line, in one meaning for every format (ingest/paid.go,
+	// ingest.SettlePaid): for a charge, billed = voucher + cash + other + unpaid;
 	// VoucherPaid is what vouchers and gifts paid (positive), CashPaid what
 	// money paid. A credit line holds the voucher it used as a positive
 	// VoucherPaid and the cash it replaced as a negative CashPaid, so sums

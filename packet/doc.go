@@ -28,7 +28,7 @@
 // the bill gives it, else billed − voucher (marked estimated). Vouchers,
 // gifts and bonus balances are never claimed. A credit line (kind credit: a
 // voucher billed as a negative line of its own) holds, as the ledger stores it
-// (ledger.SettlePaid), the voucher it used (不可报销) and a negative cash part
+// (ingest.SettlePaid), the voucher it used (不可报销) and a negative cash part
 // that takes it off the claim, so that voucher money is never claimed as cash.
 // Other negative lines (a refund or adjustment returned to the
 // balance) are claimed as they are, that is they reduce the claim, so that

@@ -63,7 +63,7 @@ type Shown struct {
 type Line struct {
 	Item *ledger.LineItem // the ledger's row, with the columns the packet reads
 	// Billed is what the line bills in the packet: billed_cost, except that a
-	// credit line recording a voucher used (ledger.SettlePaid) bills
+	// credit line recording a voucher used (ingest.SettlePaid) bills
 	// billed_cost + voucher_paid, since the voucher paid charges billed in
 	// full. So every line foots, billed = not invoiceable + invoiceable, and
 	// the vouchers used show as not invoiceable.
@@ -395,7 +395,7 @@ func (p *Packet) rowRef(li *ledger.LineItem) RowRef {
 func newLine(li *ledger.LineItem) Line {
 	l := Line{Item: li, Billed: li.BilledCost, Status: StatusClaimed}
 	if li.Kind == ledger.KindCredit {
-		// A voucher paying for charges billed in full (ledger.SettlePaid):
+		// A voucher paying for charges billed in full (ingest.SettlePaid):
 		// the voucher used is not invoiceable, and its cash part (negative)
 		// takes it off the cash those charges claim.
 		l.Status = StatusCredit

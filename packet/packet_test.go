@@ -63,7 +63,7 @@ var luchenItems = []ledger.LineItem{
 		ResourceID: "voucher-1", Kind: ledger.KindCredit,
 		ChargeCategory: ledger.CategoryCredit, ChargePeriodStart: at(12, 0), ChargePeriodEnd: at(12, 0),
 		BilledCost: dec("-3.00"), Description: "新用户代金券", SubAccount: "课题A",
-		VoucherPaid: ndec("3.00"), CashPaid: ndec("-3.00")}, // as ledger.SettlePaid stores it
+		VoucherPaid: ndec("3.00"), CashPaid: ndec("-3.00")}, // as ingest.SettlePaid stores it
 	{Provider: "luchen", BillingAccountID: "lab", BillingPeriod: "2026-10",
 		ResourceID: "lc-h800", Kind: ledger.KindCompute,
 		PricingModel: ledger.PricingOnDemand, ChargePeriodStart: at(20, 8), ChargePeriodEnd: at(20, 9),

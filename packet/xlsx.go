@@ -18,6 +18,7 @@ import (
 
 	"github.com/gpubill/gpubill/internal/xlsxcell"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 	"github.com/gpubill/gpubill/reports"
 )
 
@@ -310,7 +311,7 @@ func number(d decimal.Decimal) (float64, error) {
 	f, _ := d.Float64()
 	back, err := decimal.NewFromString(strconv.FormatFloat(f, 'f', -1, 64))
 	if err != nil || !back.Equal(d) {
-		return 0, fmt.Errorf("the amount %s has more digits than a spreadsheet number keeps", ledger.DecimalString(d))
+		return 0, fmt.Errorf("the amount %s has more digits than a spreadsheet number keeps", money.String(d))
 	}
 	return f, nil
 }

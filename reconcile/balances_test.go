@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // importFlow writes money-flow rows as one imported file; row i gets
@@ -112,7 +113,7 @@ func TestBalances(t *testing.T) {
 				if !d.Valid {
 					return ""
 				}
-				return ledger.DecimalString(d.Decimal)
+				return money.String(d.Decimal)
 			}
 			for _, x := range []struct{ name, got, want string }{
 				{"opening", str(b.Opening), tc.opening}, {"expected", str(b.Expected), tc.expected},

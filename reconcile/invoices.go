@@ -61,7 +61,7 @@ func Invoiceable(ctx context.Context, db *ledger.DB, month string, opts Invoicea
 	if err != nil {
 		return nil, err
 	}
-	// Cash paid (ledger.SettlePaid): a credit line's negative cash part
+	// Cash paid (ingest.SettlePaid): a credit line's negative cash part
 	// takes the voucher it used off the charges' cash, down to 0 at most (a
 	// voucher larger than the month's charges leaves no negative claim).
 	q := `SELECT provider, currency,

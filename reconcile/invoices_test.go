@@ -141,7 +141,7 @@ func TestInvoiceableProject(t *testing.T) {
 }
 
 // TestInvoiceableCreditLines: a credit line is a voucher used on top of
-// what the charged lines state (ledger.SettlePaid: one meaning per line, so
+// what the charged lines state (ingest.SettlePaid: one meaning per line, so
 // that spend, packet and reconcile agree): it comes off the cash; credits
 // never make the amount negative.
 func TestInvoiceableCreditLines(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 	"github.com/gpubill/gpubill/reports"
 )
 
@@ -213,13 +214,13 @@ type DuplicateJSON struct {
 	Others  []InvoiceJSON `json:"others"`
 }
 
-func dec(d decimal.Decimal) string { return ledger.DecimalString(d) }
+func dec(d decimal.Decimal) string { return money.String(d) }
 
 func ndec(d decimal.NullDecimal) *string {
 	if !d.Valid {
 		return nil
 	}
-	s := ledger.DecimalString(d.Decimal)
+	s := money.String(d.Decimal)
 	return &s
 }
 

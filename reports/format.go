@@ -4,9 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
-
-	"github.com/gpubill/gpubill/ledger"
 )
 
 // This file is the only place that rounds money (and ratios) for display.
@@ -35,7 +34,7 @@ func minorDigits(currency string) int32 {
 // written: every report shows it in its own column.
 func FormatMoney(d decimal.Decimal, currency string, exact bool) string {
 	if exact {
-		return ledger.DecimalString(d)
+		return money.String(d)
 	}
 	places := minorDigits(currency)
 	s := RoundMoney(d, currency).StringFixed(places)
@@ -90,7 +89,7 @@ func jsonMoney(d decimal.NullDecimal) *string {
 	if !d.Valid {
 		return nil
 	}
-	s := ledger.DecimalString(d.Decimal)
+	s := money.String(d.Decimal)
 	return &s
 }
 

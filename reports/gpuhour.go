@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // The real price of a GPU-hour: what one GPU-hour of a model cost on a
@@ -197,7 +198,7 @@ type ghHidden struct {
 // (gpuHourHidden kinds), or those of a kind left out.
 type ghServed struct {
 	items int
-	cost  ledger.DecimalSum
+	cost  money.Sum
 	ids   []int64
 }
 
@@ -606,7 +607,7 @@ func commonSpelling(n map[string]int) string {
 
 // computeSeconds is the actual run time of a compute line item, q × unit
 // seconds, and the basis it was read from (see the file comment). The
-// caller multiplies: ledger.DecimalSum.AddMul does without math/big.
+// caller multiplies: money.Sum.AddMul does without math/big.
 func computeSeconds(li *ledger.LineItem) (q decimal.Decimal, unit int64, basis string) {
 	if secs, basis, ok := actualUse(li); ok {
 		return secs, 1, basis
@@ -820,7 +821,7 @@ func priceText(d decimal.NullDecimal, exact bool) string {
 		return unknownDisplay
 	}
 	if exact {
-		return ledger.DecimalString(d.Decimal)
+		return money.String(d.Decimal)
 	}
 	return d.Decimal.StringFixed(4)
 }

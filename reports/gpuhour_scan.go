@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // The pass of the GPU-hour report over its month. It reads only the
@@ -183,14 +184,14 @@ func (s *ghScan) newSpelling(li *ledger.LineItem) *ghSpelling {
 type ghUse struct {
 	items  int
 	bases  [len(hoursBases)]int
-	cost   ledger.DecimalSum
-	count  int                           // GPUs (the most any row states; 1 when none does)
-	spans  []ghSpan                      // disjoint, sorted, touching ones joined
-	placed int64                         // Σ of each placed row's own seconds
-	bins   map[ghSpan]*ledger.DecimalSum // seconds of rows that cannot be placed, by charge period
-	loose  ledger.DecimalSum             // seconds that are not unioned
+	cost   money.Sum
+	count  int                   // GPUs (the most any row states; 1 when none does)
+	spans  []ghSpan              // disjoint, sorted, touching ones joined
+	placed int64                 // Σ of each placed row's own seconds
+	bins   map[ghSpan]*money.Sum // seconds of rows that cannot be placed, by charge period
+	loose  money.Sum             // seconds that are not unioned
 	// package rows: the time the bill shows in use, where it does
-	used      ledger.DecimalSum
+	used      money.Sum
 	usedItems int
 }
 
@@ -235,11 +236,11 @@ func (u *ghUse) place(li *ledger.LineItem, loose bool, secs decimal.Decimal, bas
 		u.insert(ghSpan{cs.Unix(), ce.Unix()})
 	default:
 		if u.bins == nil {
-			u.bins = map[ghSpan]*ledger.DecimalSum{}
+			u.bins = map[ghSpan]*money.Sum{}
 		}
 		k := ghSpan{cs.Unix(), ce.Unix()}
 		if u.bins[k] == nil {
-			u.bins[k] = &ledger.DecimalSum{}
+			u.bins[k] = &money.Sum{}
 		}
 		u.bins[k].Add(secs)
 	}
@@ -298,10 +299,10 @@ func (u *ghUse) merge(o *ghUse) {
 	u.placed += o.placed
 	for k, b := range o.bins {
 		if u.bins == nil {
-			u.bins = map[ghSpan]*ledger.DecimalSum{}
+			u.bins = map[ghSpan]*money.Sum{}
 		}
 		if u.bins[k] == nil {
-			u.bins[k] = &ledger.DecimalSum{}
+			u.bins[k] = &money.Sum{}
 		}
 		u.bins[k].AddSum(b)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // gpuHourEdgeLedger is a month of line items drawn at random among the
@@ -113,11 +114,11 @@ func renderGPUHours(t *testing.T, rep *GPUHourReport) string {
 	var b strings.Builder
 	b.Write(render(t, rep, WriteOptions{Format: FormatJSON}))
 	for _, g := range rep.Rows {
-		fmt.Fprintf(&b, "%s/%s/%s %s %s %s %v\n", g.Provider, g.ModelKey, g.Currency, ledger.DecimalString(g.GPUSeconds),
-			ledger.DecimalString(g.realExact), ledger.DecimalString(g.stickerCost.Decimal), g.stickerCost.Valid)
+		fmt.Fprintf(&b, "%s/%s/%s %s %s %s %v\n", g.Provider, g.ModelKey, g.Currency, money.String(g.GPUSeconds),
+			money.String(g.realExact), money.String(g.stickerCost.Decimal), g.stickerCost.Valid)
 	}
 	for _, p := range rep.Providers {
-		fmt.Fprintf(&b, "%s/%s %s\n", p.Provider, p.Currency, ledger.DecimalString(p.GPUSeconds))
+		fmt.Fprintf(&b, "%s/%s %s\n", p.Provider, p.Currency, money.String(p.GPUSeconds))
 	}
 	return b.String()
 }
@@ -214,7 +215,7 @@ func TestCountedMedian(t *testing.T) {
 		}
 		got, gok := countedMedian(quotes, false)
 		want, wok := median(list)
-		if gok != wok || ledger.DecimalString(got) != ledger.DecimalString(want) {
+		if gok != wok || money.String(got) != money.String(want) {
 			t.Fatalf("trial %d, %d values: got %s %v want %s %v", trial, len(list), got, gok, want, wok)
 		}
 	}
@@ -269,7 +270,7 @@ func TestActualUseReadsConsumedOnly(t *testing.T) {
 		li := full
 		secs, basis, ok := actualUse(li)
 		wsecs, wbasis, wok := asked(li)
-		if ok != wok || basis != wbasis || ledger.DecimalString(secs) != ledger.DecimalString(wsecs) {
+		if ok != wok || basis != wbasis || money.String(secs) != money.String(wsecs) {
 			t.Errorf("line item %d: got %s %s %v want %s %s %v", li.ID, secs, basis, ok, wsecs, wbasis, wok)
 		}
 		bases[basis]++

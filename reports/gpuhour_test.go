@@ -11,6 +11,7 @@ import (
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // gpuHourSample is a month whose arithmetic is done by hand in
@@ -126,7 +127,7 @@ func TestGPUHoursHandComputed(t *testing.T) {
 			{"spread", g.SpreadCost.String(), w.spread},
 			{"all-in", g.AllInCost.String(), w.allIn},
 			{"real price", g.RealPrice.Decimal.StringFixed(4), w.real},
-			{"sticker", ledger.DecimalString(g.Sticker.Decimal), w.sticker},
+			{"sticker", money.String(g.Sticker.Decimal), w.sticker},
 			{"sticker basis", g.StickerBasis, w.basis},
 			{"markup", g.Markup.Decimal.StringFixed(4), w.markup},
 		} {

@@ -13,7 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/internal/mdtext"
-	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // The html encoder: one self-contained page (inline CSS, inline SVG charts,
@@ -201,7 +201,7 @@ func layoutChart(c *chart, opts WriteOptions) (htmlChart, bool) {
 		title += " (" + c.currency + ")"
 	}
 	hc := htmlChart{Key: cssKey(c.key), Title: title, Kind: c.kind, Currency: c.currency,
-		Total: ledger.DecimalString(total), Points: len(c.labels), Width: chartW, Height: chartH}
+		Total: money.String(total), Points: len(c.labels), Width: chartW, Height: chartH}
 	named := 0
 	for _, s := range c.series {
 		if s.name != "" {
@@ -290,7 +290,7 @@ func layoutChart(c *chart, opts WriteOptions) (htmlChart, bool) {
 				v := value(s, i)
 				x := left + slot*(float64(i)+0.5)
 				pts = append(pts, px(x)+","+px(y(v)))
-				hc.Dots = append(hc.Dots, svgDot{X: px(x), Y: px(y(v)), Fill: color, Value: ledger.DecimalString(v),
+				hc.Dots = append(hc.Dots, svgDot{X: px(x), Y: px(y(v)), Fill: color, Value: money.String(v),
 					Tip: tipText(c.labels[i], c.series[s].name, v, c.currency)})
 			}
 			hc.Lines = append(hc.Lines, svgPolyline{Points: strings.Join(pts, " "), Stroke: color})
@@ -343,7 +343,7 @@ func layoutChart(c *chart, opts WriteOptions) (htmlChart, bool) {
 					y1, y2 = y2, y1
 				}
 				hc.Bars = append(hc.Bars, svgRect{X: px(x), Y: px(y1), W: px(barW), H: px(math.Max(y2-y1, 0.5)),
-					Fill: chartPalette[s%len(chartPalette)], Value: ledger.DecimalString(v),
+					Fill: chartPalette[s%len(chartPalette)], Value: money.String(v),
 					Tip: tipText(c.labels[i], c.series[s].name, v, c.currency)})
 			}
 			sum := pos.Add(neg)

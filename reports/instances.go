@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // The instances report: every instance of the month with its state as far
@@ -153,7 +154,7 @@ type instSum struct {
 	currency              string
 	first                 int64 // the smallest id of its line items (scanInstances: order of appearance by id)
 	items                 int
-	compute, other, total ledger.DecimalSum
+	compute, other, total money.Sum
 }
 
 // sum is the instSum of currency, new if need be.
@@ -168,7 +169,7 @@ func (in *instance) sum(currency string) *instSum {
 }
 
 // add counts a line item of kind and billed cost in s.
-func (s *instSum) add(kind string, billed *ledger.DecimalSum) {
+func (s *instSum) add(kind string, billed *money.Sum) {
 	s.items++
 	if kind == ledger.KindCompute {
 		s.compute.AddSum(billed)
@@ -256,10 +257,10 @@ func (s *instanceSet) finish(ctx context.Context, db *ledger.DB, loc *time.Locat
 	if err := s.lookBack(ctx, db); err != nil {
 		return err
 	}
-	// A monthly bill covers its month to the end (ledger.DB.BillPeriodEnds):
+	// A monthly bill covers its month to the end (billing.BillPeriodEnds):
 	// an instance of it runs at the end of the data only if its last charge
 	// reaches that end.
-	covered, err := db.BillPeriodEnds(ctx, loc)
+	covered, err := billing.BillPeriodEnds(ctx, db, loc)
 	if err != nil {
 		return fmt.Errorf("reports: instances: %w", err)
 	}
@@ -817,8 +818,8 @@ func (r *InstancesReport) json(opts WriteOptions) instancesJSON {
 			FirstCompute: instJSONTime(row.FirstCompute, opts.TZ), LastCompute: instJSONTime(row.LastCompute, opts.TZ),
 			DataEnd: instJSONTime(row.DataEnd, opts.TZ), DeleteAt: instJSONTime(row.DeleteAt, opts.TZ),
 			DeleteGuess: row.DeleteGuess && !row.DeleteAt.IsZero(), Currency: row.Currency, Items: row.Items,
-			ComputeCost: ledger.DecimalString(row.ComputeCost), OtherCost: ledger.DecimalString(row.OtherCost),
-			TotalCost: ledger.DecimalString(row.TotalCost), Findings: row.Findings, AmountAtRisk: jsonMoney(row.AtRisk)}
+			ComputeCost: money.String(row.ComputeCost), OtherCost: money.String(row.OtherCost),
+			TotalCost: money.String(row.TotalCost), Findings: row.Findings, AmountAtRisk: jsonMoney(row.AtRisk)}
 		if row.ReleaseDays > 0 {
 			d := row.ReleaseDays
 			j.ReleaseDays = &d
@@ -827,8 +828,8 @@ func (r *InstancesReport) json(opts WriteOptions) instancesJSON {
 	}
 	for _, t := range r.Totals {
 		out.Totals = append(out.Totals, instanceTotalJSON{Currency: t.Currency, Instances: t.Instances,
-			ComputeCost: ledger.DecimalString(t.ComputeCost), OtherCost: ledger.DecimalString(t.OtherCost),
-			TotalCost: ledger.DecimalString(t.TotalCost), Findings: t.Findings, AmountAtRisk: jsonMoney(t.AtRisk)})
+			ComputeCost: money.String(t.ComputeCost), OtherCost: money.String(t.OtherCost),
+			TotalCost: money.String(t.TotalCost), Findings: t.Findings, AmountAtRisk: jsonMoney(t.AtRisk)})
 	}
 	return out
 }

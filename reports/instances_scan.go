@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // The pass of loadInstances over its month. It reads only the columns it
@@ -222,7 +223,7 @@ func (p *instScan) gather(li *ledger.LineItem, in *instance, byParent bool) {
 	if sum.items == 0 || li.ID < sum.first {
 		sum.first = li.ID
 	}
-	var billed ledger.DecimalSum
+	var billed money.Sum
 	billed.Add(li.BilledCost)
 	sum.add(li.Kind, &billed)
 	if byParent && li.ResourceID != "" && li.ResourceID != in.key.id {

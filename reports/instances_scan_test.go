@@ -15,6 +15,7 @@ import (
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // instRefSet is the pass loadInstances made before its narrow scan: every
@@ -41,7 +42,7 @@ func instRefSet(t *testing.T, db *ledger.DB, month string) *instanceSet {
 			s.byKey[k] = in
 			s.order = append(s.order, in)
 		}
-		var billed ledger.DecimalSum
+		var billed money.Sum
 		billed.Add(li.BilledCost)
 		in.sum(li.Currency).add(li.Kind, &billed)
 		s.owner = append(s.owner, instOwner{li.ID, in})
@@ -174,7 +175,7 @@ func saveEdgeFindings(t *testing.T, db *ledger.DB) map[int64]bool {
 		f := ledger.Finding{Fingerprint: fmt.Sprintf("fp-%d", i), RuleID: rules[i%len(rules)], Severity: sevs[rng.IntN(len(sevs))],
 			Provider: "autodl", ResourceID: fmt.Sprintf("i-%d", rng.IntN(20)), Currency: "CNY",
 			PeriodStart: bj("2026-10-10 00:00"), PeriodEnd: bj("2026-10-11 00:00"), ReasonZH: "z", ReasonEN: "e"}
-		var billed ledger.DecimalSum
+		var billed money.Sum
 		for range 1 + rng.IntN(12) {
 			li := month[rng.IntN(min(len(month), 200))] // overlapping on purpose
 			if rng.IntN(6) == 0 {
@@ -217,8 +218,8 @@ func instSetText(s *instanceSet) string {
 		sums := slices.Clone(in.sums)
 		slices.SortFunc(sums, func(a, b instSum) int { return strings.Compare(a.currency, b.currency) })
 		for _, x := range sums {
-			fmt.Fprintf(&b, " %s:%d:%s:%s:%s", x.currency, x.items, ledger.DecimalString(x.compute.Decimal()),
-				ledger.DecimalString(x.other.Decimal()), ledger.DecimalString(x.total.Decimal()))
+			fmt.Fprintf(&b, " %s:%d:%s:%s:%s", x.currency, x.items, money.String(x.compute.Decimal()),
+				money.String(x.other.Decimal()), money.String(x.total.Decimal()))
 		}
 		b.WriteByte('\n')
 	}

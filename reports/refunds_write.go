@@ -11,7 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/internal/mdtext"
-	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // The refund checklist written out: the block layout of table and
@@ -454,24 +454,24 @@ func (r *RefundsReport) json(opts WriteOptions) refundsJSON {
 			c := &p.Claims[k]
 			cj := refundClaimJSON{RuleID: c.RuleID, Fingerprint: refundOptString(c.Fingerprint), State: refundOptString(c.State),
 				Account: c.Account, ResourceID: c.ResourceID, PeriodStart: instJSONTime(c.PeriodStart, opts.TZ),
-				PeriodEnd: instJSONTime(c.PeriodEnd, opts.TZ), Currency: c.Currency, Amount: ledger.DecimalString(c.Amount),
-				Counted: ledger.DecimalString(c.Counted), Evidence: []evidenceJSON{}}
+				PeriodEnd: instJSONTime(c.PeriodEnd, opts.TZ), Currency: c.Currency, Amount: money.String(c.Amount),
+				Counted: money.String(c.Counted), Evidence: []evidenceJSON{}}
 			for _, ev := range c.Evidence {
 				cj.Evidence = append(cj.Evidence, evidenceJSON{File: ev.File, Row: ev.Row, LineItemID: ev.LineItemID, LineID: c.lineID(len(cj.Evidence))})
 			}
 			j.Claims = append(j.Claims, cj)
 		}
 		for _, t := range p.Totals {
-			j.Totals = append(j.Totals, refundTotalJSON{Currency: t.Currency, Amount: ledger.DecimalString(t.Amount), Claims: t.Claims})
+			j.Totals = append(j.Totals, refundTotalJSON{Currency: t.Currency, Amount: money.String(t.Amount), Claims: t.Claims})
 		}
 		for _, b := range p.Balances {
 			j.Balances = append(j.Balances, refundBalanceJSON{Account: b.Account, Currency: b.Currency,
-				Balance: ledger.DecimalString(b.Balance), Time: formatRFC3339(b.Time, opts.TZ), LaterMovements: b.Later,
-				Carried: ledger.DecimalString(b.Carried), CarriedVouchers: ledger.DecimalString(b.CarriedVouchers)})
+				Balance: money.String(b.Balance), Time: formatRFC3339(b.Time, opts.TZ), LaterMovements: b.Later,
+				Carried: money.String(b.Carried), CarriedVouchers: money.String(b.CarriedVouchers)})
 		}
 		for _, t := range p.Tickets {
 			j.Tickets = append(j.Tickets, refundTicketJSON{Account: t.Account, Currency: t.Currency,
-				Amount: ledger.DecimalString(t.Amount), TextZH: t.TextZH, TextEN: t.TextEN})
+				Amount: money.String(t.Amount), TextZH: t.TextZH, TextEN: t.TextEN})
 		}
 		out.Platforms = append(out.Platforms, j)
 	}

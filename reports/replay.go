@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // Replay: what the month's work would have cost on each platform, all-in.
@@ -491,7 +492,7 @@ func computeCost(billedSecs int64, perHour decimal.Decimal, gpus int) decimal.De
 
 // partsCost is the billed cost of parts.
 func partsCost(parts []replayPart) decimal.Decimal {
-	var sum ledger.DecimalSum
+	var sum money.Sum
 	for _, p := range parts {
 		sum.Add(p.Cost)
 	}
@@ -554,7 +555,7 @@ func (rp *replayer) replayGroup(g *workGroup, targets []string) ReplayGroup {
 	works := make([]sessionWork, len(g.sessions))
 	var runGPUSecs int64
 	unknownCount := 0
-	var compute ledger.DecimalSum
+	var compute money.Sum
 	for i, s := range g.sessions {
 		works[i] = rp.work(s)
 		runGPUSecs += works[i].runSecs * int64(works[i].gpus)
@@ -567,7 +568,7 @@ func (rp *replayer) replayGroup(g *workGroup, targets []string) ReplayGroup {
 	}
 	out.ActualCompute = compute.Decimal()
 	out.RunHours = decimal.NewFromInt(runGPUSecs).DivRound(decimal.NewFromInt(3600), 4)
-	var network, other, storage ledger.DecimalSum
+	var network, other, storage money.Sum
 	for _, c := range g.charges {
 		switch c.Kind {
 		case ledger.KindNetwork:
@@ -777,7 +778,7 @@ func (rp *replayer) targetRow(g *workGroup, works []sessionWork, target string, 
 	if period > 0 {
 		compute, gpuSecs = packageCost(works, period, perHour)
 	} else {
-		var sum ledger.DecimalSum
+		var sum money.Sum
 		for _, w := range works {
 			b := billedSeconds(w.runSecs, pol.Step, pol.Minimum)
 			c := computeCost(b, perHour, w.gpus)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // The self row: a month replayed onto the platform it ran on with the
@@ -17,7 +18,7 @@ import (
 func (rp *replayer) selfRow(g *workGroup, works []sessionWork, out *ReplayGroup) ReplayRow {
 	pol, hasPol := rp.in.Policies[g.key.provider]
 	row := ReplayRow{Target: g.key.provider, TargetGPU: g.text, Status: ReplaySelf, PricingModel: rp.dominantPricing(g)}
-	var sum ledger.DecimalSum
+	var sum money.Sum
 	var billedSecs int64 // GPU-seconds
 	for i, s := range g.sessions {
 		gpus := int64(works[i].gpus)
@@ -68,7 +69,7 @@ func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool)
 	for _, c := range comps {
 		ps := parts[c]
 		var run, charged []span
-		var costSum, billedSum ledger.DecimalSum
+		var costSum, billedSum money.Sum
 		var ids []int64
 		var chargedSecs int64
 		for _, p := range ps {
@@ -117,11 +118,11 @@ func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool)
 
 // dominantPricing is the pricing model of most of g's compute cost.
 func (rp *replayer) dominantPricing(g *workGroup) string {
-	sums := map[string]*ledger.DecimalSum{}
+	sums := map[string]*money.Sum{}
 	for _, s := range g.sessions {
 		sum := sums[s.PricingModel]
 		if sum == nil {
-			sum = &ledger.DecimalSum{}
+			sum = &money.Sum{}
 			sums[s.PricingModel] = sum
 		}
 		for _, p := range s.Parts {

@@ -3,9 +3,8 @@ package reports
 import (
 	"encoding/binary"
 
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
-
-	"github.com/gpubill/gpubill/ledger"
 )
 
 // Map keys of the GPU-hour quotes: the texts of a line item's fields, each
@@ -20,7 +19,7 @@ func appendKeyText[T string | []byte](b []byte, v T) []byte {
 }
 
 // appendKeyAmount appends amount d to the key b, as its stored text
-// (ledger.AppendDecimal keeps its precision: 1.5 and 1.50 differ); NULL
+// (money.Append keeps its precision: 1.5 and 1.50 differ); NULL
 // is an empty text, which no stored amount is.
 func appendKeyAmount(b []byte, d decimal.NullDecimal) []byte {
 	if !d.Valid {
@@ -28,10 +27,10 @@ func appendKeyAmount(b []byte, d decimal.NullDecimal) []byte {
 	}
 	at := len(b)
 	b = append(b, 0) // room for the length, below 128 for any stored amount
-	b = ledger.AppendDecimal(b, d.Decimal)
+	b = money.Append(b, d.Decimal)
 	if n := len(b) - at - 1; n < 128 {
 		b[at] = byte(n)
 		return b
 	}
-	return appendKeyText(b[:at], ledger.AppendDecimal(nil, d.Decimal))
+	return appendKeyText(b[:at], money.Append(nil, d.Decimal))
 }

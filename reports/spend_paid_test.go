@@ -13,7 +13,7 @@ import (
 
 // TestSpendDemoVoucher: on the demo month, cash never exceeds billed (per
 // row and per currency) and AutoDL's new-user voucher shows as a voucher
-// used of 10.00, positive (ledger.SettlePaid), not as cash.
+// used of 10.00, positive (ingest.SettlePaid), not as cash.
 func TestSpendDemoVoucher(t *testing.T) {
 	ctx := context.Background()
 	loc, _ := time.LoadLocation("Asia/Shanghai")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 	"github.com/shopspring/decimal"
 )
 
@@ -23,7 +24,7 @@ var spendCols = []string{"provider", "kind", "currency", "resource_id", "resourc
 
 // sumAcc sums a nullable amount: dsum and count of the column in SQL.
 type sumAcc struct {
-	sum   ledger.DecimalSum
+	sum   money.Sum
 	known int // non-NULL values
 }
 
@@ -52,25 +53,25 @@ func (s *sumAcc) result(items int) Sum {
 
 type groupAcc struct {
 	row                 SpendRow
-	billed              ledger.DecimalSum
+	billed              money.Sum
 	voucher, cash, list sumAcc
 }
 
 type totalAcc struct {
 	items               int
-	billed              ledger.DecimalSum
+	billed              money.Sum
 	voucher, cash, list sumAcc
-	hidden, charged     ledger.DecimalSum
+	hidden, charged     money.Sum
 }
 
 type kindAcc struct {
 	row    SpendRow
-	billed ledger.DecimalSum
+	billed money.Sum
 }
 
 type resourceAcc struct {
 	top    TopResource
-	billed ledger.DecimalSum
+	billed money.Sum
 	kinds  map[string]bool
 }
 
@@ -88,7 +89,7 @@ type spendScan struct {
 	totals    map[string]*totalAcc       // by currency
 	kinds     map[[3]string]*kindAcc     // by provider, kind, currency
 	resources map[[3]string]*resourceAcc // by provider, resource, currency
-	days      map[dayKey]*ledger.DecimalSum
+	days      map[dayKey]*money.Sum
 }
 
 // scanSpend sums the line items of month ("" for all) in one pass; by may
@@ -116,7 +117,7 @@ func scanSpend(ctx context.Context, db *ledger.DB, month string, by []string, tz
 
 func newSpendScan(by []string, tz *time.Location) *spendScan {
 	return &spendScan{by: by, tz: tz, groups: map[SpendRow]*groupAcc{}, totals: map[string]*totalAcc{},
-		kinds: map[[3]string]*kindAcc{}, resources: map[[3]string]*resourceAcc{}, days: map[dayKey]*ledger.DecimalSum{}}
+		kinds: map[[3]string]*kindAcc{}, resources: map[[3]string]*resourceAcc{}, days: map[dayKey]*money.Sum{}}
 }
 
 // merge adds what o summed to s.
@@ -181,7 +182,7 @@ func (s *spendScan) merge(o *spendScan) {
 }
 
 func (s *spendScan) add(li *ledger.LineItem) error {
-	var billed ledger.DecimalSum // the term, added to several sums
+	var billed money.Sum // the term, added to several sums
 	billed.Add(li.BilledCost)
 	currency, kind := li.Currency, li.Kind
 
@@ -264,7 +265,7 @@ func (s *spendScan) add(li *ledger.LineItem) error {
 	k := dayKey{currency, int32(y*10000 + int(m)*100 + d)}
 	day := s.days[k]
 	if day == nil {
-		day = &ledger.DecimalSum{}
+		day = &money.Sum{}
 		s.days[k] = day
 	}
 	day.AddSum(&billed)

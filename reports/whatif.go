@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // What-ifs: what the month would have cost under another billing or another
@@ -127,7 +128,7 @@ type wiKey struct{ provider, currency string }
 // math/big while the sums fit an int64.
 type wiRow struct {
 	WhatIfRow
-	actual, scenario ledger.DecimalSum
+	actual, scenario money.Sum
 }
 
 // wiRows are the rows of one scenario by provider and currency.
@@ -202,7 +203,7 @@ func autoShutdownRows(src WhatIfSource, month string, shutdownAfter time.Duratio
 			if li.BillingPeriod != month {
 				continue
 			}
-			var beyond ledger.DecimalSum
+			var beyond money.Sum
 			if long && billing.AddCostBeyond(&beyond, li, cutoff) {
 				rows.row(li).costs(li, li.BilledCost.Sub(beyond.Decimal()))
 				continue

@@ -12,10 +12,9 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
-	"github.com/gpubill/gpubill/ledger"
-
 	"github.com/gpubill/gpubill/internal/mdtext"
 	"github.com/gpubill/gpubill/internal/xlsxcell"
+	"github.com/gpubill/gpubill/money"
 )
 
 // The xlsx encoder. A workbook holds one sheet per section of the document,
@@ -375,7 +374,7 @@ func (x *xlsxWriter) setCell(sheet, ref string, c column, cell, currency string,
 			if err != nil {
 				return "", err
 			}
-			if err := f.SetCellDefault(sheet, ref, ledger.DecimalString(d)); err != nil {
+			if err := f.SetCellDefault(sheet, ref, money.String(d)); err != nil {
 				return "", err
 			}
 			return shownNumber(d, c.kind, currency), f.SetCellStyle(sheet, ref, ref, st)
@@ -481,7 +480,7 @@ func (x *xlsxWriter) writeTotals(sheet string, g *grid, cur int, secCurrency str
 				formula = fmt.Sprintf("SUMIFS(%s,%s%d:%s%d,%s)", rng, cc, first, cc, last, curRef)
 			}
 			ref, _ := excelize.CoordinatesToCellName(i+1, row)
-			shown, err := x.setCell(sheet, ref, c, ledger.DecimalString(sum), currency, true)
+			shown, err := x.setCell(sheet, ref, c, money.String(sum), currency, true)
 			if err != nil {
 				return 0, err
 			}

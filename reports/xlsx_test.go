@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // openXLSX renders rep as xlsx and opens the bytes with raw cell values.
@@ -139,7 +140,7 @@ func TestXLSXSpend(t *testing.T) {
 			billed, cash := h[tr(lang, "col.billed_cost")], h[tr(lang, "col.cash_paid")]
 			for i, row := range rep.Rows {
 				r := i + 2
-				if got, want := cell(t, f, main, ref(billed, r)), ledger.DecimalString(row.BilledCost); got != want {
+				if got, want := cell(t, f, main, ref(billed, r)), money.String(row.BilledCost); got != want {
 					t.Errorf("row %d billed: got %q want %q", r, got, want)
 				}
 				if got, want := cell(t, f, main, ref(cash, r)), FormatNullMoney(row.CashPaid.Amount, row.Currency, true); got != want {
@@ -181,7 +182,7 @@ func TestXLSXSpend(t *testing.T) {
 				if !strings.HasPrefix(formula, "SUMIFS(") {
 					t.Errorf("total %s %s: got formula %q, want SUMIFS by currency", tot.Currency, c, formula)
 				}
-				if got, want := cell(t, f, main, c), ledger.DecimalString(tot.BilledCost); got != want {
+				if got, want := cell(t, f, main, c), money.String(tot.BilledCost); got != want {
 					t.Errorf("total %s: cached value %q, want the exact sum %q", tot.Currency, got, want)
 				}
 				calc, err := f.CalcCellValue(main, c, excelize.Options{RawCellValue: true})
@@ -288,7 +289,7 @@ func TestXLSXInjection(t *testing.T) {
 		if typ, _ := f.GetCellType(main, ref(h["Billed"], r)); typ == excelize.CellTypeInlineString || typ == excelize.CellTypeSharedString {
 			t.Errorf("%q: the amount %q is text, want a number", n, amount)
 		}
-		if want := ledger.DecimalString(items[i].BilledCost); amount != want {
+		if want := money.String(items[i].BilledCost); amount != want {
 			t.Errorf("%q: amount got %q want %q", n, amount, want)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 // Rule is one audit rule. Run reads in and returns its findings; the engine
@@ -296,7 +297,7 @@ func (c Config) ParamsJSON() string {
 		}
 	}
 	for _, p := range c.Prices.Entries() {
-		m["price."+p.Provider+"."+p.GPUModel+"."+p.PricingModel+"."+p.Currency] = ledger.DecimalString(p.PerHour)
+		m["price."+p.Provider+"."+p.GPUModel+"."+p.PricingModel+"."+p.Currency] = money.String(p.PerHour)
 	}
 	for i, e := range c.Exemptions {
 		m[fmt.Sprintf("exempt.%d", i+1)] = e.RuleID + " " + e.What() + " until " + e.Until
@@ -343,7 +344,7 @@ type Input struct {
 	Context []*ledger.LineItem
 	// DataEnd is, per provider, the latest charge period end in the whole
 	// ledger, or the end of the latest billing period its monthly bills
-	// cover where that is later (ledger.DB.DataEndsCovered): a session
+	// cover where that is later (billing.DataEndsCovered): a session
 	// ending there is still running as far as we know.
 	DataEnd map[string]time.Time
 
@@ -535,7 +536,7 @@ func load(ctx context.Context, db *ledger.DB, month string, cfg Config) (*Input,
 	if err := loadContext(ctx, db, in); err != nil {
 		return nil, err
 	}
-	if in.DataEnd, err = db.DataEndsCovered(ctx, loc); err != nil {
+	if in.DataEnd, err = billing.DataEndsCovered(ctx, db, loc); err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
 	in.exempt = cfg.exemptions("forgotten_instance", loc)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 )
 
 func init() { register(forgottenInstance{}) }
@@ -169,7 +170,7 @@ func (r forgottenInstance) Run(ctx context.Context, in *Input) ([]ledger.Finding
 // costBeyond sums the items' billed cost after cutoff, each pro rata by the
 // part of its active span after cutoff; n counts the items that contribute.
 func costBeyond(items []*ledger.LineItem, cutoff time.Time) (sum decimal.Decimal, n int) {
-	var total ledger.DecimalSum // exactly decimal.Decimal.Add, without math/big while it fits an int64
+	var total money.Sum // exactly decimal.Decimal.Add, without math/big while it fits an int64
 	for _, li := range items {
 		if billing.AddCostBeyond(&total, li, cutoff) {
 			n++

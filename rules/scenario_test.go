@@ -13,6 +13,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ingest"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/reports"
@@ -221,7 +222,7 @@ func checkMonthlyBillEnds(t *testing.T, ctx context.Context, db *ledger.DB, mont
 	loc := ledger.DefaultTZ()
 	monthly := map[string]time.Time{} // provider → end of its monthly bill's month
 	for _, r := range results {
-		if !ledger.MonthlyBillFormat(r.Format) {
+		if !billing.MonthlyBillFormat(r.Format) {
 			continue
 		}
 		zone := loc

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpubill/gpubill/ingest"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 	"github.com/gpubill/gpubill/reports"
 )
 
@@ -228,11 +229,11 @@ func previewTables(r ingest.Result, loc *time.Location) []*reports.Table {
 		for _, li := range r.Preview {
 			q := "-"
 			if li.PricingQuantity.Valid {
-				q = strings.TrimSpace(ledger.DecimalString(li.PricingQuantity.Decimal) + " " + li.PricingUnit)
+				q = strings.TrimSpace(money.String(li.PricingQuantity.Decimal) + " " + li.PricingUnit)
 			}
 			t.Add(strconv.Itoa(li.SourceRow), li.Provider, dash(li.ResourceID), li.Kind, li.PricingModel,
 				li.ChargePeriodStart.In(loc).Format(layout), li.ChargePeriodEnd.In(loc).Format(layout),
-				q, ledger.DecimalString(li.BilledCost), li.Currency)
+				q, money.String(li.BilledCost), li.Currency)
 		}
 		out = append(out, t)
 	}
@@ -241,9 +242,9 @@ func previewTables(r ingest.Result, loc *time.Location) []*reports.Table {
 		for _, x := range r.PreviewTx {
 			bal := "-"
 			if x.Balance.Valid {
-				bal = ledger.DecimalString(x.Balance.Decimal)
+				bal = money.String(x.Balance.Decimal)
 			}
-			t.Add(strconv.Itoa(x.SourceRow), x.Provider, x.Time.In(loc).Format(layout), x.Type, ledger.DecimalString(x.Amount), bal, dash(x.Reference))
+			t.Add(strconv.Itoa(x.SourceRow), x.Provider, x.Time.In(loc).Format(layout), x.Type, money.String(x.Amount), bal, dash(x.Reference))
 		}
 		out = append(out, t)
 	}
@@ -251,7 +252,7 @@ func previewTables(r ingest.Result, loc *time.Location) []*reports.Table {
 		t := reports.NewTable(cols("row", "source", "time", "direction", "counterparty", "amount", "status", "order_no")...)
 		for _, p := range r.PreviewPay {
 			t.Add(strconv.Itoa(p.SourceRow), p.Source, p.Time.In(loc).Format(layout), p.Direction, dash(p.Counterparty),
-				ledger.DecimalString(p.Amount), dash(p.Status), dash(p.OrderNo))
+				money.String(p.Amount), dash(p.Status), dash(p.OrderNo))
 		}
 		out = append(out, t)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpubill/gpubill/ingest"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 	"github.com/gpubill/gpubill/reports"
 )
 
@@ -131,7 +132,7 @@ func (a *app) runInvoiceAdd(ctx context.Context, o invoiceAddOptions) error {
 		}
 	}
 	a.say("已添加发票 %s：%s %s %s，所属 %s..%s。", "added invoice %s: %s %s %s, covering %s..%s.",
-		inv.Number, ledger.ProviderName(slug, a.lang), ledger.DecimalString(inv.Amount), inv.Currency, inv.PeriodStart, inv.PeriodEnd)
+		inv.Number, ledger.ProviderName(slug, a.lang), money.String(inv.Amount), inv.Currency, inv.PeriodStart, inv.PeriodEnd)
 	return nil
 }
 
@@ -227,7 +228,7 @@ func (a *app) runInvoiceList(ctx context.Context) error {
 	if a.format == "json" {
 		out := []invoiceListJSON{}
 		for _, x := range invs {
-			out = append(out, invoiceListJSON{x.ID, x.Provider, x.Number, x.Date, ledger.DecimalString(x.Amount), x.Currency,
+			out = append(out, invoiceListJSON{x.ID, x.Provider, x.Number, x.Date, money.String(x.Amount), x.Currency,
 				x.PeriodStart, x.PeriodEnd, x.Title, x.Note, x.File, x.SourceRow})
 		}
 		err = writeJSON(w, map[string]any{"invoices": out})

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpubill/gpubill/billing"
-	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/money"
 	"github.com/gpubill/gpubill/rules"
 )
 
@@ -113,7 +113,7 @@ func (a *app) writeRulesText(w io.Writer, cfg rules.Config, infos []rules.Info, 
 	}
 	for _, p := range cfg.Prices.Entries() {
 		fmt.Fprintf(w, "%s %s %s %s: %s %s/h\n", a.pick("参考价格（配置覆盖）", "Reference price (from config)"),
-			p.Provider, p.GPUModelText, p.PricingModel, ledger.DecimalString(p.PerHour), p.Currency)
+			p.Provider, p.GPUModelText, p.PricingModel, money.String(p.PerHour), p.Currency)
 	}
 	for _, e := range cfg.Exemptions {
 		fmt.Fprintf(w, "%s %s: %s %s %s", a.pick("豁免（配置）", "Exemption (from config)"), e.RuleID, e.What(),
@@ -205,7 +205,7 @@ func writeRulesJSON(w io.Writer, cfg rules.Config, infos []rules.Info, user []ru
 	}
 	prices := []priceOverrideJSON{}
 	for _, p := range cfg.Prices.Entries() {
-		prices = append(prices, priceOverrideJSON{p.Provider, p.GPUModelText, p.PricingModel, ledger.DecimalString(p.PerHour), p.Currency})
+		prices = append(prices, priceOverrideJSON{p.Provider, p.GPUModelText, p.PricingModel, money.String(p.PerHour), p.Currency})
 	}
 	exempts := []exemptionJSON{}
 	for _, e := range cfg.Exemptions {

@@ -1,4 +1,4 @@
-package ledger
+package money
 
 import (
 	"math"
@@ -6,13 +6,13 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// DecimalSum adds amounts exactly, as decimal.Decimal.Add does (the sum has
+// Sum adds amounts exactly, as decimal.Decimal.Add does (the sum has
 // the finest precision of its terms, and never a coarser one than units),
 // in an int64 while the sum fits one at that precision, then in
 // decimal.Decimal: summing a month of line items allocates nothing a term.
 //
 // The zero value is an empty sum (0).
-type DecimalSum struct {
+type Sum struct {
 	small int64 // the sum × 10^-exp, while big is nil
 	exp   int32 // ≤ 0
 	big   *decimal.Decimal
@@ -29,7 +29,7 @@ var pow10 = func() (p [19]int64) {
 
 // Add adds d: in the int64 while d has at most 18 digits and no positive
 // exponent and the sum fits.
-func (s *DecimalSum) Add(d decimal.Decimal) {
+func (s *Sum) Add(d decimal.Decimal) {
 	if e := d.Exponent(); s.big == nil && e <= 0 && e >= -18 && d.NumDigits() <= 18 && s.addSmall(d.CoefficientInt64(), e) {
 		return
 	}
@@ -38,7 +38,7 @@ func (s *DecimalSum) Add(d decimal.Decimal) {
 }
 
 // AddSum adds the sum o (a term parsed once, added to several sums).
-func (s *DecimalSum) AddSum(o *DecimalSum) {
+func (s *Sum) AddSum(o *Sum) {
 	if o.big == nil && s.big == nil && s.addSmall(o.small, o.exp) {
 		return
 	}
@@ -46,7 +46,7 @@ func (s *DecimalSum) AddSum(o *DecimalSum) {
 }
 
 // Decimal is the sum.
-func (s *DecimalSum) Decimal() decimal.Decimal {
+func (s *Sum) Decimal() decimal.Decimal {
 	if s.big != nil {
 		return *s.big
 	}
@@ -55,7 +55,7 @@ func (s *DecimalSum) Decimal() decimal.Decimal {
 
 // addSmall adds c × 10^e to the int64 sum; false (and nothing added) when
 // the result would not fit.
-func (s *DecimalSum) addSmall(c int64, e int32) bool {
+func (s *Sum) addSmall(c int64, e int32) bool {
 	small, exp := s.small, s.exp
 	if e < exp { // the term is finer: rescale the sum
 		k := exp - e
@@ -78,7 +78,7 @@ func (s *DecimalSum) addSmall(c int64, e int32) bool {
 }
 
 // toBig moves the sum to decimal.Decimal.
-func (s *DecimalSum) toBig() {
+func (s *Sum) toBig() {
 	if s.big == nil {
 		d := decimal.New(s.small, s.exp)
 		s.big = &d
@@ -127,11 +127,11 @@ func parseSmall[T string | []byte](b T) (c int64, e int32, ok bool) {
 	return c, int32(-frac), true
 }
 
-// SmallDecimal reads a plain decimal text ("-12.345", at most 18 digits) as
+// Small reads a plain decimal text ("-12.345", at most 18 digits) as
 // decimal.NewFromString does (the same coefficient and exponent) without
 // math/big; false for anything else, which is left to
-// decimal.NewFromString. FuzzSmallDecimal compares the two.
-func SmallDecimal[T string | []byte](text T) (decimal.Decimal, bool) {
+// decimal.NewFromString. FuzzDecimalString compares the two.
+func Small[T string | []byte](text T) (decimal.Decimal, bool) {
 	c, e, ok := parseSmall(text)
 	if !ok {
 		return decimal.Decimal{}, false

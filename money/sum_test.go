@@ -1,4 +1,4 @@
-package ledger
+package money
 
 import (
 	"testing"
@@ -6,13 +6,13 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// checkSum adds terms with DecimalSum (as decimals and as sums of one
+// checkSum adds terms with Sum (as decimals and as sums of one
 // term) and with decimal.Decimal.Add from zero, and wants the same value
 // and precision.
 func checkSum(t *testing.T, terms []string) {
 	t.Helper()
 	var want decimal.Decimal
-	var dec, sums DecimalSum
+	var dec, sums Sum
 	for _, s := range terms {
 		d, err := decimal.NewFromString(s)
 		if err != nil {
@@ -20,18 +20,18 @@ func checkSum(t *testing.T, terms []string) {
 		}
 		want = want.Add(d)
 		dec.Add(d)
-		var term DecimalSum
+		var term Sum
 		term.Add(d)
 		sums.AddSum(&term)
 	}
 	for _, got := range []decimal.Decimal{dec.Decimal(), sums.Decimal()} {
-		if !got.Equal(want) || DecimalString(got) != DecimalString(want) {
-			t.Fatalf("sum of %q = %s, want %s", terms, DecimalString(got), DecimalString(want))
+		if !got.Equal(want) || String(got) != String(want) {
+			t.Fatalf("sum of %q = %s, want %s", terms, String(got), String(want))
 		}
 	}
 }
 
-func TestDecimalSumIsDecimalAdd(t *testing.T) {
+func TestSumIsDecimalAdd(t *testing.T) {
 	for _, terms := range [][]string{
 		nil, {"0"}, {"416.00"}, {"1.5", "2.25", "-0.75"}, {"0.00107392473", "12", "-3.1"},
 		{"-0.0"}, {"999999999999999999", "1"}, {"-999999999999999999", "-999999999999999999"},

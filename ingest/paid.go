@@ -1,6 +1,10 @@
-package ledger
+package ingest
 
-import "github.com/shopspring/decimal"
+import (
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/ledger"
+)
 
 // What paid a line item: the one meaning of voucher_paid, cash_paid,
 // other_paid and unpaid, whatever format the line came from (docs/json.md
@@ -32,8 +36,8 @@ import "github.com/shopspring/decimal"
 // billed cost, as vendors write them); billedIsCash (FOCUS: BilledCost is
 // what is invoiced, paid in money) sets cash_paid = billed_cost on a charge
 // that states no part. The source's cells stay in raw.
-func SettlePaid(li *LineItem, billedIsCash bool) {
-	if li.Kind == KindCredit {
+func SettlePaid(li *ledger.LineItem, billedIsCash bool) {
+	if li.Kind == ledger.KindCredit {
 		v := li.VoucherPaid
 		switch {
 		case !v.Valid: // no voucher column: a credit line is a voucher

@@ -1,34 +1,48 @@
-package ledger
+package billing
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpubill/gpubill/internal/testkit"
+	"github.com/gpubill/gpubill/ledger"
 )
+
+// periodItem is one hour of compute on 2026-10-03 (06:00-07:00 UTC).
+func periodItem(key string) ledger.LineItem {
+	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
+	return ledger.LineItem{Provider: "autodl", BillingPeriod: "2026-10",
+		ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour), ChargeCategory: ledger.CategoryUsage,
+		Kind: ledger.KindCompute, BilledCost: decimal.RequireFromString("1"),
+		Currency: "CNY", RowKey: key, SourceRow: 1, Raw: []string{"a", "1"}}
+}
 
 // TestDataEndsCovered: a monthly bill covers its month to the end in the
 // zone (FOCUS: UTC), capped at the time it was imported; other formats end
 // at their latest charge.
 func TestDataEndsCovered(t *testing.T) {
-	db := openTest(t)
+	db := testkit.OpenLedger(t)
 	ctx := context.Background()
-	shanghai := DefaultTZ()
+	shanghai := ledger.DefaultTZ()
 	add := func(format, provider, month string, started time.Time) {
 		t.Helper()
 		tx, err := db.BeginImport(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		imp := &Import{Path: format + ".csv", SHA256: format + provider, Format: format, StartedAt: started}
+		imp := &ledger.Import{Path: format + ".csv", SHA256: format + provider, Format: format, StartedAt: started}
 		if err := tx.AddImport(ctx, imp); err != nil {
 			t.Fatal(err)
 		}
-		li := item(provider+format, "1")
+		li := periodItem(provider + format)
 		li.Provider, li.BillingPeriod, li.ImportID = provider, month, imp.ID
-		if _, err := tx.InsertLineItems(ctx, []LineItem{li}); err != nil {
+		if _, err := tx.InsertLineItems(ctx, []ledger.LineItem{li}); err != nil {
 			t.Fatal(err)
 		}
-		if err := tx.AddImportPeriods(ctx, imp.ID, map[PeriodKey]int{{provider, month}: 1}); err != nil {
+		if err := tx.AddImportPeriods(ctx, imp.ID, map[ledger.PeriodKey]int{{Provider: provider, BillingPeriod: month}: 1}); err != nil {
 			t.Fatal(err)
 		}
 		if err := tx.FinishImport(ctx, imp); err != nil {
@@ -43,11 +57,11 @@ func TestDataEndsCovered(t *testing.T) {
 	add("focus", "aws", "2026-10", late)
 	add("gpubill-bill", "autodl", "2026-10", late)
 	add("aliyun-detail", "aliyun", "2026-10", time.Date(2026, 10, 15, 2, 0, 0, 0, time.UTC)) // exported mid-month
-	got, err := db.DataEndsCovered(ctx, shanghai)
+	got, err := DataEndsCovered(ctx, db, shanghai)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lastCharge := time.Date(2026, 10, 3, 7, 0, 0, 0, time.UTC) // item()'s end
+	lastCharge := time.Date(2026, 10, 3, 7, 0, 0, 0, time.UTC) // periodItem's end
 	for p, want := range map[string]time.Time{
 		"volcengine": time.Date(2026, 11, 1, 0, 0, 0, 0, shanghai),
 		"aws":        time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
@@ -66,25 +80,25 @@ func TestDataEndsCovered(t *testing.T) {
 // ends exactly there; a provider whose export stated only its last charge
 // is covered to that charge.
 func TestBillPeriodEndsOfAnExport(t *testing.T) {
-	db := openTest(t)
+	db := testkit.OpenLedger(t)
 	ctx := context.Background()
-	shanghai := DefaultTZ()
+	shanghai := ledger.DefaultTZ()
 	tx, err := db.BeginImport(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	imp := &Import{Path: "lake/billing_period=2026-10/part-00000.csv", SHA256: "x", Format: "gpubill-export",
+	imp := &ledger.Import{Path: "lake/billing_period=2026-10/part-00000.csv", SHA256: "x", Format: "gpubill-export",
 		StartedAt: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}
 	if err := tx.AddImport(ctx, imp); err != nil {
 		t.Fatal(err)
 	}
-	periods := map[PeriodKey]int{}
-	var items []LineItem
+	periods := map[ledger.PeriodKey]int{}
+	var items []ledger.LineItem
 	for _, p := range []string{"volcengine", "aws", "tencentcloud", "autodl"} {
-		li := item(p, "1")
+		li := periodItem(p)
 		li.Provider, li.BillingPeriod, li.ImportID = p, "2026-10", imp.ID
 		items = append(items, li)
-		periods[PeriodKey{p, "2026-10"}] = 1
+		periods[ledger.PeriodKey{Provider: p, BillingPeriod: "2026-10"}] = 1
 	}
 	if _, err := tx.InsertLineItems(ctx, items); err != nil {
 		t.Fatal(err)
@@ -103,7 +117,7 @@ func TestBillPeriodEndsOfAnExport(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.BillPeriodEnds(ctx, shanghai)
+	got, err := BillPeriodEnds(ctx, db, shanghai)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,9 +125,9 @@ func TestBillPeriodEndsOfAnExport(t *testing.T) {
 		"volcengine":   octEnd,
 		"aws":          utcEnd,
 		"tencentcloud": octEnd,
-		"autodl":       time.Date(2026, 10, 3, 7, 0, 0, 0, time.UTC), // item()'s end: no coverage beyond it
+		"autodl":       time.Date(2026, 10, 3, 7, 0, 0, 0, time.UTC), // periodItem's end: no coverage beyond it
 	} {
-		if g := got[PeriodKey{p, "2026-10"}]; !g.Equal(want) {
+		if g := got[ledger.PeriodKey{Provider: p, BillingPeriod: "2026-10"}]; !g.Equal(want) {
 			t.Errorf("%s: covered to %s, want %s", p, g, want)
 		}
 	}
