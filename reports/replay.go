@@ -377,7 +377,7 @@ func (rp *replayer) group() []*workGroup {
 	sort.SliceStable(order, func(i, j int) bool {
 		a, b := order[i].key, order[j].key
 		if a.provider != b.provider {
-			return providerRank(a.provider) < providerRank(b.provider)
+			return ledger.ProviderRank(a.provider) < ledger.ProviderRank(b.provider)
 		}
 		if a.currency != b.currency {
 			return a.currency < b.currency
@@ -385,15 +385,6 @@ func (rp *replayer) group() []*workGroup {
 		return a.model < b.model
 	})
 	return order
-}
-
-func providerRank(slug string) int {
-	for i, p := range ledger.Providers {
-		if p.Slug == slug {
-			return i
-		}
-	}
-	return len(ledger.Providers)
 }
 
 // leftOut sums what no group prices: the input's other line items, and
@@ -429,7 +420,7 @@ func (rp *replayer) leftOut(groups []*workGroup) []ReplayLeftOut {
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Provider != b.Provider {
-			return providerRank(a.Provider) < providerRank(b.Provider)
+			return ledger.ProviderRank(a.Provider) < ledger.ProviderRank(b.Provider)
 		}
 		if a.Currency != b.Currency {
 			return a.Currency < b.Currency
@@ -622,7 +613,7 @@ func rankReplayRows(rows []ReplayRow) {
 				return c < 0
 			}
 		}
-		return providerRank(a.Target) < providerRank(b.Target)
+		return ledger.ProviderRank(a.Target) < ledger.ProviderRank(b.Target)
 	})
 }
 
