@@ -17,17 +17,38 @@ type Filter struct {
 	ImportID  int64
 	IDMin     int64 // only ids ≥ IDMin (0 = no bound)
 	IDMax     int64 // only ids ≤ IDMax (0 = no bound)
-	NoRaw     bool  // leave LineItem.Raw empty: the source cells are not read at all
-	Unordered bool  // rows in no particular order: the caller sorts (cheaper in Go than SQLite's sorter)
-	// Descending: ScanItems reads each of its id ranges from the
-	// highest id down (ids rise with import order, so mostly with time).
-	Descending bool
 	// StartsBefore, when set, keeps only the items whose charge period or
 	// usage starts before it.
 	StartsBefore time.Time
 	// StartsFrom, when set, keeps only the items whose charge period and
 	// usage both start at or after it: StartsBefore's complement.
 	StartsFrom time.Time
+}
+
+// Read says how a read hands over the items it selects (Filter says which).
+type Read struct {
+	NoRaw bool  // leave LineItem.Raw empty: the source cells are not read at all
+	Order Order // the zero value is ByResource
+}
+
+// Order is the order in which a read hands over its rows.
+type Order int
+
+const (
+	ByResource   Order = iota // provider, resource, charge period start, id (CompareItems)
+	AnyOrder                  // no particular order: the caller sorts (cheaper in Go than SQLite's sorter)
+	IDDescending              // highest id first (ids rise with import order, so mostly with time)
+)
+
+// orderBy is o as an ORDER BY clause of line_items li ("" for AnyOrder).
+func (o Order) orderBy() string {
+	switch o {
+	case AnyOrder:
+		return ""
+	case IDDescending:
+		return " ORDER BY li.id DESC"
+	}
+	return " ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id"
 }
 
 // where builds a WHERE clause from the filter, with placeholders only.
