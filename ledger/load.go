@@ -310,21 +310,17 @@ func (db *DB) eachChunk(ctx context.Context, ids []int64, q string, args []any, 
 // ImportPaths maps every import id to its file path (evidence names rows
 // by file and row).
 func (db *DB) ImportPaths(ctx context.Context) (map[int64]string, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, path FROM imports`)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: import paths: %w", err)
-	}
-	defer rows.Close()
 	paths := map[int64]string{}
-	for rows.Next() {
+	err := eachRow(ctx, db.sql, "import paths", `SELECT id, path FROM imports`, nil, func(scan func(...any) error) error {
 		var id int64
 		var p string
-		if err := rows.Scan(&id, &p); err != nil {
-			return nil, fmt.Errorf("ledger: import paths: %w", err)
+		if err := scan(&id, &p); err != nil {
+			return err
 		}
 		paths[id] = p
-	}
-	return paths, rows.Err()
+		return nil
+	})
+	return paths, err
 }
 
 // RawCells returns the source cells (line_items.raw) of the line items
