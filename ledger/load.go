@@ -30,7 +30,7 @@ var loadPartMin int64 = 20000
 const byIDChunk = 500
 
 // LoadLineItems returns the line items f selects, every column but the raw
-// cells, in EachLineItem's order (CompareItems). Items may share strings
+// cells, in ByResource order (CompareItems). Items may share strings
 // and amounts; callers must treat them as read-only.
 func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) {
 	return db.LoadColumns(ctx, f, nil)
@@ -77,8 +77,8 @@ func (db *DB) LoadColumns(ctx context.Context, f Filter, names []string) ([]*Lin
 	return MergeItems(out...), nil
 }
 
-// CompareItems orders line items as EachLineItem does: by provider,
-// resource, charge period start and id.
+// CompareItems is the ByResource order: by provider, resource, charge
+// period start and id.
 func CompareItems(a, b *LineItem) int {
 	if c := strings.Compare(a.Provider, b.Provider); c != 0 {
 		return c
@@ -231,7 +231,7 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, r Read, fn func(*LineI
 }
 
 // LineItems returns the line items selected by f, with their raw cells, in
-// EachLineItem's order (ByResource).
+// ByResource order.
 func (db *DB) LineItems(ctx context.Context, f Filter) ([]LineItem, error) {
 	var out []LineItem
 	err := db.EachLineItem(ctx, f, Read{}, func(li *LineItem) error {
