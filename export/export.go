@@ -108,7 +108,7 @@ func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64
 		return p, err
 	}
 	cells := make([]cell, len(columns))
-	err = db.EachLineItem(ctx, ledger.Filter{Month: m, NoRaw: true}, func(li *ledger.LineItem) error {
+	err = db.EachLineItem(ctx, ledger.Filter{Month: m}, ledger.Read{NoRaw: true}, func(li *ledger.LineItem) error {
 		if enc == nil { // the partition's file, at its first row
 			if err := os.MkdirAll(filepath.Dir(p.Path), 0o700); err != nil {
 				return err

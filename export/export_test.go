@@ -186,7 +186,7 @@ func TestExportReadsBack(t *testing.T) {
 func itemsOf(t *testing.T, db *ledger.DB) []string {
 	t.Helper()
 	var out []string
-	err := db.EachLineItem(context.Background(), ledger.Filter{NoRaw: true}, func(li *ledger.LineItem) error {
+	err := db.EachLineItem(context.Background(), ledger.Filter{}, ledger.Read{NoRaw: true}, func(li *ledger.LineItem) error {
 		x := *li
 		x.ID, x.ImportID, x.SourceRow, x.File = 0, 0, 0, ""
 		out = append(out, strings.Join([]string{x.Provider, x.BillingAccountID, x.SubAccount, x.BillingPeriod,

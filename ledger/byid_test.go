@@ -37,7 +37,7 @@ func byIDLedger(t *testing.T, n int) (*DB, []*LineItem) {
 	}
 	importItems(t, db, items)
 	var all []*LineItem
-	if err := db.EachLineItem(context.Background(), Filter{NoRaw: true}, func(li *LineItem) error {
+	if err := db.EachLineItem(context.Background(), Filter{}, Read{NoRaw: true}, func(li *LineItem) error {
 		all = append(all, li)
 		return nil
 	}); err != nil {

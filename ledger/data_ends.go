@@ -56,22 +56,18 @@ var recomputeEnds = []string{`DELETE FROM data_ends`, `INSERT INTO data_ends(pro
 // DataEnds returns, per provider, the latest charge period end of its line
 // items in the whole ledger.
 func (db *DB) DataEnds(ctx context.Context) (map[string]time.Time, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT provider, charge_period_end FROM data_ends`)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: end of data: %w", err)
-	}
-	defer rows.Close()
 	out := map[string]time.Time{}
-	for rows.Next() {
+	err := eachRow(ctx, db.sql, "end of data", `SELECT provider, charge_period_end FROM data_ends`, nil, func(scan func(...any) error) error {
 		var p, e string
-		if err := rows.Scan(&p, &e); err != nil {
-			return nil, fmt.Errorf("ledger: end of data: %w", err)
+		if err := scan(&p, &e); err != nil {
+			return err
 		}
 		t, err := ParseTime(e)
 		if err != nil {
-			return nil, fmt.Errorf("ledger: end of data of %s: %w", p, err)
+			return fmt.Errorf("ledger: end of data of %s: %w", p, err)
 		}
 		out[p] = t
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }

@@ -100,9 +100,9 @@ func Doctor(ctx context.Context, path string) (*DoctorReport, error) {
 func integrityCheck(ctx context.Context, db *sql.DB) Check {
 	c := Check{Name: "integrity", Status: CheckOK, Detail: "PRAGMA integrity_check: ok", DetailZH: "完整性检查（PRAGMA integrity_check）通过"}
 	c = listCheck(ctx, db, c, `PRAGMA integrity_check(100)`,
-		func(rows *sql.Rows) (string, error) {
+		func(scan func(...any) error) (string, error) {
 			var m string
-			err := rows.Scan(&m)
+			err := scan(&m)
 			if m == "ok" {
 				m = ""
 			}
@@ -122,27 +122,23 @@ func problem(name string, err error) Check {
 
 func foreignKeyCheck(ctx context.Context, db *sql.DB) Check {
 	c := Check{Name: "foreign_keys", Status: CheckOK, Detail: "PRAGMA foreign_key_check: no violations", DetailZH: "外键检查（PRAGMA foreign_key_check）无违例"}
-	rows, err := db.QueryContext(ctx, `PRAGMA foreign_key_check`)
-	if err != nil {
-		return problem("foreign_keys", err)
-	}
-	defer rows.Close()
 	per := map[string]int64{}
 	var parts []string // table → parent, in the order met
-	for rows.Next() {
+	err := eachRow(ctx, db, "", `PRAGMA foreign_key_check`, nil, func(scan func(...any) error) error {
 		var table, parent string
 		var rowid sql.NullInt64
 		var fkid int64
-		if err := rows.Scan(&table, &rowid, &parent, &fkid); err != nil {
-			return problem("foreign_keys", err)
+		if err := scan(&table, &rowid, &parent, &fkid); err != nil {
+			return err
 		}
 		if key := table + " → " + parent; per[key] == 0 {
 			parts = append(parts, key)
 		}
 		per[table+" → "+parent]++
 		c.Count++
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return problem("foreign_keys", err)
 	}
 	if c.Count > 0 {
@@ -227,10 +223,10 @@ func countsCheck(ctx context.Context, db *sql.DB) Check {
 			UNION ALL SELECT import_id, count(*) FROM payments GROUP BY import_id)
 		SELECT im.id, im.path, im.rows_new, coalesce((SELECT sum(n) FROM held WHERE held.import_id = im.id), 0) AS got
 		FROM imports im WHERE im.status = 'ok' AND im.rows_new != got ORDER BY im.id`,
-		func(rows *sql.Rows) (string, error) {
+		func(scan func(...any) error) (string, error) {
 			var id, want, got int64
 			var path string
-			err := rows.Scan(&id, &path, &want, &got)
+			err := scan(&id, &path, &want, &got)
 			return fmt.Sprintf("import %d (%s): recorded %d new, holds %d", id, path, want, got), err
 		},
 		func(n int64, found []string) string {
@@ -252,9 +248,9 @@ func dataEndsCheck(ctx context.Context, db *sql.DB) Check {
 		SELECT coalesce(g.provider, d.provider), coalesce(d.charge_period_end, 'none'), coalesce(g.e, 'none')
 		FROM got g FULL OUTER JOIN data_ends d ON d.provider = g.provider
 		WHERE g.e IS NOT d.charge_period_end ORDER BY 1`,
-		func(rows *sql.Rows) (string, error) {
+		func(scan func(...any) error) (string, error) {
 			var p, stored, got string
-			err := rows.Scan(&p, &stored, &got)
+			err := scan(&p, &stored, &got)
 			return fmt.Sprintf("%s: stored %s, line items end %s", p, stored, got), err
 		},
 		func(n int64, found []string) string {
@@ -268,9 +264,9 @@ func dataEndsCheck(ctx context.Context, db *sql.DB) Check {
 func unfinishedCheck(ctx context.Context, db *sql.DB) Check {
 	c := Check{Name: "unfinished_imports", Status: CheckOK, Detail: "every import record is finished", DetailZH: "每条导入记录都已完成"}
 	return listCheck(ctx, db, c, `SELECT id FROM imports WHERE status != 'ok' ORDER BY id`,
-		func(rows *sql.Rows) (string, error) {
+		func(scan func(...any) error) (string, error) {
 			var id int64
-			err := rows.Scan(&id)
+			err := scan(&id)
 			return fmt.Sprint(id), err
 		},
 		func(_ int64, found []string) string {
@@ -281,24 +277,17 @@ func unfinishedCheck(ctx context.Context, db *sql.DB) Check {
 // listCheck is c, unless q returns rows that describe tells (but as ""):
 // then c is a problem with one count per row and the detail that detail
 // makes of them. A failing query is a problem too.
-func listCheck(ctx context.Context, db *sql.DB, c Check, q string, describe func(*sql.Rows) (string, error),
+func listCheck(ctx context.Context, db *sql.DB, c Check, q string, describe func(scan func(...any) error) (string, error),
 	detail func(n int64, found []string) string) Check {
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return problem(c.Name, err)
-	}
-	defer rows.Close()
 	var found []string
-	for rows.Next() {
-		d, err := describe(rows)
-		if err != nil {
-			return problem(c.Name, err)
-		}
+	err := eachRow(ctx, db, "", q, nil, func(scan func(...any) error) error {
+		d, err := describe(scan)
 		if d != "" {
 			found = append(found, d)
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return problem(c.Name, err)
 	}
 	if len(found) > 0 {

@@ -54,10 +54,7 @@ func TestEachLineItemEqualsPlainScan(t *testing.T) {
 		t.Fatalf("ids 2..3: got %d items (%v)", len(mid), err)
 	}
 	for _, noRaw := range []bool{false, true} {
-		got, err := db.LineItems(ctx, Filter{NoRaw: noRaw})
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := readItems(t, db, Filter{}, Read{NoRaw: noRaw})
 		want := plainScan(t, db, noRaw)
 		if len(got) != len(want) || len(got) != 4 {
 			t.Fatalf("noRaw=%v: got %d items, want %d (and 4)", noRaw, len(got), len(want))
@@ -68,6 +65,19 @@ func TestEachLineItemEqualsPlainScan(t *testing.T) {
 			}
 		}
 	}
+}
+
+// readItems is what EachLineItem hands over for f and r.
+func readItems(t *testing.T, db *DB, f Filter, r Read) []LineItem {
+	t.Helper()
+	var out []LineItem
+	if err := db.EachLineItem(context.Background(), f, r, func(li *LineItem) error {
+		out = append(out, *li)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func nd(s string) decimal.NullDecimal {

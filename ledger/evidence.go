@@ -33,33 +33,30 @@ func (db *DB) attachEvidence(ctx context.Context, where string, args []any, fs [
 		q += ` WHERE finding_id IN (SELECT id FROM findings WHERE ` + where + `)`
 	}
 	files := map[string]string{}
-	rows, err := db.sql.QueryContext(ctx, q, args...)
-	if err != nil {
-		return fmt.Errorf("ledger: evidence: %w", err)
-	}
-	defer rows.Close()
 	var id int64
 	var file string
 	var list []byte
-	for rows.Next() {
-		if err := rows.Scan(&id, &file, &list); err != nil {
-			return fmt.Errorf("ledger: evidence: %w", err)
+	err := eachRow(ctx, db.sql, "evidence", q, args, func(scan func(...any) error) error {
+		if err := scan(&id, &file, &list); err != nil {
+			return err
 		}
 		i, ok := idx[id]
 		if !ok {
-			continue
+			return nil
 		}
 		if f, ok := files[file]; ok {
 			file = f // one string per file
 		} else {
 			files[file] = file
 		}
+		var err error
 		if fs[i].Evidence, err = parseEvidenceList(list, file, fs[i].Evidence); err != nil {
 			return fmt.Errorf("ledger: evidence: finding %d, file %q: %w", fs[i].ID, file, err)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("ledger: evidence: %w", err)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for i := range fs {
 		slices.SortFunc(fs[i].Evidence, CompareEvidence)

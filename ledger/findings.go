@@ -89,22 +89,6 @@ type stored struct {
 // findingBatch is how many findings one INSERT writes (17 values each).
 const findingBatch = 64
 
-// each runs q with args in the run's transaction and calls row for each
-// result row, with the row's scan.
-func (w *AuditWriter) each(ctx context.Context, q string, args []any, row func(scan func(...any) error) error) error {
-	rows, err := w.tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := row(rows.Scan); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
 // upsert stores one batch of findings: those whose fingerprint no run has
 // stored in one multi-row INSERT, in the batch's order; each of the others
 // is updated in place (its state and first run are kept) and its evidence
@@ -126,7 +110,7 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 	for i := range findings {
 		w.args = append(w.args, findings[i].Fingerprint)
 	}
-	if err := w.each(ctx, `SELECT fingerprint, id, state, run_id FROM findings WHERE fingerprint IN (`+placeholders(len(findings))+`)`,
+	if err := eachRow(ctx, w.tx, "", `SELECT fingerprint, id, state, run_id FROM findings WHERE fingerprint IN (`+placeholders(len(findings))+`)`,
 		w.args, func(scan func(...any) error) error {
 			var fp string
 			var s stored
@@ -167,7 +151,7 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 	}
 	if n := len(fresh); n > 0 {
 		q := insert + "(" + placeholders(17) + ")" + strings.Repeat(",("+placeholders(17)+")", n-1) + " RETURNING fingerprint, id, state"
-		if err := w.each(ctx, q, w.args, func(scan func(...any) error) error {
+		if err := eachRow(ctx, w.tx, "", q, w.args, func(scan func(...any) error) error {
 			var fp, state string
 			var id int64
 			if err := scan(&fp, &id, &state); err != nil {
@@ -216,7 +200,7 @@ func (w *AuditWriter) carryAcks(ctx context.Context, findings []Finding, old map
 	q := `UPDATE findings SET state = 'acknowledged' WHERE id IN (` + placeholders(len(ids)) + `) AND EXISTS (
 		SELECT 1 FROM carried_acks c WHERE c.rule_id = findings.rule_id AND c.provider = findings.provider
 		AND c.resource_id = findings.resource_id AND c.from_month < findings.month) RETURNING id`
-	if err := w.each(ctx, q, ids, func(scan func(...any) error) error {
+	if err := eachRow(ctx, w.tx, "", q, ids, func(scan func(...any) error) error {
 		var id int64
 		if err := scan(&id); err != nil {
 			return err
@@ -397,20 +381,16 @@ func (db *DB) FindingsWithoutCosts(ctx context.Context, month string) ([]Finding
 	if where != "" {
 		q += ` WHERE ` + where
 	}
-	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 WHEN 'low' THEN 2 ELSE 3 END,
-		rule_id, provider, resource_id, period_start, id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: findings: %w", err)
-	}
-	defer rows.Close()
 	var out []Finding
-	for rows.Next() {
+	err := eachRow(ctx, db.sql, "findings", q+` ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 WHEN 'low' THEN 2 ELSE 3 END,
+		rule_id, provider, resource_id, period_start, id`, args, func(scan func(...any) error) error {
 		var f Finding
 		var start, end string
 		var amount *string
-		if err := rows.Scan(&f.ID, &f.Fingerprint, &f.RunID, &f.Month, &f.RuleID, &f.Severity, &f.Provider, &f.ResourceID,
-			&start, &end, &amount, &f.Currency, &f.Basis, &f.ReasonZH, &f.ReasonEN, &f.AdviceZH, &f.AdviceEN, &f.State); err != nil {
-			return nil, fmt.Errorf("ledger: findings: %w", err)
+		err := scan(&f.ID, &f.Fingerprint, &f.RunID, &f.Month, &f.RuleID, &f.Severity, &f.Provider, &f.ResourceID,
+			&start, &end, &amount, &f.Currency, &f.Basis, &f.ReasonZH, &f.ReasonEN, &f.AdviceZH, &f.AdviceEN, &f.State)
+		if err != nil {
+			return err
 		}
 		if f.PeriodStart, err = ParseTime(start); err == nil {
 			f.PeriodEnd, err = ParseTime(end)
@@ -419,12 +399,13 @@ func (db *DB) FindingsWithoutCosts(ctx context.Context, month string) ([]Finding
 			f.AmountAtRisk, err = scanDec(amount)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("ledger: finding %d: %w", f.ID, err)
+			return fmt.Errorf("ledger: finding %d: %w", f.ID, err)
 		}
 		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("ledger: findings: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := db.attachEvidence(ctx, where, args, out); err != nil {
 		return nil, err

@@ -16,40 +16,37 @@ func (db *DB) Imports(ctx context.Context, limit int) ([]Import, error) {
 		q += ` LIMIT ?`
 		args = append(args, limit)
 	}
-	rows, err := db.sql.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: imports: %w", err)
-	}
-	defer rows.Close()
 	var out []Import
-	for rows.Next() {
+	err := eachRow(ctx, db.sql, "imports", q, args, func(scan func(...any) error) error {
 		var im Import
 		var header, started, finished string
 		var rowMap sql.NullString
-		if err := rows.Scan(&im.ID, &im.Path, &im.SHA256, &im.Size, &im.Format, &im.FormatVersion, &im.Sheet, &header,
-			&im.HeaderRow, &im.RowsRead, &im.RowsNew, &im.RowsDuplicate, &im.RowsSkipped, &started, &finished, &im.Status, &rowMap); err != nil {
-			return nil, fmt.Errorf("ledger: scan import: %w", err)
+		err := scan(&im.ID, &im.Path, &im.SHA256, &im.Size, &im.Format, &im.FormatVersion, &im.Sheet, &header,
+			&im.HeaderRow, &im.RowsRead, &im.RowsNew, &im.RowsDuplicate, &im.RowsSkipped, &started, &finished, &im.Status, &rowMap)
+		if err != nil {
+			return err
 		}
 		if rowMap.Valid {
 			if err := json.Unmarshal([]byte(rowMap.String), &im.RowMap); err != nil {
-				return nil, fmt.Errorf("ledger: import %d row map: %w", im.ID, err)
+				return fmt.Errorf("ledger: import %d row map: %w", im.ID, err)
 			}
 			im.RowMapped = true
 		}
 		if err := json.Unmarshal([]byte(header), &im.Header); err != nil {
-			return nil, fmt.Errorf("ledger: import %d header: %w", im.ID, err)
+			return fmt.Errorf("ledger: import %d header: %w", im.ID, err)
 		}
 		if im.StartedAt, err = ParseTime(started); err != nil {
-			return nil, fmt.Errorf("ledger: import %d: %w", im.ID, err)
+			return fmt.Errorf("ledger: import %d: %w", im.ID, err)
 		}
 		if finished != "" {
 			if im.FinishedAt, err = ParseTime(finished); err != nil {
-				return nil, fmt.Errorf("ledger: import %d: %w", im.ID, err)
+				return fmt.Errorf("ledger: import %d: %w", im.ID, err)
 			}
 		}
 		out = append(out, im)
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }
 
 // UndoImport removes one import record and every row it added (line items,

@@ -211,33 +211,29 @@ func (db *DB) Invoices(ctx context.Context, f InvoiceFilter) ([]Invoice, error) 
 		q += " WHERE " + strings.Join(conds, " AND ")
 	}
 	q += " ORDER BY i.provider, i.period_start, i.date, i.number, i.id"
-	rows, err := db.sql.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: invoices: %w", err)
-	}
-	defer rows.Close()
 	var out []Invoice
-	for rows.Next() {
+	err := eachRow(ctx, db.sql, "invoices", q, args, func(scan func(...any) error) error {
 		var inv Invoice
 		var amount, raw, added string
-		if err := rows.Scan(&inv.ID, &inv.Provider, &inv.Number, &inv.Date, &amount, &inv.Currency, &inv.Title,
+		if err := scan(&inv.ID, &inv.Provider, &inv.Number, &inv.Date, &amount, &inv.Currency, &inv.Title,
 			&inv.PeriodStart, &inv.PeriodEnd, &inv.Note, &raw, &inv.ImportID, &inv.SourceRow, &inv.RowKey, &inv.File, &added); err != nil {
-			return nil, fmt.Errorf("ledger: scan invoice: %w", err)
+			return err
 		}
 		a, err := scanDec(&amount)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		inv.Amount = a.Decimal
 		if err := json.Unmarshal([]byte(raw), &inv.Raw); err != nil {
-			return nil, fmt.Errorf("ledger: invoice %d raw: %w", inv.ID, err)
+			return fmt.Errorf("ledger: invoice %d raw: %w", inv.ID, err)
 		}
 		if added != "" {
 			if inv.AddedAt, err = ParseTime(added); err != nil {
-				return nil, fmt.Errorf("ledger: invoice %d: %w", inv.ID, err)
+				return fmt.Errorf("ledger: invoice %d: %w", inv.ID, err)
 			}
 		}
 		out = append(out, inv)
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }

@@ -574,14 +574,11 @@ func TestOpenPathWithURICharacters(t *testing.T) {
 	}
 }
 
-func TestFilterNoRaw(t *testing.T) {
+func TestReadNoRaw(t *testing.T) {
 	db := openTest(t)
 	importItems(t, db, []LineItem{item("k1", "1")})
 	for _, noRaw := range []bool{false, true} {
-		items, err := db.LineItems(context.Background(), Filter{NoRaw: noRaw})
-		if err != nil {
-			t.Fatal(err)
-		}
+		items := readItems(t, db, Filter{}, Read{NoRaw: noRaw})
 		if got := len(items[0].Raw); (got == 0) != noRaw {
 			t.Errorf("NoRaw %v: %d raw cells", noRaw, got)
 		}

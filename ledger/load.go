@@ -30,8 +30,8 @@ var loadPartMin int64 = 20000
 const byIDChunk = 500
 
 // LoadLineItems returns the line items f selects, every column but the raw
-// cells, in EachLineItem's order (CompareItems) unless f.Unordered. Items
-// may share strings and amounts; callers must treat them as read-only.
+// cells, in ByResource order (CompareItems). Items may share strings
+// and amounts; callers must treat them as read-only.
 func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) {
 	return db.LoadColumns(ctx, f, nil)
 }
@@ -46,7 +46,6 @@ func (db *DB) LoadColumns(ctx context.Context, f Filter, names []string) ([]*Lin
 	if err != nil {
 		return nil, err
 	}
-	f.NoRaw = true
 	parts, err := db.parts(ctx, f)
 	if err != nil || len(parts) == 0 {
 		return nil, err
@@ -69,22 +68,17 @@ func (db *DB) LoadColumns(ctx context.Context, f Filter, names []string) ([]*Lin
 			out[p] = append(out[p], li)
 			return ir.read(r, li)
 		})
-		if !f.Unordered {
-			slices.SortFunc(out[p], CompareItems)
-		}
+		slices.SortFunc(out[p], CompareItems)
 		return err
 	})()
 	if err != nil {
 		return nil, fmt.Errorf("ledger: load line items: %w", err)
 	}
-	if f.Unordered {
-		return slices.Concat(out...), nil
-	}
 	return MergeItems(out...), nil
 }
 
-// CompareItems orders line items as EachLineItem does: by provider,
-// resource, charge period start and id.
+// CompareItems is the ByResource order: by provider, resource, charge
+// period start and id.
 func CompareItems(a, b *LineItem) int {
 	if c := strings.Compare(a.Provider, b.Provider); c != 0 {
 		return c
@@ -173,9 +167,9 @@ func (db *DB) parts(ctx context.Context, f Filter) ([]Filter, error) {
 // and hands each row, read into a line item (ItemsOf), to the callback of
 // its range: part(i) is called once per range, before the reads start, and
 // its callback only ever runs on range i's goroutine. It returns the number
-// of ranges (0 when nothing is selected). Rows come in no particular order,
-// but that within a range they come by descending id if f.Descending.
-func (db *DB) ScanItems(ctx context.Context, f Filter, cols []string, part func(i int) func(*LineItem) error) (int, error) {
+// of ranges (0 when nothing is selected). The ranges run side by side, so
+// order orders the rows within each range only.
+func (db *DB) ScanItems(ctx context.Context, f Filter, order Order, cols []string, part func(i int) func(*LineItem) error) (int, error) {
 	_, list, err := selectColumns(cols, false)
 	if err != nil {
 		return 0, err
@@ -190,10 +184,7 @@ func (db *DB) ScanItems(ctx context.Context, f Filter, cols []string, part func(
 	}
 	return len(parts), readParts(parts, func(i int, pf Filter) error {
 		where, args := pf.where()
-		if f.Descending {
-			where += " ORDER BY li.id DESC"
-		}
-		return db.Scan(ctx, "SELECT "+list+" FROM line_items li"+where, args, fns[i])
+		return db.Scan(ctx, "SELECT "+list+" FROM line_items li"+where+order.orderBy(), args, fns[i])
 	})()
 }
 
@@ -216,40 +207,34 @@ func ItemsOf(cols []string, fn func(*LineItem) error) (func(Row) error, error) {
 	}, nil
 }
 
-// eachOrder is the order of an ordered EachLineItem (CompareItems).
-const eachOrder = " ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id"
-
-// EachLineItem streams the line items selected by f, ordered by provider,
-// resource and charge period start (unless f.Unordered), to fn. Each call
-// of fn gets an item of its own, which fn may keep. Returning an error from
-// fn stops the iteration with that error.
-func (db *DB) EachLineItem(ctx context.Context, f Filter, fn func(*LineItem) error) error {
+// EachLineItem streams the line items selected by f to fn, in r.Order.
+// Each call of fn gets an item of its own, which fn may keep. Returning an
+// error from fn stops the iteration with that error.
+func (db *DB) EachLineItem(ctx context.Context, f Filter, r Read, fn func(*LineItem) error) error {
 	paths, err := db.ImportPaths(ctx)
 	if err != nil {
 		return err
 	}
-	cols, list, _ := selectColumns(nil, f.NoRaw)
+	cols, list, _ := selectColumns(nil, r.NoRaw)
 	ir := newItemReader(cols, paths)
 	where, args := f.where()
-	if !f.Unordered {
-		where += eachOrder
-	}
-	return db.Scan(ctx, "SELECT "+list+" FROM line_items li"+where, args, func(r Row) error {
+	return db.Scan(ctx, "SELECT "+list+" FROM line_items li"+where+r.Order.orderBy(), args, func(row Row) error {
 		li := &LineItem{}
-		if err := ir.read(r, li); err != nil {
+		if err := ir.read(row, li); err != nil {
 			return err
 		}
-		if f.NoRaw {
+		if r.NoRaw {
 			li.Raw = []string{}
 		}
 		return fn(li)
 	})
 }
 
-// LineItems returns the line items selected by f (see EachLineItem).
+// LineItems returns the line items selected by f, with their raw cells, in
+// ByResource order.
 func (db *DB) LineItems(ctx context.Context, f Filter) ([]LineItem, error) {
 	var out []LineItem
-	err := db.EachLineItem(ctx, f, func(li *LineItem) error {
+	err := db.EachLineItem(ctx, f, Read{}, func(li *LineItem) error {
 		out = append(out, *li)
 		return nil
 	})
@@ -325,21 +310,17 @@ func (db *DB) eachChunk(ctx context.Context, ids []int64, q string, args []any, 
 // ImportPaths maps every import id to its file path (evidence names rows
 // by file and row).
 func (db *DB) ImportPaths(ctx context.Context) (map[int64]string, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, path FROM imports`)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: import paths: %w", err)
-	}
-	defer rows.Close()
 	paths := map[int64]string{}
-	for rows.Next() {
+	err := eachRow(ctx, db.sql, "import paths", `SELECT id, path FROM imports`, nil, func(scan func(...any) error) error {
 		var id int64
 		var p string
-		if err := rows.Scan(&id, &p); err != nil {
-			return nil, fmt.Errorf("ledger: import paths: %w", err)
+		if err := scan(&id, &p); err != nil {
+			return err
 		}
 		paths[id] = p
-	}
-	return paths, rows.Err()
+		return nil
+	})
+	return paths, err
 }
 
 // RawCells returns the source cells (line_items.raw) of the line items

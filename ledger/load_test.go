@@ -53,22 +53,18 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 	for _, min := range []int64{1 << 30, 500} { // one reader; several
 		loadPartMin = min
 		for _, f := range []Filter{{}, {Month: "2026-10"}, {Month: "2026-11"}, {Month: "2026-11", Kinds: []string{KindCompute}},
-			{Providers: []string{"autodl"}}, {Month: "2026-12"}, {Month: "2026-10", Unordered: true},
+			{Providers: []string{"autodl"}}, {Month: "2026-12"},
 			{Month: "2026-11", IDMin: 1700, IDMax: 2600}} {
 			var want []*LineItem
-			if err := db.EachLineItem(ctx, Filter{Month: f.Month, Kinds: f.Kinds, Providers: f.Providers, IDMin: f.IDMin, IDMax: f.IDMax},
-				func(li *LineItem) error {
-					want = append(want, li)
-					return nil
-				}); err != nil {
+			if err := db.EachLineItem(ctx, f, Read{}, func(li *LineItem) error {
+				want = append(want, li)
+				return nil
+			}); err != nil {
 				t.Fatal(err)
 			}
 			got, err := db.LoadLineItems(ctx, f)
 			if err != nil {
 				t.Fatal(err)
-			}
-			if f.Unordered {
-				slices.SortFunc(got, CompareItems)
 			}
 			if len(got) != len(want) || (f.Month != "2026-12" && len(got) == 0) {
 				t.Fatalf("readers for %d, %+v: %d items, want %d", min, f, len(got), len(want))
@@ -113,7 +109,7 @@ func TestEachLineItemInParallel(t *testing.T) {
 	defer func(old int64) { loadPartMin = old }(loadPartMin)
 	loadPartMin = 1 << 40 // one reader: SQLite sorts
 	var want []*LineItem
-	if err := db.EachLineItem(ctx, Filter{Month: "2026-10", NoRaw: true}, func(li *LineItem) error {
+	if err := db.EachLineItem(ctx, Filter{Month: "2026-10"}, Read{NoRaw: true}, func(li *LineItem) error {
 		want = append(want, li)
 		return nil
 	}); err != nil {
@@ -121,7 +117,7 @@ func TestEachLineItemInParallel(t *testing.T) {
 	}
 	loadPartMin = 300 // several readers
 	var merged []*LineItem
-	if err := db.EachLineItem(ctx, Filter{Month: "2026-10", NoRaw: true}, func(li *LineItem) error {
+	if err := db.EachLineItem(ctx, Filter{Month: "2026-10"}, Read{NoRaw: true}, func(li *LineItem) error {
 		merged = append(merged, li)
 		return nil
 	}); err != nil {
@@ -137,7 +133,7 @@ func TestEachLineItemInParallel(t *testing.T) {
 	}
 	var got []*LineItem
 	var inFn, overlapped atomic.Int32
-	if err := db.EachLineItem(ctx, Filter{Month: "2026-10", NoRaw: true, Unordered: true}, func(li *LineItem) error {
+	if err := db.EachLineItem(ctx, Filter{Month: "2026-10"}, Read{NoRaw: true, Order: AnyOrder}, func(li *LineItem) error {
 		if inFn.Add(1) != 1 {
 			overlapped.Add(1)
 		}
@@ -161,16 +157,16 @@ func TestEachLineItemInParallel(t *testing.T) {
 		}
 	}
 	stop := errors.New("enough")
-	for _, unordered := range []bool{true, false} {
+	for _, order := range []Order{AnyOrder, ByResource} {
 		n := 0
-		err := db.EachLineItem(ctx, Filter{Month: "2026-10", NoRaw: true, Unordered: unordered}, func(*LineItem) error {
+		err := db.EachLineItem(ctx, Filter{Month: "2026-10"}, Read{NoRaw: true, Order: order}, func(*LineItem) error {
 			if n++; n == 700 {
 				return stop
 			}
 			return nil
 		})
 		if !errors.Is(err, stop) || n != 700 {
-			t.Errorf("unordered=%v: stopped after %d items with %v, want 700 and %v", unordered, n, err, stop)
+			t.Errorf("order %v: stopped after %d items with %v, want 700 and %v", order, n, err, stop)
 		}
 	}
 }
@@ -252,7 +248,7 @@ func TestStartsBeforeAndStartsFrom(t *testing.T) {
 			t.Fatal(err)
 		}
 		var scanned []string
-		if _, err := db.ScanItems(ctx, f, []string{"row_key"}, func(int) func(*LineItem) error {
+		if _, err := db.ScanItems(ctx, f, AnyOrder, []string{"row_key"}, func(int) func(*LineItem) error {
 			return func(li *LineItem) error { scanned = append(scanned, li.RowKey); return nil }
 		}); err != nil {
 			t.Fatal(err)

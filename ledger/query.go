@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -17,17 +18,38 @@ type Filter struct {
 	ImportID  int64
 	IDMin     int64 // only ids ≥ IDMin (0 = no bound)
 	IDMax     int64 // only ids ≤ IDMax (0 = no bound)
-	NoRaw     bool  // leave LineItem.Raw empty: the source cells are not read at all
-	Unordered bool  // rows in no particular order: the caller sorts (cheaper in Go than SQLite's sorter)
-	// Descending: ScanItems reads each of its id ranges from the
-	// highest id down (ids rise with import order, so mostly with time).
-	Descending bool
 	// StartsBefore, when set, keeps only the items whose charge period or
 	// usage starts before it.
 	StartsBefore time.Time
 	// StartsFrom, when set, keeps only the items whose charge period and
 	// usage both start at or after it: StartsBefore's complement.
 	StartsFrom time.Time
+}
+
+// Read says how a read hands over the items it selects (Filter says which).
+type Read struct {
+	NoRaw bool  // leave LineItem.Raw empty: the source cells are not read at all
+	Order Order // the zero value is ByResource
+}
+
+// Order is the order in which a read hands over its rows.
+type Order int
+
+const (
+	ByResource   Order = iota // provider, resource, charge period start, id (CompareItems)
+	AnyOrder                  // no particular order: the caller sorts (cheaper in Go than SQLite's sorter)
+	IDDescending              // highest id first (ids rise with import order, so mostly with time)
+)
+
+// orderBy is o as an ORDER BY clause of line_items li ("" for AnyOrder).
+func (o Order) orderBy() string {
+	switch o {
+	case AnyOrder:
+		return ""
+	case IDDescending:
+		return " ORDER BY li.id DESC"
+	}
+	return " ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id"
 }
 
 // where builds a WHERE clause from the filter, with placeholders only.
@@ -84,22 +106,48 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-// Months lists the billing periods present in the ledger, oldest first.
-func (db *DB) Months(ctx context.Context) ([]string, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT billing_period FROM line_items ORDER BY 1`)
+// queryer is the database or a transaction, for eachRow.
+type queryer interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
+// eachRow runs q with args on db (through database/sql) and calls fn for
+// each row, with scan reading its columns, until fn returns an error. An
+// error of the query, of scan or of the rows comes back as "ledger: what:
+// …" (as it is when what is ""); fn's own errors as they are.
+func eachRow(ctx context.Context, db queryer, what, q string, args []any, fn func(scan func(dest ...any) error) error) error {
+	wrap := func(err error) error {
+		if err == nil || what == "" {
+			return err
+		}
+		return fmt.Errorf("ledger: %s: %w", what, err)
+	}
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: months: %w", err)
+		return wrap(err)
 	}
 	defer rows.Close()
-	var ms []string
+	scan := func(dest ...any) error { return wrap(rows.Scan(dest...)) }
 	for rows.Next() {
+		if err := fn(scan); err != nil {
+			return err
+		}
+	}
+	return wrap(rows.Err())
+}
+
+// Months lists the billing periods present in the ledger, oldest first.
+func (db *DB) Months(ctx context.Context) ([]string, error) {
+	var ms []string
+	err := eachRow(ctx, db.sql, "months", `SELECT DISTINCT billing_period FROM line_items ORDER BY 1`, nil, func(scan func(...any) error) error {
 		var m string
-		if err := rows.Scan(&m); err != nil {
-			return nil, err
+		if err := scan(&m); err != nil {
+			return err
 		}
 		ms = append(ms, m)
-	}
-	return ms, rows.Err()
+		return nil
+	})
+	return ms, err
 }
 
 // DefaultMonth is the month commands use without --month: the last complete
@@ -137,26 +185,23 @@ func (db *DB) DefaultMonth(ctx context.Context, now time.Time) (string, error) {
 // file that spans several months evenly (a quarter's export), and drops the
 // one row of the next month that a month's export carries.
 func (db *DB) spillMonths(ctx context.Context) (map[string]bool, error) {
-	rows, err := db.sql.QueryContext(ctx, `WITH per AS (
+	spill := map[string]bool{}
+	err := eachRow(ctx, db.sql, "months", `WITH per AS (
 			SELECT import_id, billing_period, sum(line_items) AS n FROM import_periods GROUP BY import_id, billing_period),
 		top AS (SELECT import_id, max(n) AS n FROM per GROUP BY import_id)
-		SELECT per.billing_period, max(per.n * 4 >= top.n) FROM per JOIN top USING (import_id) GROUP BY per.billing_period`)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: months: %w", err)
-	}
-	defer rows.Close()
-	spill := map[string]bool{}
-	for rows.Next() {
-		var m string
-		var bulk bool
-		if err := rows.Scan(&m, &bulk); err != nil {
-			return nil, fmt.Errorf("ledger: months: %w", err)
-		}
-		if !bulk {
-			spill[m] = true
-		}
-	}
-	return spill, rows.Err()
+		SELECT per.billing_period, max(per.n * 4 >= top.n) FROM per JOIN top USING (import_id) GROUP BY per.billing_period`,
+		nil, func(scan func(...any) error) error {
+			var m string
+			var bulk bool
+			if err := scan(&m, &bulk); err != nil {
+				return err
+			}
+			if !bulk {
+				spill[m] = true
+			}
+			return nil
+		})
+	return spill, err
 }
 
 // Payments returns the payment records whose time falls in [from, to)
@@ -169,33 +214,30 @@ func (db *DB) Payments(ctx context.Context, from, to time.Time) ([]Payment, erro
 		q += ` WHERE p.time >= ? AND p.time < ?`
 		args = append(args, FormatTime(from), FormatTime(to))
 	}
-	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY p.time, p.id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: payments: %w", err)
-	}
-	defer rows.Close()
 	var out []Payment
-	for rows.Next() {
+	err := eachRow(ctx, db.sql, "payments", q+` ORDER BY p.time, p.id`, args, func(scan func(...any) error) error {
 		var p Payment
 		var tm, amount, raw string
-		if err := rows.Scan(&p.ID, &p.Source, &tm, &p.Direction, &p.Counterparty, &p.Item, &amount, &p.Currency, &p.Status,
-			&p.OrderNo, &p.MerchantOrderNo, &raw, &p.ImportID, &p.SourceRow, &p.RowKey); err != nil {
-			return nil, fmt.Errorf("ledger: scan payment: %w", err)
+		err := scan(&p.ID, &p.Source, &tm, &p.Direction, &p.Counterparty, &p.Item, &amount, &p.Currency, &p.Status,
+			&p.OrderNo, &p.MerchantOrderNo, &raw, &p.ImportID, &p.SourceRow, &p.RowKey)
+		if err != nil {
+			return err
 		}
 		if p.Time, err = ParseTime(tm); err != nil {
-			return nil, fmt.Errorf("ledger: payment %d: %w", p.ID, err)
+			return fmt.Errorf("ledger: payment %d: %w", p.ID, err)
 		}
 		a, err := scanDec(&amount)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p.Amount = a.Decimal
 		if err := json.Unmarshal([]byte(raw), &p.Raw); err != nil {
-			return nil, fmt.Errorf("ledger: payment %d raw: %w", p.ID, err)
+			return fmt.Errorf("ledger: payment %d raw: %w", p.ID, err)
 		}
 		out = append(out, p)
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }
 
 // Transactions returns the money-flow rows of provider ("" = all) whose
@@ -208,35 +250,32 @@ func (db *DB) Transactions(ctx context.Context, provider string, from, to time.T
 		q += ` AND time >= ? AND time < ?`
 		args = append(args, FormatTime(from), FormatTime(to))
 	}
-	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY time, id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: transactions: %w", err)
-	}
-	defer rows.Close()
 	var out []Transaction
-	for rows.Next() {
+	err := eachRow(ctx, db.sql, "transactions", q+` ORDER BY time, id`, args, func(scan func(...any) error) error {
 		var x Transaction
 		var tm, amount, raw string
 		var balance *string
-		if err := rows.Scan(&x.ID, &x.Provider, &x.Account, &tm, &x.Type, &amount, &x.Currency, &balance, &x.Reference,
-			&x.Description, &raw, &x.ImportID, &x.SourceRow, &x.RowKey); err != nil {
-			return nil, fmt.Errorf("ledger: scan transaction: %w", err)
+		err := scan(&x.ID, &x.Provider, &x.Account, &tm, &x.Type, &amount, &x.Currency, &balance, &x.Reference,
+			&x.Description, &raw, &x.ImportID, &x.SourceRow, &x.RowKey)
+		if err != nil {
+			return err
 		}
 		if x.Time, err = ParseTime(tm); err != nil {
-			return nil, fmt.Errorf("ledger: transaction %d: %w", x.ID, err)
+			return fmt.Errorf("ledger: transaction %d: %w", x.ID, err)
 		}
 		a, err := scanDec(&amount)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		x.Amount = a.Decimal
 		if x.Balance, err = scanDec(balance); err != nil {
-			return nil, err
+			return err
 		}
 		if err := json.Unmarshal([]byte(raw), &x.Raw); err != nil {
-			return nil, fmt.Errorf("ledger: transaction %d raw: %w", x.ID, err)
+			return fmt.Errorf("ledger: transaction %d raw: %w", x.ID, err)
 		}
 		out = append(out, x)
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }

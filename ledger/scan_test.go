@@ -97,7 +97,7 @@ func TestScanNullEmptyAndBadValues(t *testing.T) {
 }
 
 // ScanItems reads every selected row once, in parts side by side; with
-// Descending each part comes from its highest id down.
+// IDDescending each part comes from its highest id down.
 func TestScanItemsDescending(t *testing.T) {
 	defer func(n int64) { loadPartMin = n }(loadPartMin)
 	loadPartMin = 10 // several parts for a small ledger
@@ -109,7 +109,11 @@ func TestScanItemsDescending(t *testing.T) {
 	importItems(t, db, items)
 	for _, desc := range []bool{false, true} {
 		var parts [][]int64
-		n, err := db.ScanItems(context.Background(), Filter{Month: "2026-10", Descending: desc}, []string{"id"}, func(int) func(*LineItem) error {
+		order := AnyOrder
+		if desc {
+			order = IDDescending
+		}
+		n, err := db.ScanItems(context.Background(), Filter{Month: "2026-10"}, order, []string{"id"}, func(int) func(*LineItem) error {
 			parts = append(parts, nil)
 			p := len(parts) - 1
 			return func(li *LineItem) error {

@@ -53,7 +53,7 @@ type LineItem struct {
 	OtherPaid   decimal.NullDecimal // stored-value cards, credit lines of credit, commission, write-offs
 	Unpaid      decimal.NullDecimal
 	Tags        string   // JSON object; "" = {}
-	Raw         []string // the source row's cells; read only when asked (Filter.NoRaw)
+	Raw         []string // the source row's cells; read only when asked (Read.NoRaw)
 
 	ImportID  int64
 	SourceRow int    // 1-based record number in its file (header = 0)

@@ -60,7 +60,7 @@ func newRowCiter(ctx context.Context, db *ledger.DB, fs []ledger.Finding) (*rowC
 		if !apiPaths[im.Path] || col < 0 {
 			continue
 		}
-		err := db.EachLineItem(ctx, ledger.Filter{ImportID: im.ID, Unordered: true}, func(li *ledger.LineItem) error {
+		err := db.EachLineItem(ctx, ledger.Filter{ImportID: im.ID}, ledger.Read{Order: ledger.AnyOrder}, func(li *ledger.LineItem) error {
 			if cited[li.ID] && col < len(li.Raw) && li.Raw[col] != "" {
 				c.lineIDs[li.ID] = li.Raw[col]
 			}

@@ -29,7 +29,7 @@ var ghCols = []string{"kind", "provider", "currency", "resource_id", "parent_res
 // scanGPUHours tallies the line items of month.
 func scanGPUHours(ctx context.Context, db *ledger.DB, month string) (*ghTally, error) {
 	var parts []*ghScan
-	n, err := db.ScanItems(ctx, ledger.Filter{Month: month}, ghCols, func(int) func(*ledger.LineItem) error {
+	n, err := db.ScanItems(ctx, ledger.Filter{Month: month}, ledger.AnyOrder, ghCols, func(int) func(*ledger.LineItem) error {
 		s := newGHScan()
 		parts = append(parts, s)
 		return s.add

@@ -266,7 +266,7 @@ func TestActualUseReadsConsumedOnly(t *testing.T) {
 		return decimal.Zero, "", false
 	}
 	bases := map[string]int{}
-	err := db.EachLineItem(context.Background(), ledger.Filter{Month: "2026-10"}, func(full *ledger.LineItem) error {
+	err := db.EachLineItem(context.Background(), ledger.Filter{Month: "2026-10"}, ledger.Read{}, func(full *ledger.LineItem) error {
 		li := full
 		secs, basis, ok := actualUse(li)
 		wsecs, wbasis, wok := asked(li)

@@ -396,8 +396,8 @@ func (s *instanceSet) lookBack(ctx context.Context, db *ledger.DB) error {
 			continue
 		}
 		found := map[instKey]bool{}
-		f := ledger.Filter{Month: months[i], Kinds: []string{ledger.KindCompute}, NoRaw: true, Unordered: true}
-		err := db.EachLineItem(ctx, f, func(li *ledger.LineItem) error {
+		f := ledger.Filter{Month: months[i], Kinds: []string{ledger.KindCompute}}
+		err := db.EachLineItem(ctx, f, ledger.Read{NoRaw: true, Order: ledger.AnyOrder}, func(li *ledger.LineItem) error {
 			in := missing[instKey{li.Provider, li.ResourceID}]
 			if in == nil || !billing.IsRunning(li) {
 				return nil

@@ -20,7 +20,7 @@ func collectRef(t *testing.T, s *instanceSet, db *ledger.DB, ids map[int64]bool,
 		in := s.ownerOf(id)
 		return ids[id] || in != nil && all(in)
 	}
-	err := db.EachLineItem(context.Background(), ledger.Filter{Month: s.month, NoRaw: true, Unordered: true}, func(full *ledger.LineItem) error {
+	err := db.EachLineItem(context.Background(), ledger.Filter{Month: s.month}, ledger.Read{NoRaw: true, Order: ledger.AnyOrder}, func(full *ledger.LineItem) error {
 		if !keep(full.ID) {
 			return nil
 		}
@@ -71,7 +71,7 @@ func TestCollectMatchesMonthWalk(t *testing.T) {
 	db := instEdgeLedger(t, 3000)
 	rng := rand.New(rand.NewPCG(9, 10))
 	var month, before []int64
-	if err := db.EachLineItem(ctx, ledger.Filter{NoRaw: true}, func(li *ledger.LineItem) error {
+	if err := db.EachLineItem(ctx, ledger.Filter{}, ledger.Read{NoRaw: true}, func(li *ledger.LineItem) error {
 		if li.BillingPeriod == "2026-10" {
 			month = append(month, li.ID)
 		} else {

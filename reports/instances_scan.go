@@ -43,8 +43,7 @@ func scanInstances(ctx context.Context, db *ledger.DB, month string, costsOf *wa
 	// Each range from its highest id down: ids rise with time, so an
 	// instance's latest compute mostly comes first, and the running rows
 	// after it are mostly skipped by outranked.
-	f := ledger.Filter{Month: month, Descending: true}
-	n, err := db.ScanItems(ctx, f, instCols, func(int) func(*ledger.LineItem) error {
+	n, err := db.ScanItems(ctx, ledger.Filter{Month: month}, ledger.IDDescending, instCols, func(int) func(*ledger.LineItem) error {
 		p := newInstScan(costsOf)
 		parts = append(parts, p)
 		return p.add

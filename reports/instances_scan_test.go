@@ -26,7 +26,7 @@ func instRefSet(t *testing.T, db *ledger.DB, month string) *instanceSet {
 	s := &instanceSet{month: month, byKey: map[instKey]*instance{}, items: map[int64]*ledger.LineItem{},
 		comp: map[instKey]instKey{}, dataEnd: map[string]time.Time{}}
 	compAt := map[instKey]rank{}
-	err := db.EachLineItem(context.Background(), ledger.Filter{Month: month, NoRaw: true}, func(full *ledger.LineItem) error {
+	err := db.EachLineItem(context.Background(), ledger.Filter{Month: month}, ledger.Read{NoRaw: true}, func(full *ledger.LineItem) error {
 		li := full
 		if li.ChargePeriodEnd.After(s.dataEnd[li.Provider]) {
 			s.dataEnd[li.Provider] = li.ChargePeriodEnd
@@ -157,7 +157,7 @@ func saveEdgeFindings(t *testing.T, db *ledger.DB) map[int64]bool {
 	t.Helper()
 	ctx := context.Background()
 	var month, before []*ledger.LineItem
-	if err := db.EachLineItem(ctx, ledger.Filter{NoRaw: true}, func(li *ledger.LineItem) error {
+	if err := db.EachLineItem(ctx, ledger.Filter{}, ledger.Read{NoRaw: true}, func(li *ledger.LineItem) error {
 		if li.BillingPeriod == "2026-10" {
 			month = append(month, li)
 		} else {
@@ -391,7 +391,7 @@ func TestInstancesScanDescending(t *testing.T) {
 	ctx := context.Background()
 	// The currencies of each instance by the first id of each.
 	want := map[instKey][]string{}
-	err := db.EachLineItem(ctx, ledger.Filter{Month: "2026-10", NoRaw: true, Unordered: true}, func(full *ledger.LineItem) error {
+	err := db.EachLineItem(ctx, ledger.Filter{Month: "2026-10"}, ledger.Read{NoRaw: true, Order: ledger.AnyOrder}, func(full *ledger.LineItem) error {
 		li := full
 		if id := instOwnerID(li); id != "" {
 			k := instKey{li.Provider, id}

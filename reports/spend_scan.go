@@ -98,7 +98,7 @@ type spendScan struct {
 // is exact, so the result does not depend on how the rows were split.
 func scanSpend(ctx context.Context, db *ledger.DB, month string, by []string, tz *time.Location) (*spendScan, error) {
 	var parts []*spendScan
-	n, err := db.ScanItems(ctx, ledger.Filter{Month: month}, spendCols, func(int) func(*ledger.LineItem) error {
+	n, err := db.ScanItems(ctx, ledger.Filter{Month: month}, ledger.AnyOrder, spendCols, func(int) func(*ledger.LineItem) error {
 		s := newSpendScan(by, tz)
 		parts = append(parts, s)
 		return s.add

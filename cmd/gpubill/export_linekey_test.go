@@ -116,7 +116,7 @@ func checkLineKeyColumn(t *testing.T, path, csvPath string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.EachLineItem(context.Background(), ledger.Filter{NoRaw: true}, func(li *ledger.LineItem) error {
+	if err := db.EachLineItem(context.Background(), ledger.Filter{}, ledger.Read{NoRaw: true}, func(li *ledger.LineItem) error {
 		byID[li.ID] = li.LineKey
 		return nil
 	}); err != nil {
@@ -145,7 +145,7 @@ func storedLineKeys(t *testing.T, path string) []string {
 	}
 	defer db.Close()
 	var out []string
-	if err := db.EachLineItem(context.Background(), ledger.Filter{NoRaw: true}, func(li *ledger.LineItem) error {
+	if err := db.EachLineItem(context.Background(), ledger.Filter{}, ledger.Read{NoRaw: true}, func(li *ledger.LineItem) error {
 		out = append(out, li.LineKey)
 		return nil
 	}); err != nil {

@@ -98,7 +98,7 @@ func originalIDs(t *testing.T, a, b string) map[int64]int64 {
 		}
 		defer db.Close()
 		out := map[string]int64{}
-		if err := db.EachLineItem(context.Background(), ledger.Filter{NoRaw: true}, func(li *ledger.LineItem) error {
+		if err := db.EachLineItem(context.Background(), ledger.Filter{}, ledger.Read{NoRaw: true}, func(li *ledger.LineItem) error {
 			out[li.RowKey] = li.ID
 			return nil
 		}); err != nil {
