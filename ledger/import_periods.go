@@ -172,23 +172,16 @@ func (db *DB) PeriodImports(ctx context.Context, formats []string) ([]PeriodImpo
 		FROM import_periods ip JOIN imports im ON im.id = ip.import_id
 		WHERE im.format IN (` + placeholders(len(formats)) + `)
 		GROUP BY ip.provider, ip.billing_period, im.format`
-	rows, err := db.sql.QueryContext(ctx, q, anys(formats)...)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: period imports: %w", err)
-	}
-	defer rows.Close()
 	var out []PeriodImport
-	for rows.Next() {
+	err := eachRow(ctx, db.sql, "period imports", q, anys(formats), func(scan func(...any) error) error {
 		var p PeriodImport
 		var started string
-		if err := rows.Scan(&p.Provider, &p.BillingPeriod, &p.Format, &started); err != nil {
-			return nil, fmt.Errorf("ledger: period imports: %w", err)
+		if err := scan(&p.Provider, &p.BillingPeriod, &p.Format, &started); err != nil {
+			return err
 		}
 		p.Started, _ = ParseTime(started)
 		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("ledger: period imports: %w", err)
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
