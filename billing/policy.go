@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpubill/gpubill/platform"
 	"github.com/shopspring/decimal"
-
-	"github.com/gpubill/gpubill/ledger"
 )
 
 // Policy is what gpubill knows about how one platform bills (DESIGN.md
@@ -173,22 +172,14 @@ func parseOptDuration(s string) (time.Duration, error) {
 }
 
 // DefaultPolicies returns a copy of the embedded policy table, sorted by
-// provider in the order of ledger.Providers, then by slug.
+// provider in the order of platform.All, then by slug.
 func DefaultPolicies() []Policy {
 	out := make([]Policy, 0, len(defaultPolicies))
 	for _, p := range defaultPolicies {
 		out = append(out, p)
 	}
-	rank := func(slug string) int {
-		for i, p := range ledger.Providers {
-			if p.Slug == slug {
-				return i
-			}
-		}
-		return len(ledger.Providers)
-	}
 	sort.Slice(out, func(i, j int) bool {
-		ri, rj := rank(out[i].Provider), rank(out[j].Provider)
+		ri, rj := platform.Rank(out[i].Provider), platform.Rank(out[j].Provider)
 		if ri != rj {
 			return ri < rj
 		}

@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 func TestPolicies(t *testing.T) {
-	for _, p := range ledger.Providers {
+	for _, p := range platform.All {
 		pol, ok := defaultPolicies[p.Slug]
 		if !ok {
 			t.Errorf("provider %s: no policy entry", p.Slug)
@@ -33,7 +34,7 @@ func TestPolicies(t *testing.T) {
 		}
 	}
 	for slug := range defaultPolicies {
-		if _, ok := ledger.ParseProvider(slug); !ok {
+		if _, ok := platform.Parse(slug); !ok {
 			t.Errorf("policy for %q, which is no provider slug", slug)
 		}
 	}

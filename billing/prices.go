@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/width"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // Price is one entry of the reference price catalog (DESIGN.md "Reference
@@ -128,7 +129,7 @@ func (pj PriceEntry) Price() (Price, error) {
 	if prov == "" {
 		return p, fmt.Errorf("no provider")
 	}
-	if slug, ok := ledger.ParseProvider(prov); ok {
+	if slug, ok := platform.Parse(prov); ok {
 		p.Provider = slug
 	} else {
 		p.Provider = strings.ToLower(prov) // a FOCUS provider such as aws

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 func TestNormalizeGPUModel(t *testing.T) {
@@ -99,7 +100,7 @@ func TestPriceCatalog(t *testing.T) {
 			t.Errorf("entry %d (%s %s) has the key of entry %d", i+1, p.Provider, p.GPUModelText, j+1)
 		}
 		seen[p.Key()] = i
-		if _, ok := ledger.ParseProvider(p.Provider); !ok {
+		if _, ok := platform.Parse(p.Provider); !ok {
 			t.Errorf("entry %d: provider %q is no provider slug", i+1, p.Provider)
 		}
 		if !p.PerHour.IsPositive() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/money"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // colType is how a column's values are typed in Parquet (in CSV every value
@@ -154,7 +155,7 @@ type lineFindings struct {
 // the end of its provider's data in the ledger.
 func row(cells []cell, li *ledger.LineItem, file string, srcRow int, lf *lineFindings, dataEnd time.Time) {
 	start, end := monthBounds(li.BillingPeriod)
-	provider := ledger.ProviderName(li.Provider, "en")
+	provider := platform.Name(li.Provider, "en")
 	set := func(i int, c cell) { cells[i] = c }
 	i := 0
 	next := func(c cell) { set(i, c); i++ }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/watch"
 )
 
@@ -227,11 +228,11 @@ func (g *guard) warning(t time.Time, reason string, idleSince time.Time, util []
 	loc := ledger.DefaultTZ()
 	host := o.Host
 	if o.Provider != "" {
-		host = ledger.ProviderName(o.Provider, "en") + " " + host
+		host = platform.Name(o.Provider, "en") + " " + host
 	}
 	hostZH := o.Host
 	if o.Provider != "" {
-		hostZH = ledger.ProviderName(o.Provider, "zh") + " " + o.Host
+		hostZH = platform.Name(o.Provider, "zh") + " " + o.Host
 	}
 	switch reason {
 	case ReasonIdle:

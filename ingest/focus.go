@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // FOCUS (FinOps Open Cost and Usage Specification) 1.0–1.2 cost files, as
@@ -282,7 +283,7 @@ func focusExtras(c *rowCtx, li *ledger.LineItem, provider, kind, pricing, parent
 	gpuModel, gpuCount, voucher, cash, other, unpaid, scales int) error {
 	var err error
 	if s := focusText(c.cell(provider)); s != "" {
-		if !ledger.ValidProviderSlug(s) {
+		if !platform.ValidSlug(s) {
 			return c.errAt(provider, fmt.Sprintf("%q is not a provider slug", s))
 		}
 		li.Provider = s
@@ -371,7 +372,7 @@ func focusProvider(name, override string) string {
 	if name == "" {
 		return override
 	}
-	if slug, ok := ledger.ParseProvider(name); ok {
+	if slug, ok := platform.Parse(name); ok {
 		return slug
 	}
 	return strings.ToLower(name)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // Options control an import.
@@ -694,9 +695,9 @@ func (im *importer) checkOverlaps(st store, format string, importID int64) error
 	for _, o := range overlaps {
 		im.res.Warnings = append(im.res.Warnings, Warning{
 			ZH: fmt.Sprintf("%s 的 %s 账单已从另一种格式导入过（导入 %d：%s，%s，%d 行）：同一批费用导入两次会被重复计算；确认后可用 gpubill imports undo %d 撤销其中一个。",
-				ledger.ProviderName(o.Provider, "zh"), o.BillingPeriod, o.ImportID, o.Path, o.Format, o.Items, o.ImportID),
+				platform.Name(o.Provider, "zh"), o.BillingPeriod, o.ImportID, o.Path, o.Format, o.Items, o.ImportID),
 			EN: fmt.Sprintf("%s's %s bill was already imported in another format (import %d: %s, %s, %d rows): the same charges imported twice are counted twice; if so, remove one with gpubill imports undo %d",
-				ledger.ProviderName(o.Provider, "en"), o.BillingPeriod, o.ImportID, o.Path, o.Format, o.Items, o.ImportID),
+				platform.Name(o.Provider, "en"), o.BillingPeriod, o.ImportID, o.Path, o.Format, o.Items, o.ImportID),
 		})
 	}
 	return st.AddImportPeriods(im.ctx, importID, im.periods)

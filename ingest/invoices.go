@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // A user's list of the invoices (发票) received from the platforms, as CSV,
@@ -267,10 +268,10 @@ func readInvoices(ctx context.Context, t table, b *binding, env *mapEnv) (invs [
 }
 
 // invoiceProvider maps a platform name to its slug: a slug, brand or
-// Chinese name (ledger.ParseProvider), or a seller name that contains one
+// Chinese name (platform.Parse), or a seller name that contains one
 // (阿里云计算有限公司 → aliyun).
 func invoiceProvider(s string) (string, bool) {
-	if slug, ok := ledger.ParseProvider(s); ok {
+	if slug, ok := platform.Parse(s); ok {
 		return slug, true
 	}
 	t := strings.ToLower(strings.TrimSpace(s))
@@ -278,7 +279,7 @@ func invoiceProvider(s string) (string, bool) {
 		return "", false
 	}
 	best, bestLen := "", 0
-	for _, p := range ledger.Providers {
+	for _, p := range platform.All {
 		for _, a := range append([]string{p.NameZH, strings.ToLower(p.NameEN)}, p.Aliases...) {
 			a = strings.ToLower(a)
 			if len([]rune(a)) >= 2 && strings.Contains(t, a) && len(a) > bestLen {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/shopspring/decimal"
 )
 
@@ -370,10 +371,10 @@ func compileProfile(name string, pf *profileFile) (*Profile, error) {
 	}
 	for _, slug := range cp.ownSlugs {
 		if len(cp.ownSlugs) == 1 {
-			ledger.SetProviderName(slug, pv.NameZH, pv.NameEN)
+			platform.SetName(slug, pv.NameZH, pv.NameEN)
 		}
-		cp.ownNames[strings.ToLower(ledger.ProviderName(slug, "zh"))] = slug
-		cp.ownNames[strings.ToLower(ledger.ProviderName(slug, "en"))] = slug
+		cp.ownNames[strings.ToLower(platform.Name(slug, "zh"))] = slug
+		cp.ownNames[strings.ToLower(platform.Name(slug, "en"))] = slug
 		cp.ownNames[slug] = slug
 	}
 	cp.fromSrc = pv.FromSource
@@ -636,7 +637,7 @@ func (cp *compiledProfile) format() *Format {
 // first so that "恒源云" is reported rather than "恒源".
 var providerNames = func() [][2]string {
 	var out [][2]string
-	for _, p := range ledger.Providers {
+	for _, p := range platform.All {
 		for _, n := range append([]string{p.Slug, p.NameZH, p.NameEN}, p.Aliases...) {
 			n = strings.ToLower(n)
 			if len([]rune(n)) >= 2 && !slices.ContainsFunc(out, func(x [2]string) bool { return x[0] == n }) {
@@ -1154,11 +1155,11 @@ func activeUserFormats() []*Format {
 // platform by any of its names, else a slug of the profile's own (aws,
 // azure, an internal cloud), kept in ownSlugs.
 func (cp *compiledProfile) providerSlug(s string) (string, bool) {
-	if slug, ok := ledger.ParseProvider(s); ok {
+	if slug, ok := platform.Parse(s); ok {
 		return slug, true
 	}
 	slug := strings.TrimSpace(s)
-	if !ledger.ValidProviderSlug(slug) {
+	if !platform.ValidSlug(slug) {
 		return "", false
 	}
 	if !slices.Contains(cp.ownSlugs, slug) {
@@ -1170,7 +1171,7 @@ func (cp *compiledProfile) providerSlug(s string) (string, bool) {
 // parseProvider maps a provider column's cell: a built-in platform's name,
 // or the slug or a display name of one of the profile's own slugs.
 func (cp *compiledProfile) parseProvider(s string) (string, bool) {
-	if slug, ok := ledger.ParseProvider(s); ok {
+	if slug, ok := platform.Parse(s); ok {
 		return slug, true
 	}
 	slug, ok := cp.ownNames[strings.ToLower(strings.TrimSpace(s))]

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/shopspring/decimal"
 )
 
@@ -428,7 +429,7 @@ func TestProfileOwnProvider(t *testing.T) {
 			if len(slugs) != 1 || slugs[0] != tc.wantSlug {
 				t.Errorf("got providers %v, want [%s]", slugs, tc.wantSlug)
 			}
-			if got := ledger.ProviderName(tc.wantSlug, "en"); got != tc.wantName {
+			if got := platform.Name(tc.wantSlug, "en"); got != tc.wantName {
 				t.Errorf("ProviderName(%s, en) = %q, want %q", tc.wantSlug, got, tc.wantName)
 			}
 		})

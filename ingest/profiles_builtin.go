@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // The built-in profiles: copies of the console tables of the six GPU rental
@@ -135,7 +135,7 @@ func (fam *profileFamily) format() *Format {
 	}
 	var names []string
 	for _, slug := range fam.order {
-		names = append(names, ledger.ProviderName(slug, "zh")+"/"+slug)
+		names = append(names, platform.Name(slug, "zh")+"/"+slug)
 	}
 	f := &Format{ID: fam.id, Version: "1", NameZH: fam.nameZH, NameEN: fam.nameEN, Confidence: ConfidenceGuess,
 		Target: fam.target, Columns: cols,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/shopspring/decimal"
 )
 
@@ -72,7 +73,7 @@ func templateLines(b *binding, env *mapEnv) (lineMapper, error) {
 	}
 	// Coded columns hold few distinct values: look each up once.
 	kinds, pricings, units, currencies := newMemo(ParseKind), newMemo(ParsePricingModel), newMemo(ParseUnit), newMemo(normCurrency)
-	providers := newMemo(ledger.ParseProvider)
+	providers := newMemo(platform.Parse)
 	return func(c *rowCtx, li *ledger.LineItem) (bool, error) {
 		if isTotalRow(c.rec) || isExampleRow(c.cell(ix.description)) {
 			return true, nil
@@ -175,7 +176,7 @@ func templateTxs(b *binding, env *mapEnv) (txMapper, error) {
 		b.idx("provider"), b.idx("account"), b.idx("time"), b.idx("type"), b.idx("amount"), b.idx("balance"),
 		b.idx("reference"), b.idx("description"), b.idx("currency"),
 	}
-	types, currencies, providers := newMemo(ParseTxType), newMemo(normCurrency), newMemo(ledger.ParseProvider)
+	types, currencies, providers := newMemo(ParseTxType), newMemo(normCurrency), newMemo(platform.Parse)
 	return func(c *rowCtx, tx *ledger.Transaction) (bool, error) {
 		if isTotalRow(c.rec) || isExampleRow(c.cell(ix.description)) {
 			return true, nil
@@ -237,7 +238,7 @@ func (c *rowCtx) provider(i int, m *memo) (string, error) {
 // knownPlatforms lists the slugs of the built-in platforms for an error.
 func knownPlatforms() string {
 	var known []string
-	for _, p := range ledger.Providers {
+	for _, p := range platform.All {
 		known = append(known, p.Slug)
 	}
 	return strings.Join(known, ", ")

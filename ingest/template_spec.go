@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // TemplateColumn is one column of the gpubill template (DESIGN.md "The
@@ -71,7 +72,7 @@ var FlowColumns = []TemplateColumn{
 
 func providerCodes() []string {
 	var out []string
-	for _, p := range ledger.Providers {
+	for _, p := range platform.All {
 		out = append(out, p.NameZH)
 	}
 	return out

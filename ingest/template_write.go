@@ -11,6 +11,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // This file writes the gpubill template (DESIGN.md "The gpubill template"):
@@ -98,7 +99,7 @@ func TemplateCodes(c TemplateColumn, lang string) []string {
 	switch c.Field {
 	case "provider":
 		var out []string
-		for _, p := range ledger.Providers {
+		for _, p := range platform.All {
 			out = append(out, p.Slug)
 		}
 		return out

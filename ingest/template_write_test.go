@@ -18,6 +18,7 @@ import (
 
 	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // updateTemplate refreshes the template writer's golden files. It is its own
@@ -141,7 +142,7 @@ func TestTemplateExampleValid(t *testing.T) {
 					}
 					return d
 				}
-				if p, ok := ledger.ParseProvider(row["provider"]); !ok || p != "autodl" {
+				if p, ok := platform.Parse(row["provider"]); !ok || p != "autodl" {
 					t.Errorf("provider %q: got %q, %v want autodl", row["provider"], p, ok)
 				}
 				if table == "flow" {
@@ -189,7 +190,7 @@ func TestTemplateExampleValid(t *testing.T) {
 // tmplParsers maps each coded column to the function the reader parses it
 // with.
 var tmplParsers = map[string]func(string) (string, bool){
-	"provider":      ledger.ParseProvider,
+	"provider":      platform.Parse,
 	"kind":          ParseKind,
 	"pricing_model": ParsePricingModel,
 	"type":          ParseTxType,
@@ -223,8 +224,8 @@ func TestTemplateCodesAccepted(t *testing.T) {
 						}
 						seen[got] = true
 					}
-					if c.Field == "provider" && len(seen) != len(ledger.Providers) {
-						t.Errorf("provider list covers %d providers, want %d", len(seen), len(ledger.Providers))
+					if c.Field == "provider" && len(seen) != len(platform.All) {
+						t.Errorf("provider list covers %d providers, want %d", len(seen), len(platform.All))
 					}
 					if len(seen) != len(codes) && c.Field != "pricing_model" {
 						// Only 包日/包周/包月/包年 may share a meaning (package).

@@ -8,7 +8,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/reports"
 )
 
@@ -106,7 +106,7 @@ func (p *Packet) WriteCoverHTML(w io.Writer) error {
 		data.Disputed = "仍报销 claimed"
 	}
 	for _, t := range p.Totals {
-		r := coverRow{Provider: ledger.ProviderName(t.Provider, "zh"), Currency: t.Currency, Missing: t.ToRequest.IsPositive()}
+		r := coverRow{Provider: platform.Name(t.Provider, "zh"), Currency: t.Currency, Missing: t.ToRequest.IsPositive()}
 		amounts := []decimal.Decimal{t.Billed, t.NotInvoiceable, t.Invoiceable, t.Disputed}
 		if p.InvoicedOnly {
 			amounts = append(amounts, t.NotInvoiced)

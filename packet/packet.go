@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/reconcile"
 	"github.com/gpubill/gpubill/reports"
 )
@@ -172,7 +173,7 @@ type Packet struct {
 	Options
 	Generated time.Time       // Options.Date, or today
 	LineCount int             // line items in the packet, the rows of 明细
-	Totals    []Total         // per platform and currency, in ledger.Providers order
+	Totals    []Total         // per platform and currency, in platform.All order
 	Claims    []CurrencyTotal // per currency
 	Invoices  []Invoice
 	// Exceptions are the disputed charges, by rule order, provider, line.
@@ -522,7 +523,7 @@ func (p *Packet) dispute(ctx context.Context, db *ledger.DB) error {
 			return ra < rb
 		}
 		if a.Provider != b.Provider {
-			return ledger.ProviderRank(a.Provider) < ledger.ProviderRank(b.Provider)
+			return platform.Rank(a.Provider) < platform.Rank(b.Provider)
 		}
 		return a.LineItemID < b.LineItemID
 	})
@@ -633,11 +634,11 @@ func (p *Packet) totals(cov *reconcile.CoverageReport) {
 	for prov := range left {
 		p.LeftOut = append(p.LeftOut, prov)
 	}
-	sort.Slice(p.LeftOut, func(i, j int) bool { return ledger.ProviderRank(p.LeftOut[i]) < ledger.ProviderRank(p.LeftOut[j]) })
+	sort.Slice(p.LeftOut, func(i, j int) bool { return platform.Rank(p.LeftOut[i]) < platform.Rank(p.LeftOut[j]) })
 	sort.SliceStable(p.Totals, func(i, j int) bool {
 		a, b := p.Totals[i], p.Totals[j]
 		if a.Provider != b.Provider {
-			if ra, rb := ledger.ProviderRank(a.Provider), ledger.ProviderRank(b.Provider); ra != rb {
+			if ra, rb := platform.Rank(a.Provider), platform.Rank(b.Provider); ra != rb {
 				return ra < rb
 			}
 			return a.Provider < b.Provider

@@ -17,8 +17,8 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/gpubill/gpubill/internal/xlsxcell"
-	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/money"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/reports"
 )
 
@@ -614,7 +614,7 @@ func (x *xw) lines() error {
 		for _, c := range []struct {
 			col int
 			v   string
-		}{{1, ledger.ProviderName(li.Provider, "zh")}, {2, li.BillingAccountID}, {3, li.SubAccount},
+		}{{1, platform.Name(li.Provider, "zh")}, {2, li.BillingAccountID}, {3, li.SubAccount},
 			{4, li.ResourceID}, {5, li.ResourceName}, {6, KindNameZH(li.Kind)}, {9, li.Currency},
 			{claimed + 1, StatusNameZH(l.Status) + estimatedNote(l)}, {claimed + 2, strings.Join(l.Invoices, ", ")},
 			{claimed + 3, filepath.Base(li.File)}} {
@@ -828,7 +828,7 @@ func (x *xw) cover() error {
 	}
 	row++
 	for _, t := range p.Totals {
-		if err := x.text(s, 1, row, ledger.ProviderName(t.Provider, "zh"), cellOpts{}); err != nil {
+		if err := x.text(s, 1, row, platform.Name(t.Provider, "zh"), cellOpts{}); err != nil {
 			return err
 		}
 		if err := x.text(s, 2, row, t.Currency, cellOpts{}); err != nil {
@@ -942,8 +942,8 @@ func (p *Packet) Notes() []string {
 	if len(p.LeftOut) > 0 {
 		var names, namesEN []string
 		for _, s := range p.LeftOut {
-			names = append(names, ledger.ProviderName(s, "zh"))
-			namesEN = append(namesEN, ledger.ProviderName(s, "en"))
+			names = append(names, platform.Name(s, "zh"))
+			namesEN = append(namesEN, platform.Name(s, "en"))
 		}
 		out = append(out, fmt.Sprintf("%s 本月只有充值/收支记录、没有账单明细，未列入本报销单。/ %s: money flow only, no bill lines: not in this packet.",
 			strings.Join(names, "、"), strings.Join(namesEN, ", ")))
@@ -968,7 +968,7 @@ func (x *xw) invoices() error {
 		o := cellOpts{}
 		if inv.Missing {
 			o.fill = "FFF2CC"
-			for col, v := range []string{1: ledger.ProviderName(inv.Provider, "zh"), 2: "（待索取）", 4: inv.Currency,
+			for col, v := range []string{1: platform.Name(inv.Provider, "zh"), 2: "（待索取）", 4: inv.Currency,
 				9: "缺少发票，请向平台申请开票 / missing: request an invoice"} {
 				if col == 0 {
 					continue
@@ -998,7 +998,7 @@ func (x *xw) invoices() error {
 		if inv.Spanning {
 			note = strings.TrimSpace("跨月发票，本月计入部分见左 / spans several months " + note)
 		}
-		for col, v := range []string{1: ledger.ProviderName(inv.Provider, "zh"), 2: inv.Invoice.Number, 3: inv.Invoice.Date,
+		for col, v := range []string{1: platform.Name(inv.Provider, "zh"), 2: inv.Invoice.Number, 3: inv.Invoice.Date,
 			4: inv.Currency, 7: period, 8: inv.Invoice.Title, 9: note} {
 			if col == 0 {
 				continue
@@ -1039,7 +1039,7 @@ func (x *xw) exceptions() error {
 		if reason == "" {
 			reason = e.ReasonEN
 		}
-		for col, v := range []string{1: ledger.ProviderName(e.Provider, "zh"), 2: RuleNameZH(e.RuleID), 3: state,
+		for col, v := range []string{1: platform.Name(e.Provider, "zh"), 2: RuleNameZH(e.RuleID), 3: state,
 			4: e.ResourceID, 5: e.Currency, 7: treat, 8: reason, 9: filepath.Base(e.File), 11: e.Fingerprint} {
 			if col == 0 {
 				continue

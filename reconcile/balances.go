@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // Balance bases: what the balance column of a money-flow export counts.
@@ -214,7 +215,7 @@ func loadFlow(ctx context.Context, db *ledger.DB, end time.Time, paths map[int64
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
 		if a.provider != b.provider {
-			return ledger.ProviderRank(a.provider) < ledger.ProviderRank(b.provider) || ledger.ProviderRank(a.provider) == ledger.ProviderRank(b.provider) && a.provider < b.provider
+			return platform.Rank(a.provider) < platform.Rank(b.provider) || platform.Rank(a.provider) == platform.Rank(b.provider) && a.provider < b.provider
 		}
 		if a.account != b.account {
 			return a.account < b.account
@@ -535,7 +536,7 @@ func DailyCharges(ctx context.Context, db *ledger.DB, month string, loc *time.Lo
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Provider != b.Provider {
-			return ledger.ProviderRank(a.Provider) < ledger.ProviderRank(b.Provider) || ledger.ProviderRank(a.Provider) == ledger.ProviderRank(b.Provider) && a.Provider < b.Provider
+			return platform.Rank(a.Provider) < platform.Rank(b.Provider) || platform.Rank(a.Provider) == platform.Rank(b.Provider) && a.Provider < b.Provider
 		}
 		if a.Currency != b.Currency {
 			return a.Currency < b.Currency

@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // Invoiceable bases: where an invoiceable amount comes from.
@@ -51,7 +52,7 @@ type InvoiceableOptions struct {
 // in month: from the bill lines of the billing period where the provider has
 // any, else from its money flow (top-ups − withdrawals of the month). Sums
 // are exact (dsum over the ledger's text amounts). Ordered by provider
-// (ledger.Providers order) and currency.
+// (platform.All order) and currency.
 func Invoiceable(ctx context.Context, db *ledger.DB, month string, opts InvoiceableOptions) ([]InvoiceableAmount, error) {
 	loc := opts.TZ
 	if loc == nil {
@@ -162,7 +163,7 @@ func Invoiceable(ctx context.Context, db *ledger.DB, month string, opts Invoicea
 
 func lessPC(p1, c1, p2, c2 string) bool {
 	if p1 != p2 {
-		r1, r2 := ledger.ProviderRank(p1), ledger.ProviderRank(p2)
+		r1, r2 := platform.Rank(p1), platform.Rank(p2)
 		if r1 != r2 {
 			return r1 < r2
 		}

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // Payee is one name under which a platform appears as the other party of an
@@ -16,7 +16,7 @@ type Payee struct {
 	Source   string // where the name comes from, and how sure it is
 }
 
-// Payees is the embedded alias table. Brand names come from ledger.Providers
+// Payees is the embedded alias table. Brand names come from platform.All
 // (added by PayeeProvider); this table adds the company names seen on
 // payment records. Names marked [guess] are not confirmed by a payment record
 // at hand: a payment to an unknown payee still matches a top-up on amount and
@@ -39,15 +39,15 @@ var Payees = []Payee{
 	{"volcengine", "火山引擎", "北京火山引擎科技有限公司 and the brand"},
 }
 
-// payeeNames is every alias (table + ledger.Providers), longest first, so
+// payeeNames is every alias (table + platform.All), longest first, so
 // that a longer name wins over a shorter one it contains.
 var payeeNames = func() []Payee {
 	var all []Payee
 	all = append(all, Payees...)
-	for _, p := range ledger.Providers {
+	for _, p := range platform.All {
 		for _, a := range append([]string{p.NameZH, p.NameEN}, p.Aliases...) {
 			if len([]rune(a)) >= 2 {
-				all = append(all, Payee{Provider: p.Slug, Name: a, Source: "ledger.Providers"})
+				all = append(all, Payee{Provider: p.Slug, Name: a, Source: "platform.All"})
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/money"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/reports"
 )
 
@@ -378,7 +379,7 @@ func (r *Report) writeSections(w io.Writer, opts reports.WriteOptions) error {
 		if exact {
 			return slug
 		}
-		return ledger.ProviderName(slug, lang)
+		return platform.Name(slug, lang)
 	}
 	// source names a payment channel for people: 支付宝 / Alipay.
 	source := func(slug string) string {

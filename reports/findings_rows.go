@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // rowCiter turns the evidence's record numbers (ledger.Evidence.Row, the
@@ -135,7 +136,7 @@ func (c *rowCiter) apiCite(path string, ids []int64, lang string) (string, bool)
 		lines = append(lines[:maxRangesShown], "…")
 	}
 	if n == 1 {
-		return fmt.Sprintf(tr(lang, "find.api_line"), ledger.ProviderName(provider, lang), api, lines[0]), true
+		return fmt.Sprintf(tr(lang, "find.api_line"), platform.Name(provider, lang), api, lines[0]), true
 	}
-	return fmt.Sprintf(tr(lang, "find.api_lines"), ledger.ProviderName(provider, lang), api, strings.Join(lines, ", "), n), true
+	return fmt.Sprintf(tr(lang, "find.api_lines"), platform.Name(provider, lang), api, strings.Join(lines, ", "), n), true
 }

@@ -1,6 +1,6 @@
 package reports
 
-import "github.com/gpubill/gpubill/ledger"
+import "github.com/gpubill/gpubill/platform"
 
 // All report text in Chinese and English, in one place. Keys are stable
 // identifiers; a key missing here prints as itself (so a new rule id from a
@@ -122,4 +122,4 @@ func trOr(lang, prefix, value string) string {
 }
 
 // providerName is a provider's display name in lang.
-func providerName(slug, lang string) string { return ledger.ProviderName(slug, lang) }
+func providerName(slug, lang string) string { return platform.Name(slug, lang) }

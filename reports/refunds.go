@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // The refund checklist: per platform, the charges a user can dispute, with
@@ -148,7 +149,7 @@ type RefundPlatform struct {
 // RefundsReport is the refund checklist of a month.
 type RefundsReport struct {
 	Month     string
-	Platforms []RefundPlatform // in the order of ledger.Providers, then by slug
+	Platforms []RefundPlatform // in the order of platform.All, then by slug
 }
 
 // Refunds builds the refund checklist of opts.Month from the stored
@@ -275,7 +276,7 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	balances := lastBalances(txs)
 
 	byProvider := map[string]*RefundPlatform{}
-	platform := func(provider string) *RefundPlatform {
+	platformOf := func(provider string) *RefundPlatform {
 		p := byProvider[provider]
 		if p == nil {
 			p = &RefundPlatform{Provider: provider}
@@ -285,14 +286,14 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 		return p
 	}
 	for _, c := range claims {
-		p := platform(c.Provider)
+		p := platformOf(c.Provider)
 		p.Claims = append(p.Claims, c)
 	}
 	for _, b := range balances {
 		if _, ok := byProvider[b.provider]; !ok && !b.Balance.IsPositive() {
 			continue
 		}
-		p := platform(b.provider)
+		p := platformOf(b.provider)
 		p.Balances = append(p.Balances, b.RefundBalance)
 	}
 	rep := &RefundsReport{Month: opts.Month}
@@ -301,7 +302,7 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 		rep.Platforms = append(rep.Platforms, *p)
 	}
 	slices.SortFunc(rep.Platforms, func(a, b RefundPlatform) int {
-		return cmp.Or(cmp.Compare(ledger.ProviderRank(a.Provider), ledger.ProviderRank(b.Provider)), strings.Compare(a.Provider, b.Provider))
+		return cmp.Or(cmp.Compare(platform.Rank(a.Provider), platform.Rank(b.Provider)), strings.Compare(a.Provider, b.Provider))
 	})
 	return rep, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // The words of the refund checklist: its translations, the sentence that
@@ -148,9 +149,9 @@ func ticketRows(c *RefundClaim, lang string) string {
 			provider, api, _ := ledger.APIImport(k.file)
 			ls := lines[k]
 			if len(ls) == 1 {
-				parts[i] = fmt.Sprintf(tr(lang, "find.api_line"), ledger.ProviderName(provider, lang), api, ls[0])
+				parts[i] = fmt.Sprintf(tr(lang, "find.api_line"), platform.Name(provider, lang), api, ls[0])
 			} else {
-				parts[i] = fmt.Sprintf(tr(lang, "find.api_lines"), ledger.ProviderName(provider, lang), api,
+				parts[i] = fmt.Sprintf(tr(lang, "find.api_lines"), platform.Name(provider, lang), api,
 					strings.Join(ls, pick(lang, "、", ", ")), len(ls))
 			}
 			continue

@@ -12,6 +12,7 @@ import (
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/money"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // Replay: what the month's work would have cost on each platform, all-in.
@@ -211,7 +212,7 @@ func ParseReplayTargets(s string) ([]string, error) {
 		if f = strings.TrimSpace(f); f == "" {
 			continue
 		}
-		slug, ok := ledger.ParseProvider(f)
+		slug, ok := platform.Parse(f)
 		if !ok {
 			return nil, fmt.Errorf("%q is not a platform (%s)", f, strings.Join(replayPlatforms(), ", "))
 		}
@@ -220,10 +221,10 @@ func ParseReplayTargets(s string) ([]string, error) {
 	return out, nil
 }
 
-// replayPlatforms are the ten platforms, in ledger.Providers order.
+// replayPlatforms are the ten platforms, in platform.All order.
 func replayPlatforms() []string {
 	var out []string
-	for _, p := range ledger.Providers {
+	for _, p := range platform.All {
 		out = append(out, p.Slug)
 	}
 	return out
@@ -377,7 +378,7 @@ func (rp *replayer) group() []*workGroup {
 	sort.SliceStable(order, func(i, j int) bool {
 		a, b := order[i].key, order[j].key
 		if a.provider != b.provider {
-			return ledger.ProviderRank(a.provider) < ledger.ProviderRank(b.provider)
+			return platform.Rank(a.provider) < platform.Rank(b.provider)
 		}
 		if a.currency != b.currency {
 			return a.currency < b.currency
@@ -420,7 +421,7 @@ func (rp *replayer) leftOut(groups []*workGroup) []ReplayLeftOut {
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Provider != b.Provider {
-			return ledger.ProviderRank(a.Provider) < ledger.ProviderRank(b.Provider)
+			return platform.Rank(a.Provider) < platform.Rank(b.Provider)
 		}
 		if a.Currency != b.Currency {
 			return a.Currency < b.Currency
@@ -613,7 +614,7 @@ func rankReplayRows(rows []ReplayRow) {
 				return c < 0
 			}
 		}
-		return ledger.ProviderRank(a.Target) < ledger.ProviderRank(b.Target)
+		return platform.Rank(a.Target) < platform.Rank(b.Target)
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // The one file through which the replay reads its inputs (the month's
@@ -193,7 +194,7 @@ func loadReplayInput(in ReplaySource, month string, cfg ReplayConfig) *replayInp
 // overrides on top); a price the user's config gave is marked FromConfig.
 func loadReplayCatalog(cfg ReplayConfig) (map[string]replayPolicy, []replayGPUPrice) {
 	policies := map[string]replayPolicy{}
-	for _, p := range ledger.Providers {
+	for _, p := range platform.All {
 		if pol, ok := cfg.Policies.For(p.Slug); ok {
 			policies[p.Slug] = replayPolicy{Provider: p.Slug, Step: pol.BillingStep, Minimum: pol.MinimumBilled,
 				MinimumCharge: pol.MinimumCharge, ChargedWhileStopped: pol.ChargedWhileStopped, Guesses: pol.Guesses,

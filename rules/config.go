@@ -17,6 +17,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // The config file (TOML) changes what an audit runs with (DESIGN.md
@@ -289,7 +290,7 @@ func providerSlug(v any) (string, error) {
 	if s == "" {
 		return "", errors.New("empty provider")
 	}
-	if slug, ok := ledger.ParseProvider(s); ok {
+	if slug, ok := platform.Parse(s); ok {
 		return slug, nil
 	}
 	return strings.ToLower(s), nil

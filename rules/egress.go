@@ -12,6 +12,7 @@ import (
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/money"
+	"github.com/gpubill/gpubill/platform"
 )
 
 func init() { register(egress{}) }
@@ -249,7 +250,7 @@ func (r egress) finding(in *Input, g *egressGroup, comp, maxAmount, maxPercent d
 		resource = egressSingleResource(g.items)
 		acctZH, acctEN := k.served, k.served
 		if k.served == "" {
-			acctZH, acctEN = ledger.ProviderName(k.provider, "zh"), ledger.ProviderName(k.provider, "en")
+			acctZH, acctEN = platform.Name(k.provider, "zh"), platform.Name(k.provider, "en")
 		}
 		reasonZH = fmt.Sprintf("网络费用（流量、带宽、公网 IP）未注明所属实例，按账号 %s 整体判断（兜底）：本月共 %s（%d 条记录），%s。",
 			acctZH, amount, n, detailZH)

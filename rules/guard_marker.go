@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 // GuardStop is a shutdown that gpubill guard ran on a rented machine, read
@@ -76,7 +77,7 @@ func ReadGuardMarker(path string) ([]GuardStop, error) {
 			}
 			return nil, fmt.Errorf("%s: line %d: not a gpubill guard marker line: %v", path, n, err)
 		}
-		if m.Provider != "" && ledger.ProviderRank(m.Provider) >= len(ledger.Providers) {
+		if m.Provider != "" && platform.Rank(m.Provider) >= len(platform.All) {
 			return nil, fmt.Errorf("%s: line %d: provider %q is not a known platform", path, n, m.Provider)
 		}
 		r := run{m.Host, m.Started.UTC().Format(time.RFC3339Nano)}

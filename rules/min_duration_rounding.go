@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 func init() { register(minDurationRounding{}) }
@@ -292,9 +293,9 @@ func (minDurationRounding) policyFinding(in *Input, k roundingKey, terms []round
 		Currency:    k.currency,
 		Basis:       fmt.Sprintf("billed quantity = minimum billed duration %s (policy table%s); actual use unknown, so no amount", minDur, guess),
 		ReasonZH: fmt.Sprintf("%d 次单独开机各计费 %s，恰为%s的最低计费时长；账单没有实际使用时间，无法算出多计金额。",
-			len(terms), formatDurationZH(p.MinimumBilled), ledger.ProviderName(k.provider, "zh")),
+			len(terms), formatDurationZH(p.MinimumBilled), platform.Name(k.provider, "zh")),
 		ReasonEN: fmt.Sprintf("%s billed %s each, exactly %s's minimum billed duration; the bill has no actual run times, so the excess cannot be computed.",
-			plural(len(terms), "separate run"), minDur, ledger.ProviderName(k.provider, "en")),
+			plural(len(terms), "separate run"), minDur, platform.Name(k.provider, "en")),
 		AdviceZH: "在平台控制台核对实际开关机时间；若实际用时远短于计费时长，短任务尽量合并。",
 		AdviceEN: "Check the actual start and stop times in the platform's console; if runs were much shorter than billed, batch short jobs.",
 		Evidence: evidenceOf(items),

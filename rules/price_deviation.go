@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 func init() { register(priceDeviation{}) }
@@ -585,7 +586,7 @@ func (priceDeviation) finding(in *Input, g *priceGroup, th thresholds) ledger.Fi
 	hours, hoursZH := formatDuration(secsDuration(secs)), formatDurationZH(secsDuration(secs))
 	n := len(g.terms)
 	model := priceModelText(g)
-	provZH, provEN := ledger.ProviderName(k.provider, "zh"), ledger.ProviderName(k.provider, "en")
+	provZH, provEN := platform.Name(k.provider, "zh"), platform.Name(k.provider, "en")
 	pricingZH, pricingEN := pricingText(g.hist.pricing, g.hist.term, "zh"), pricingText(g.hist.pricing, g.hist.term, "en")
 	res := k.resource
 	if res == "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 func init() { register(releaseRisk{}) }
@@ -148,7 +149,7 @@ func releaseLaterCharges(charges []*ledger.LineItem, lastEnd time.Time) []*ledge
 
 func (releaseRisk) finding(in *Input, p billing.Policy, ri *releaseInstance, releaseAt, dataEnd time.Time, window time.Duration, later []*ledger.LineItem) ledger.Finding {
 	loc := in.TZ
-	nameZH, nameEN := ledger.ProviderName(ri.provider, "zh"), ledger.ProviderName(ri.provider, "en")
+	nameZH, nameEN := platform.Name(ri.provider, "zh"), platform.Name(ri.provider, "en")
 	lastText, relText, endText := formatTime(ri.lastEnd, loc), formatTime(releaseAt, loc), formatTime(dataEnd, loc)
 	past := !releaseAt.After(dataEnd)
 

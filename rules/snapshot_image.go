@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 func init() { register(snapshotImage{}) }
@@ -236,7 +237,7 @@ func snapshotImageIdleText(in *Input, id snapshotImageIdle, end time.Time) (zh, 
 	if id.sv.how == servedAccount {
 		acctZH, acctEN := id.sv.id, id.sv.id
 		if acctZH == "" {
-			acctZH, acctEN = ledger.ProviderName(id.sv.provider, "zh"), ledger.ProviderName(id.sv.provider, "en")
+			acctZH, acctEN = platform.Name(id.sv.provider, "zh"), platform.Name(id.sv.provider, "en")
 		}
 		if id.lastRun {
 			return fmt.Sprintf("它未注明所属实例，按账号 %s 整体判断（兜底）：该账号自 %s 起没有任何计算记录（%s）", acctZH, since, idleZH),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 func init() { register(stoppedStorage{}) }
@@ -174,11 +175,11 @@ func (r stoppedStorage) finding(in *Input, g *storageGroup, th thresholds) ledge
 	case servedAccount:
 		acct := g.account
 		if acct == "" {
-			acct = ledger.ProviderName(k.provider, "zh")
+			acct = platform.Name(k.provider, "zh")
 		}
 		acctEN := g.account
 		if acctEN == "" {
-			acctEN = ledger.ProviderName(k.provider, "en")
+			acctEN = platform.Name(k.provider, "en")
 		}
 		reasonZH = fmt.Sprintf("存储 %s 未注明所属实例，按账号 %s 整体判断（兜底）：该账号在 %s（共 %d 天）没有任何计算记录，存储仍计费 %s（%d 条记录）。",
 			storageZH, acct, ranges, len(days), amount, n)
@@ -193,8 +194,8 @@ func (r stoppedStorage) finding(in *Input, g *storageGroup, th thresholds) ledge
 	adviceZH := "确认这些数据是否还需要：不需要就备份后释放磁盘；需要长期保存可迁到更便宜的存储。"
 	adviceEN := "Check whether you still need this data: if not, back it up and release the disk; if so, move it to cheaper storage."
 	if p, ok := in.Policy(k.provider); ok && p.ReleaseDays > 0 {
-		adviceZH += fmt.Sprintf("注意：%s的实例连续关机 %d 天会被释放、数据删除。", ledger.ProviderName(k.provider, "zh"), p.ReleaseDays)
-		adviceEN += fmt.Sprintf(" Note: %s releases an instance shut down for %d days and deletes its data.", ledger.ProviderName(k.provider, "en"), p.ReleaseDays)
+		adviceZH += fmt.Sprintf("注意：%s的实例连续关机 %d 天会被释放、数据删除。", platform.Name(k.provider, "zh"), p.ReleaseDays)
+		adviceEN += fmt.Sprintf(" Note: %s releases an instance shut down for %d days and deletes its data.", platform.Name(k.provider, "en"), p.ReleaseDays)
 	}
 	terms := make([]decimal.Decimal, 0, n)
 	for _, li := range g.items {

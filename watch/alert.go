@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpubill/gpubill/fetch"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/rules"
 )
 
@@ -160,7 +161,7 @@ func (j Judge) base(o Observed, kind string, now time.Time) Alert {
 	return Alert{Kind: kind, Provider: o.Provider, Account: o.Account, Region: o.Region, InstanceID: o.ID,
 		InstanceName: o.Name, State: o.State, Since: o.Since, SinceKnown: o.SinceKnown, SinceSource: o.SinceSource, Now: now,
 		Key:         strings.Join([]string{kind, o.Provider, o.Account, o.ID, o.Since.UTC().Format(time.RFC3339)}, "|"),
-		Source:      fmt.Sprintf("%s DescribeInstances", ledger.ProviderName(o.Provider, "en")),
+		Source:      fmt.Sprintf("%s DescribeInstances", platform.Name(o.Provider, "en")),
 		SourceDelay: fetch.SourceDelay(o.Provider, j.Lang)}
 }
 
@@ -195,8 +196,8 @@ func (j Judge) running(o Observed, now time.Time) (Alert, bool) {
 		since = "≤ " + since
 	}
 	hZH, hEN := hoursZH(dur), hoursEN(dur)
-	zh := fmt.Sprintf("【%s】%s 实例 %s 自 %s 起已连续运行 %s，超过 %s 的上限", a.Severity, ledger.ProviderName(o.Provider, "zh"), label(o, true), since, hZH, hoursZH(p.Limit))
-	en := fmt.Sprintf("[%s] %s instance %s has run for %s since %s, past the %s limit", a.Severity, ledger.ProviderName(o.Provider, "en"), label(o, false), hEN, since, hoursEN(p.Limit))
+	zh := fmt.Sprintf("【%s】%s 实例 %s 自 %s 起已连续运行 %s，超过 %s 的上限", a.Severity, platform.Name(o.Provider, "zh"), label(o, true), since, hZH, hoursZH(p.Limit))
+	en := fmt.Sprintf("[%s] %s instance %s has run for %s since %s, past the %s limit", a.Severity, platform.Name(o.Provider, "en"), label(o, false), hEN, since, hoursEN(p.Limit))
 	if price.Valid {
 		srcZH, srcEN := "接口报价", "the API's price"
 		if src == "catalog" {
@@ -252,9 +253,9 @@ func (j Judge) release(o Observed, now time.Time) (Alert, bool) {
 		least, leastEN = "至少", "at least "
 	}
 	a.MessageZH = fmt.Sprintf("【%s】%s 实例 %s 已关机%s %d 天；平台关机 %d 天后释放实例并删除数据，约 %d 天后（%s）释放。如需保留数据，请在此之前开机或备份。",
-		a.Severity, ledger.ProviderName(o.Provider, "zh"), label(o, true), least, stopped, pol.ReleaseDays, days, date)
+		a.Severity, platform.Name(o.Provider, "zh"), label(o, true), least, stopped, pol.ReleaseDays, days, date)
 	a.MessageEN = fmt.Sprintf("[%s] %s instance %s has been stopped for %s%d days; the platform releases an instance and deletes its data after %d days stopped: released in about %d days (%s). Start it or back it up before then to keep the data.",
-		a.Severity, ledger.ProviderName(o.Provider, "en"), label(o, false), leastEN, stopped, pol.ReleaseDays, days, date)
+		a.Severity, platform.Name(o.Provider, "en"), label(o, false), leastEN, stopped, pol.ReleaseDays, days, date)
 	return a, true
 }
 

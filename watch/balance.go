@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/reconcile"
 	"github.com/gpubill/gpubill/rules"
 )
@@ -168,7 +169,7 @@ func (j Judge) balanceAlert(ctx context.Context, db *ledger.DB, now time.Time, e
 		a.Severity = ledger.SeverityLow
 	}
 	a.step = ledger.SeverityRank(a.Severity) * 1000
-	name, nameEN := ledger.ProviderName(e.provider, "zh"), ledger.ProviderName(e.provider, "en")
+	name, nameEN := platform.Name(e.provider, "zh"), platform.Name(e.provider, "en")
 	if e.account != "" {
 		name, nameEN = name+" 账号 "+e.account, nameEN+" account "+e.account
 	}

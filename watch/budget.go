@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/rules"
 )
 
@@ -165,7 +166,7 @@ func (j Judge) budgets(ctx context.Context, db *ledger.DB, now time.Time, srcs [
 		var delays []string
 		for _, src := range srcs {
 			if src.What == "bill" && (bu.Provider == "" || src.Provider == bu.Provider) {
-				delays = append(delays, ledger.ProviderName(src.Provider, j.Lang)+": "+src.Delay)
+				delays = append(delays, platform.Name(src.Provider, j.Lang)+": "+src.Delay)
 			}
 		}
 		a.SourceDelay = strings.Join(delays, "; ")

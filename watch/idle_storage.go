@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/rules"
 )
 
@@ -170,10 +171,10 @@ func (j Judge) idleStorageAlert(g *served, since time.Time, known bool, idle tim
 		least, leastEN = "至少", "at least "
 	}
 	a.MessageZH = fmt.Sprintf("【%s】%s 实例 %s %s，%s%d 天（自 %s 起）仍在收取%s费用：至今 %s，按此速度再 30 天合计约 %s（账单数据）。如不再需要，请删除数据盘、镜像或快照。",
-		a.Severity, ledger.ProviderName(g.provider, "zh"), g.instance, what, least, days, sinceText, strings.Join(kz, "、"),
+		a.Severity, platform.Name(g.provider, "zh"), g.instance, what, least, days, sinceText, strings.Join(kz, "、"),
 		rules.FormatMoney(amount, g.currency), rules.FormatMoney(proj, g.currency))
 	a.MessageEN = fmt.Sprintf("[%s] %s instance %s is %s for %s%d days (since %s), and its %s still bill: %s so far, about %s after 30 more days at this rate (from the bills). Delete the disks, images or snapshots if they are no longer needed.",
-		a.Severity, ledger.ProviderName(g.provider, "en"), g.instance, whatEN, leastEN, days, sinceText, strings.Join(ke, ", "),
+		a.Severity, platform.Name(g.provider, "en"), g.instance, whatEN, leastEN, days, sinceText, strings.Join(ke, ", "),
 		rules.FormatMoney(amount, g.currency), rules.FormatMoney(proj, g.currency))
 	return a
 }

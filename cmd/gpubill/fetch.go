@@ -14,7 +14,7 @@ import (
 
 	"github.com/gpubill/gpubill/fetch"
 	"github.com/gpubill/gpubill/ingest"
-	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 type fetchOptions struct {
@@ -95,7 +95,7 @@ func (a *app) fetchAccounts(o fetchOptions, args []string) ([]fetch.Account, err
 	if len(args) == 0 {
 		return nil, a.fetchUsage("请指定平台（%s）或 --all", "name a provider (%s) or give --all", strings.Join(fetch.Providers(), ", "))
 	}
-	provider, ok := ledger.ParseProvider(args[0])
+	provider, ok := platform.Parse(args[0])
 	if !ok || !slices.Contains(fetch.Providers(), provider) {
 		return nil, a.fetchUsage("不支持通过 API 拉取 %q：可用 %s", "cannot fetch %q by API: want %s", args[0], strings.Join(fetch.Providers(), ", "))
 	}
@@ -227,7 +227,7 @@ func (a *app) runFetch(ctx context.Context, o fetchOptions, args []string) error
 			if r.Status == "failed" {
 				continue
 			}
-			name := ledger.ProviderName(r.Provider, a.lang)
+			name := platform.Name(r.Provider, a.lang)
 			var line string
 			if a.lang == "zh" {
 				line = fmt.Sprintf("%s %s %s：%d 页，%d 行；新增 %d 行，已在账本中 %d 行", name, r.Account, r.Month, r.Pages, r.Lines, r.New, r.Duplicate)

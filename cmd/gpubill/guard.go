@@ -11,7 +11,7 @@ import (
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/guard"
-	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 )
 
 type guardOptions struct {
@@ -75,7 +75,7 @@ func (a *app) runGuard(ctx context.Context, o guardOptions) error {
 	if o.idleBelow < 0 || o.idleBelow > 100 {
 		return a.fetchUsage("--idle-below 需在 0 到 100 之间", "--idle-below must be between 0 and 100")
 	}
-	if o.provider != "" && ledger.ProviderRank(o.provider) >= len(ledger.Providers) {
+	if o.provider != "" && platform.Rank(o.provider) >= len(platform.All) {
 		return a.fetchUsage("--provider %q 不是已知平台", "--provider %q is not a known platform", o.provider)
 	}
 	ns, err := a.notifiers(o.exec)
@@ -95,7 +95,7 @@ func (a *app) runGuard(ctx context.Context, o guardOptions) error {
 	}
 	if p, ok := billing.DefaultPolicy(o.provider); ok && o.then == "" && p.Stop != nil {
 		a.say("提示：%s 文档中的停机方式：%s（%s，%s）", "note: %s documents this way to stop: %s (%s, seen %s)",
-			ledger.ProviderName(o.provider, lang), p.Stop.Command, p.Stop.Source, p.Stop.Seen)
+			platform.Name(o.provider, lang), p.Stop.Command, p.Stop.Source, p.Stop.Seen)
 	}
 	_, err = guard.Run(ctx, guard.Options{Idle: o.idle, Max: o.max, Interval: o.interval, Grace: o.grace, Then: o.then,
 		PID: o.pid, Process: o.process, IdleBelow: o.idleBelow, NvidiaSMI: o.nvidiaSMI, Notifiers: ns, Marker: marker,

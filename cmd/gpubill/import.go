@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpubill/gpubill/ingest"
-	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/money"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/reports"
 )
 
@@ -60,7 +60,7 @@ Alipay / WeChat Pay records: see gpubill formats.
 func (a *app) runImport(cmd *cobra.Command, o importOptions, paths []string) error {
 	ctx := cmd.Context()
 	if o.provider != "" {
-		slug, ok := ledger.ParseProvider(o.provider)
+		slug, ok := platform.Parse(o.provider)
 		if !ok {
 			return fmt.Errorf("--provider %q: unknown platform", o.provider)
 		}

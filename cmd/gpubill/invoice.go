@@ -12,6 +12,7 @@ import (
 	"github.com/gpubill/gpubill/ingest"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/money"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/reports"
 )
 
@@ -82,7 +83,7 @@ nothing; an invoice number recorded again with other values is kept and reported
 }
 
 func (a *app) runInvoiceAdd(ctx context.Context, o invoiceAddOptions) error {
-	slug, ok := ledger.ParseProvider(o.provider)
+	slug, ok := platform.Parse(o.provider)
 	if !ok {
 		return fmt.Errorf("--provider %q: unknown platform", o.provider)
 	}
@@ -132,13 +133,13 @@ func (a *app) runInvoiceAdd(ctx context.Context, o invoiceAddOptions) error {
 		}
 	}
 	a.say("已添加发票 %s：%s %s %s，所属 %s..%s。", "added invoice %s: %s %s %s, covering %s..%s.",
-		inv.Number, ledger.ProviderName(slug, a.lang), money.String(inv.Amount), inv.Currency, inv.PeriodStart, inv.PeriodEnd)
+		inv.Number, platform.Name(slug, a.lang), money.String(inv.Amount), inv.Currency, inv.PeriodStart, inv.PeriodEnd)
 	return nil
 }
 
 func (a *app) runInvoiceImport(ctx context.Context, paths []string, provider string, dryRun bool) error {
 	if provider != "" {
-		slug, ok := ledger.ParseProvider(provider)
+		slug, ok := platform.Parse(provider)
 		if !ok {
 			return fmt.Errorf("--provider %q: unknown platform", provider)
 		}
@@ -250,7 +251,7 @@ func (a *app) runInvoiceList(ctx context.Context) error {
 			}
 			provider := x.Provider
 			if !exact {
-				provider = ledger.ProviderName(x.Provider, a.lang)
+				provider = platform.Name(x.Provider, a.lang)
 			}
 			t.Add(strconv.FormatInt(x.ID, 10), provider, x.Number, x.Date, reports.FormatMoney(x.Amount, x.Currency, exact),
 				x.Currency, dash(period), x.Title, src)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpubill/gpubill/fetch"
 	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/watch"
 )
 
@@ -283,13 +284,13 @@ func (a *app) writeWatch(out watch.Outcome, dry bool) (failed bool, err error) {
 			r.Error = a.fetchError(s.Err).Error()
 			fmt.Fprintf(a.stderr, "gpubill: %s\n", r.Error)
 		} else if a.format != "json" {
-			a.say("%s %s：%d 台实例（延迟：%s）", "%s %s: %d instances (delay: %s)", ledger.ProviderName(s.Provider, a.lang), s.Account, s.Instances, s.Delay)
+			a.say("%s %s：%d 台实例（延迟：%s）", "%s %s: %d instances (delay: %s)", platform.Name(s.Provider, a.lang), s.Account, s.Instances, s.Delay)
 		}
 		srcs = append(srcs, r)
 	}
 	for _, s := range out.LedgerSources {
 		if a.format != "json" {
-			a.say("%s：%s", "%s: %s", ledger.ProviderName(s.Provider, a.lang), s.Delay)
+			a.say("%s：%s", "%s: %s", platform.Name(s.Provider, a.lang), s.Delay)
 		}
 	}
 	var sendErrs []string

@@ -1,12 +1,12 @@
-package ledger
+package platform
 
 import "testing"
 
-// TestProviderNameOthers: providers that are not platforms of DESIGN.md
+// TestNameOthers: providers that are not platforms of DESIGN.md
 // (FOCUS files' aws, microsoft; a profile's own slug) are shown as brands
 // write them, never as a bare lower-case slug.
-func TestProviderNameOthers(t *testing.T) {
-	SetProviderName("mycorp-cloud", "", "MyCorp Cloud")
+func TestNameOthers(t *testing.T) {
+	SetName("mycorp-cloud", "", "MyCorp Cloud")
 	for _, tc := range []struct{ slug, lang, want string }{
 		{"aws", "en", "AWS"},
 		{"aws", "zh", "AWS"},
@@ -18,8 +18,8 @@ func TestProviderNameOthers(t *testing.T) {
 		{"autodl", "zh", "AutoDL"},
 		{"gpushare", "zh", "恒源云"},
 	} {
-		if got := ProviderName(tc.slug, tc.lang); got != tc.want {
-			t.Errorf("ProviderName(%q, %q) = %q, want %q", tc.slug, tc.lang, got, tc.want)
+		if got := Name(tc.slug, tc.lang); got != tc.want {
+			t.Errorf("Name(%q, %q) = %q, want %q", tc.slug, tc.lang, got, tc.want)
 		}
 	}
 }
