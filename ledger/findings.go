@@ -86,7 +86,7 @@ type stored struct {
 	state string
 }
 
-// findingBatch is how many findings one INSERT writes (17 values each).
+// findingBatch is how many findings one INSERT writes (18 values each).
 const findingBatch = 64
 
 // upsert stores one batch of findings: those whose fingerprint no run has
@@ -98,10 +98,10 @@ const findingBatch = 64
 // temporary file for a big month.
 func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 	const insert = `INSERT OR FAIL INTO findings(fingerprint, run_id, first_run_id, month, rule_id, severity, provider,
-			resource_id, period_start, period_end, amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en)
+			resource_id, period_start, period_end, amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, claim)
 			VALUES `
 	const update = `UPDATE findings SET run_id = ?, month = ?, severity = ?, period_start = ?, period_end = ?, amount_at_risk = ?,
-			currency = ?, basis = ?, reason_zh = ?, reason_en = ?, advice_zh = ?, advice_en = ? WHERE id = ?`
+			currency = ?, basis = ?, reason_zh = ?, reason_en = ?, advice_zh = ?, advice_en = ?, claim = ? WHERE id = ?`
 	if len(findings) == 0 {
 		return nil
 	}
@@ -136,7 +136,7 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 		if s, ok := old[f.Fingerprint]; ok {
 			f.ID, f.State = s.id, s.state
 			if _, err := w.tx.ExecContext(ctx, update, w.runID, w.month, f.Severity, start, end, amount, f.Currency, f.Basis,
-				f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN, f.ID); err != nil {
+				f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN, f.Claim, f.ID); err != nil {
 				return fmt.Errorf("ledger: save findings: %w", err)
 			}
 			replaced = append(replaced, f.ID)
@@ -147,10 +147,10 @@ func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 		}
 		fresh[f.Fingerprint] = f
 		w.args = append(w.args, f.Fingerprint, w.runID, w.runID, w.month, f.RuleID, f.Severity, f.Provider, f.ResourceID,
-			start, end, amount, f.Currency, f.Basis, f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN)
+			start, end, amount, f.Currency, f.Basis, f.ReasonZH, f.ReasonEN, f.AdviceZH, f.AdviceEN, f.Claim)
 	}
 	if n := len(fresh); n > 0 {
-		q := insert + "(" + placeholders(17) + ")" + strings.Repeat(",("+placeholders(17)+")", n-1) + " RETURNING fingerprint, id, state"
+		q := insert + "(" + placeholders(18) + ")" + strings.Repeat(",("+placeholders(18)+")", n-1) + " RETURNING fingerprint, id, state"
 		if err := eachRow(ctx, w.tx, "", q, w.args, func(scan func(...any) error) error {
 			var fp, state string
 			var id int64
@@ -377,7 +377,7 @@ func (db *DB) FindingsWithoutCosts(ctx context.Context, month string) ([]Finding
 		where, args = "month = ?", []any{month}
 	}
 	q := `SELECT id, fingerprint, run_id, month, rule_id, severity, provider, resource_id, period_start, period_end,
-		amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, state FROM findings`
+		amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, claim, state FROM findings`
 	if where != "" {
 		q += ` WHERE ` + where
 	}
@@ -388,7 +388,7 @@ func (db *DB) FindingsWithoutCosts(ctx context.Context, month string) ([]Finding
 		var start, end string
 		var amount *string
 		err := scan(&f.ID, &f.Fingerprint, &f.RunID, &f.Month, &f.RuleID, &f.Severity, &f.Provider, &f.ResourceID,
-			&start, &end, &amount, &f.Currency, &f.Basis, &f.ReasonZH, &f.ReasonEN, &f.AdviceZH, &f.AdviceEN, &f.State)
+			&start, &end, &amount, &f.Currency, &f.Basis, &f.ReasonZH, &f.ReasonEN, &f.AdviceZH, &f.AdviceEN, &f.Claim, &f.State)
 		if err != nil {
 			return err
 		}

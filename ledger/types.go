@@ -149,8 +149,12 @@ type Finding struct {
 	ReasonEN     string
 	AdviceZH     string
 	AdviceEN     string
-	State        string // open | acknowledged | resolved
-	Evidence     []Evidence
+	// Claim is why the finding can be claimed from the platform although
+	// its rule is not a refund rule: "" as its rule says, ClaimGuardStop
+	// (migration 0016).
+	Claim    string
+	State    string // open | acknowledged | resolved
+	Evidence []Evidence
 }
 
 // Evidence points at one line item behind a finding, and where it came from.

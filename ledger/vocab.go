@@ -81,6 +81,14 @@ func RuleRank(id string) int {
 	return len(RuleIDs)
 }
 
+// Finding claims (Finding.Claim): why a finding can be claimed back from
+// the platform although its rule is not a refund rule ("" = as its rule
+// says).
+const (
+	// ClaimGuardStop: billed after gpubill guard ran its shutdown command.
+	ClaimGuardStop = "guard_stop"
+)
+
 // Severities, from least to most severe.
 const (
 	SeverityInfo   = "info"

@@ -653,8 +653,8 @@ func (r *FindingsReport) flatGrid(opts WriteOptions) *grid {
 // [finding…], "totals": [findingsTotalJSON…]}, a finding being {"fingerprint",
 // "rule_id", "severity", "provider", "resource_id", "period_start",
 // "period_end", "amount_at_risk", "currency", "reason_zh", "reason_en",
-// "advice_zh", "advice_en", "evidence": [evidenceJSON…], "state"}
-// (findingJSON).
+// "advice_zh", "advice_en", "evidence": [evidenceJSON…], "state", "claim"
+// (only when set)} (findingJSON).
 type evidenceJSON struct {
 	File       string `json:"file"`
 	Row        int    `json:"row"`
@@ -681,6 +681,7 @@ type findingJSON struct {
 	AdviceEN     string         `json:"advice_en"`
 	Evidence     []evidenceJSON `json:"evidence"`
 	State        string         `json:"state"`
+	Claim        string         `json:"claim,omitempty"` // ledger.Finding.Claim; absent when ""
 }
 
 func findingJSONOf(e *FindingEntry, opts WriteOptions) findingJSON {
@@ -688,7 +689,7 @@ func findingJSONOf(e *FindingEntry, opts WriteOptions) findingJSON {
 		ResourceID: e.ResourceID, PeriodStart: formatRFC3339(e.PeriodStart, opts.TZ),
 		PeriodEnd: formatRFC3339(e.PeriodEnd, opts.TZ), AmountAtRisk: jsonMoney(e.AmountAtRisk),
 		Currency: e.Currency, ReasonZH: e.ReasonZH, ReasonEN: e.ReasonEN, AdviceZH: e.AdviceZH,
-		AdviceEN: e.AdviceEN, Evidence: make([]evidenceJSON, 0, len(e.Evidence)), State: e.State}
+		AdviceEN: e.AdviceEN, Evidence: make([]evidenceJSON, 0, len(e.Evidence)), State: e.State, Claim: e.Claim}
 	for _, ev := range e.Evidence {
 		j.Evidence = append(j.Evidence, evidenceJSON{File: ev.File, Row: ev.Row, LineItemID: ev.LineItemID,
 			LineID: opts.rows.lineID(ev.LineItemID)})

@@ -34,7 +34,10 @@ import (
 //   - charged_after_release, computed here: line items of an instance (see
 //     instances.go) whose charge period ends after the policy's release date
 //     (last compute + release days): whole when they start after it, pro rata
-//     by time (8 decimals) when they straddle it.
+//     by time (8 decimals) when they straddle it;
+//   - findings of any rule whose Claim is set (ledger.ClaimGuardStop: a
+//     forgotten_instance billed after gpubill guard ran its shutdown), for
+//     their money at risk: the cost after the stop, pro rata.
 //
 // Finding states: resolved findings are left out (the user settled them);
 // acknowledged ones stay in (acknowledging says "I have seen it", not "it is
@@ -58,10 +61,19 @@ const RuleChargedAfterRelease = "charged_after_release"
 // refundRules are the rules whose findings are disputable, in display order.
 var refundRules = []string{"duplicate_charge", "overlapping_charge", "min_duration_rounding", "price_deviation", RuleChargedAfterRelease}
 
-// claimable reports whether a refund can be claimed on f: a disputable rule,
-// not resolved.
+// claimable reports whether a refund can be claimed on f: a disputable rule
+// or a claim of its own (Finding.Claim), not resolved.
 func claimable(f *ledger.Finding) bool {
-	return f.State != "resolved" && slices.Contains(refundRules, f.RuleID)
+	return f.State != "resolved" && (slices.Contains(refundRules, f.RuleID) || f.Claim != "")
+}
+
+// claimRank orders claims: the refund rules as listed, then those claimed
+// by a finding's Claim (of a rule that is no refund rule).
+func claimRank(rule string) int {
+	if i := slices.Index(refundRules, rule); i >= 0 {
+		return i
+	}
+	return len(refundRules)
 }
 
 // RefundsOptions selects the month and the reference data of the refund
@@ -74,7 +86,8 @@ type RefundsOptions struct {
 
 // RefundClaim is one disputable charge.
 type RefundClaim struct {
-	RuleID      string // one of refundRules
+	RuleID      string // one of refundRules, or the rule of a finding with a Claim
+	Claim       string // the finding's Claim ("" = as its rule says)
 	Fingerprint string // of the finding; "" for charged_after_release
 	State       string // of the finding (open, acknowledged); "" for charged_after_release
 	Severity    string
@@ -98,6 +111,7 @@ type RefundClaim struct {
 	lastCompute time.Time
 	releaseAt   time.Time
 	releaseDays int
+	guard       guardStopText // ClaimGuardStop: the stop, as the finding's basis states it
 }
 
 // RefundBalance is the last balance a platform's money flow states.
@@ -197,7 +211,7 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	var claims []RefundClaim
 	for i := range fs {
 		f := &fs[i]
-		c := RefundClaim{RuleID: f.RuleID, Fingerprint: f.Fingerprint, State: f.State, Severity: f.Severity,
+		c := RefundClaim{RuleID: f.RuleID, Claim: f.Claim, Fingerprint: f.Fingerprint, State: f.State, Severity: f.Severity,
 			Provider: f.Provider, ResourceID: f.ResourceID, PeriodStart: f.PeriodStart, PeriodEnd: f.PeriodEnd,
 			Currency: f.Currency, Evidence: f.Evidence}
 		for _, ev := range f.Evidence {
@@ -227,6 +241,10 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 			}
 		} else if f.AmountAtRisk.Valid {
 			c.Amount = f.AmountAtRisk.Decimal
+		}
+		if f.Claim == ledger.ClaimGuardStop {
+			c.guard = parseGuardBasis(f.Basis)
+			c.keepAfterStop(s.items)
 		}
 		if !c.Amount.IsPositive() {
 			continue
@@ -459,7 +477,7 @@ func lastBalances(txs []ledger.Transaction) []providerBalance {
 func (p *RefundPlatform) finish(month string, loc *time.Location) {
 	sort.SliceStable(p.Claims, func(i, j int) bool {
 		a, b := &p.Claims[i], &p.Claims[j]
-		if x, y := slices.Index(refundRules, a.RuleID), slices.Index(refundRules, b.RuleID); x != y {
+		if x, y := claimRank(a.RuleID), claimRank(b.RuleID); x != y {
 			return x < y
 		}
 		if !a.PeriodStart.Equal(b.PeriodStart) {

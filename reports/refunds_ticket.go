@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,11 +57,71 @@ func init() {
 		"refund.col.step":            {"步骤", "Step"},
 		"refund.col.text":            {"内容", "Text"},
 		"rule.charged_after_release": {"释放期限后仍收费", "Charged after the release date"},
+		"claim.guard_stop":           {"guard 关机后仍计费", "Billed after a guard shutdown"},
 	})
 }
 
 // claimTitle is a claim's rule title in lang.
 func claimTitle(lang, rule string) string { return tr(lang, "rule."+rule) }
+
+// claimTitleOf is c's title in lang: its Claim's where it has one (a
+// forgotten instance billed after a guard stop is claimed as that).
+func claimTitleOf(lang string, c *RefundClaim) string {
+	if c.Claim != "" {
+		return trOr(lang, "claim.", c.Claim)
+	}
+	return claimTitle(lang, c.RuleID)
+}
+
+// guardStopText is a guard stop as a ClaimGuardStop finding's basis states
+// it (rules/guard_marker.go guardFinding writes "… after gpubill guard ran
+// its shutdown command at T (FILE line N): K of M line items, …"); empty
+// where it does not. items is K, the session's last line items, billed
+// after the stop.
+type guardStopText struct {
+	at, file    string
+	line, items int
+}
+
+var guardBasis = regexp.MustCompile(`after gpubill guard ran its shutdown command at ([0-9-]+ [0-9:]+) \((.+) line ([0-9]+)\): ([0-9]+) of [0-9]+ line items`)
+
+func parseGuardBasis(basis string) guardStopText {
+	m := guardBasis.FindStringSubmatch(basis)
+	if m == nil {
+		return guardStopText{}
+	}
+	n, _ := strconv.Atoi(m[3])
+	k, _ := strconv.Atoi(m[4])
+	return guardStopText{at: m[1], file: m[2], line: n, items: k}
+}
+
+// keepAfterStop narrows a guard stop claim's evidence to the line items
+// billed after the stop: the last c.guard.items of the session by charge
+// period (the finding cites the whole session).
+func (c *RefundClaim) keepAfterStop(items map[int64]*ledger.LineItem) {
+	type pair struct {
+		ev ledger.Evidence
+		li *ledger.LineItem
+	}
+	var ps []pair
+	for _, ev := range c.Evidence {
+		if li := items[ev.LineItemID]; li != nil {
+			ps = append(ps, pair{ev, li})
+		}
+	}
+	k := c.guard.items
+	if k <= 0 || k >= len(ps) {
+		return
+	}
+	slices.SortStableFunc(ps, func(a, b pair) int { return a.li.ChargePeriodStart.Compare(b.li.ChargePeriodStart) })
+	ps = ps[len(ps)-k:]
+	slices.SortStableFunc(ps, func(a, b pair) int { return ledger.CompareEvidence(a.ev, b.ev) })
+	c.Evidence, c.items = nil, nil
+	for _, p := range ps {
+		c.Evidence = append(c.Evidence, p.ev)
+		c.items = append(c.items, p.li)
+	}
+}
 
 // rowCite is one evidence row as a person opening the file sees it: the
 // file's base name (the name the platform gave the export), the sheet of a
@@ -240,6 +301,17 @@ func (p *RefundPlatform) claimSentence(lang string, c *RefundClaim, loc *time.Lo
 	}
 	res := orDash(c.ResourceID)
 	n := len(c.Evidence)
+	if c.Claim == ledger.ClaimGuardStop {
+		stop := pick(lang, "执行了关机命令", "ran its shutdown command")
+		if g := c.guard; g.at != "" {
+			stop = fmt.Sprintf(pick(lang, "于 %s 执行了关机命令（见 guard 标记文件 %s 第 %d 行）", "ran its shutdown command at %s (guard marker file %s, line %d)"),
+				g.at, filepath.Base(g.file), g.line)
+		}
+		return fmt.Sprintf(pick(lang,
+			"关机后仍计费：实例 %s 上的 gpubill guard %s，但计费一直持续到 %s（%s），关机后的费用约 %s。实例关机后不应再计费，请退还关机后的费用。",
+			"Billed after the shutdown: on instance %s, gpubill guard %s, yet billing went on until %s (%s); the charges after the stop come to about %s. A stopped instance should not be billed: please refund the charges after the stop."),
+			res, stop, instHumanTime(c.PeriodEnd, loc), rows, amt)
+	}
 	switch c.RuleID {
 	case "duplicate_charge":
 		return fmt.Sprintf(pick(lang,

@@ -151,7 +151,7 @@ func (r *RefundsReport) writeBlocks(w io.Writer, opts WriteOptions) error {
 		}
 		for j := range p.Claims {
 			c := &p.Claims[j]
-			parts := []string{claimTitle(lang, c.RuleID), orDash(mdtext.OneLine(c.ResourceID)),
+			parts := []string{claimTitleOf(lang, c), orDash(mdtext.OneLine(c.ResourceID)),
 				blockPeriod(c.PeriodStart, c.PeriodEnd, loc), moneyWithCurrency(known(c.Amount), c.Currency)}
 			fp := tr(lang, "refund.computed")
 			if c.Fingerprint != "" {
@@ -338,7 +338,7 @@ func (r *RefundsReport) document(opts WriteOptions) *document {
 			c := &p.Claims[j]
 			rule, state := c.RuleID, c.State
 			if !opts.codes() {
-				rule, state = claimTitle(lang, c.RuleID), trOr(lang, "state.", c.State)
+				rule, state = claimTitleOf(lang, c), trOr(lang, "state.", c.State)
 			}
 			claims.add(name, c.Account, rule, c.ResourceID, instTimeCell(c.PeriodStart, opts), instTimeCell(c.PeriodEnd, opts),
 				c.Currency, FormatMoney(c.Amount, c.Currency, exact), FormatMoney(c.Counted, c.Currency, exact),
@@ -391,6 +391,7 @@ type refundPlatformJSON struct {
 
 type refundClaimJSON struct {
 	RuleID      string         `json:"rule_id"`
+	Claim       string         `json:"claim,omitempty"`
 	Fingerprint *string        `json:"fingerprint"`
 	State       *string        `json:"state"`
 	Account     string         `json:"account"`
@@ -452,7 +453,7 @@ func (r *RefundsReport) json(opts WriteOptions) refundsJSON {
 		}
 		for k := range p.Claims {
 			c := &p.Claims[k]
-			cj := refundClaimJSON{RuleID: c.RuleID, Fingerprint: refundOptString(c.Fingerprint), State: refundOptString(c.State),
+			cj := refundClaimJSON{RuleID: c.RuleID, Claim: c.Claim, Fingerprint: refundOptString(c.Fingerprint), State: refundOptString(c.State),
 				Account: c.Account, ResourceID: c.ResourceID, PeriodStart: instJSONTime(c.PeriodStart, opts.TZ),
 				PeriodEnd: instJSONTime(c.PeriodEnd, opts.TZ), Currency: c.Currency, Amount: money.String(c.Amount),
 				Counted: money.String(c.Counted), Evidence: []evidenceJSON{}}

@@ -167,8 +167,12 @@ func namesAnySession(g *GuardStop, sessions []billing.Session) bool {
 }
 
 // guardFinding fills f for a session billed past a guard stop: money at
-// risk = the session's cost after the stop, pro rata by time.
+// risk = the session's cost after the stop, pro rata by time. Its claim
+// (ClaimGuardStop) puts it on the refund checklist, though forgotten_instance
+// is no refund rule. reports/refunds_ticket.go parseGuardBasis reads the
+// stop back from f.Basis: keep its wording.
 func guardFinding(f *ledger.Finding, s *billing.Session, g *GuardStop, loc *time.Location, th thresholds) {
+	f.Claim = ledger.ClaimGuardStop
 	amount, beyond := costBeyond(s.Items, g.At)
 	f.AmountAtRisk = valid(amount)
 	f.Severity = raise(th.severity(amount))

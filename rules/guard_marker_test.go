@@ -32,8 +32,18 @@ func TestGuardStops(t *testing.T) {
 	if got := run(short); len(got) != 0 {
 		t.Fatalf("no guard: %d findings", len(got))
 	}
-	checkFindings(t, run(short, stop("2026-10-03 22:00", "box", "inst-1")),
+	guarded := run(short, stop("2026-10-03 22:00", "box", "inst-1"))
+	checkFindings(t, guarded,
 		[]want{{rule: "forgotten_instance", resource: "inst-1", amount: "6", severity: "medium", evidence: 5}})
+	// It carries the guard-stop claim (the refund checklist lists it); a
+	// plain forgotten_instance finding carries none.
+	if guarded[0].Claim != ledger.ClaimGuardStop {
+		t.Errorf("guard finding: claim %q, want %q", guarded[0].Claim, ledger.ClaimGuardStop)
+	}
+	long := append(hourly(t, "autodl", "inst-1", "2026-10-03 10:00", 10, "2.00"), endMarker(t, "autodl"))
+	if got := run(long); len(got) != 1 || got[0].Claim != "" {
+		t.Errorf("plain forgotten_instance: %+v, want one finding without a claim", got)
+	}
 	// The host is no resource of the bill and the platform ran one session
 	// then: matched by time alone.
 	checkFindings(t, run(short, stop("2026-10-03 22:00", "autodl-container-x", "")),

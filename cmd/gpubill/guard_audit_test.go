@@ -114,6 +114,59 @@ func TestAuditGuardMarker(t *testing.T) {
 	if f["fingerprint"] != plain["fingerprint"] {
 		t.Errorf("the guard's evidence changed the finding's fingerprint: %v → %v", plain["fingerprint"], f["fingerprint"])
 	}
+	if f["claim"] != "guard_stop" || plain["claim"] != nil {
+		t.Errorf("claim: with --guard %v, without %v; want guard_stop and none", f["claim"], plain["claim"])
+	}
+
+	// The refund checklist claims the cost after the stop (forgotten_instance
+	// is no refund rule: the finding's claim puts it there), and its ticket
+	// names the stop; a re-audit without --guard clears the claim again.
+	refunds := func() (claims []map[string]any, ticketZH, ticketEN string) {
+		t.Helper()
+		out := gpubillRun(t, "--db", db, "--month", "2026-11", "report", "refunds", "--format", "json", "--lang", "en")
+		var doc struct {
+			Platforms []struct {
+				Claims  []map[string]any `json:"claims"`
+				Tickets []struct {
+					TextZH string `json:"text_zh"`
+					TextEN string `json:"text_en"`
+				} `json:"tickets"`
+			} `json:"platforms"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		for _, p := range doc.Platforms {
+			claims = append(claims, p.Claims...)
+			for _, tk := range p.Tickets {
+				ticketZH, ticketEN = ticketZH+tk.TextZH, ticketEN+tk.TextEN
+			}
+		}
+		return claims, ticketZH, ticketEN
+	}
+	claims, zh, en := refunds()
+	if len(claims) != 1 || claims[0]["rule_id"] != "forgotten_instance" || claims[0]["claim"] != "guard_stop" ||
+		claims[0]["resource_id"] != "i-7" || claims[0]["amount"] != f["amount_at_risk"] || claims[0]["fingerprint"] != f["fingerprint"] {
+		t.Errorf("refund claims: %v; want the i-7 guard stop claim of %v", claims, f["amount_at_risk"])
+	}
+	for _, want := range []string{"gpubill guard ran its shutdown command at 2026-11-21 02:50 (guard marker file guard.jsonl, line 3)",
+		"billing went on until 2026-11-21 09:00", "refund the charges after the stop", "bill.csv rows 8–14"} {
+		if !strings.Contains(en, want) {
+			t.Errorf("ticket (en) lacks %q:\n%s", want, en)
+		}
+	}
+	for _, want := range []string{"于 2026-11-21 02:50 执行了关机命令（见 guard 标记文件 guard.jsonl 第 3 行）", "持续到 2026-11-21 09:00", "退还关机后的费用"} {
+		if !strings.Contains(zh, want) {
+			t.Errorf("ticket (zh) lacks %q:\n%s", want, zh)
+		}
+	}
+	again := find(gpubillRun(t, "--db", db, "--month", "2026-11", "audit", "--format", "json", "--lang", "en"))
+	if again["claim"] != nil || again["fingerprint"] != f["fingerprint"] {
+		t.Errorf("re-audit without --guard: claim %v (fingerprint %v), want none on the same finding", again["claim"], again["fingerprint"])
+	}
+	if claims, _, _ := refunds(); len(claims) != 0 {
+		t.Errorf("re-audit without --guard: refund claims %v, want none", claims)
+	}
 
 	// A line that is no guard event: an error naming the file and line.
 	write("bad.jsonl", "{\"event\":\"start\",\"time\":\"2026-11-20T12:00:00Z\"}\nnot json\n", 0o644)
