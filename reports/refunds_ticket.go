@@ -377,8 +377,8 @@ func (p *RefundPlatform) claimSentence(lang string, c *RefundClaim, loc *time.Lo
 			fmt.Sprintf(pick(lang, "会释放连续关机 %d 天的实例并删除数据", " releases an instance shut down for %d days and deletes its data"), c.releaseDays)
 		return fmt.Sprintf(pick(lang,
 			"释放期限后仍收费：实例 %s 最后一次运行结束于 %s。%s，因此它应于 %s 释放，但此后仍收取了 %v 条费用（%s，至 %s；%s），共 %s。",
-			"Charged after the release date: instance %s last ran until %s. %s, so it was due for release on %s, yet %d charges followed (%s, until %s; %s), %s in all."),
-			res, instHumanTime(c.lastCompute, loc), rule, instHumanTime(c.releaseAt, loc), n,
+			"Charged after the release date: instance %s last ran until %s. %s, so it was due for release on %s, yet %v followed (%s, until %s; %s), %s in all."),
+			res, instHumanTime(c.lastCompute, loc), rule, instHumanTime(c.releaseAt, loc), refundCount(lang, n, "charge"),
 			strings.Join(ks, pick(lang, "、", " and ")), instHumanTime(until, loc), rows, amt)
 	}
 	return fmt.Sprintf("%s: %s %s (%s) %s", c.RuleID, res, period, rows, amt)
@@ -414,20 +414,24 @@ func (p *RefundPlatform) ticket(lang, month, account, currency string, amount de
 	var b strings.Builder
 	if lang == "zh" {
 		b.WriteString("您好！\n\n")
-		who := "我的" + name + "账号"
 		if account != "" {
-			who = "我是" + name + "账号 " + account + " 的用户，"
+			fmt.Fprintf(&b, "我是%s账号 %s 的用户，核对 %s 的账单时", name, account, month)
 		} else {
-			who += "的"
+			fmt.Fprintf(&b, "核对我的%s账号 %s 的账单时", name, month)
 		}
-		fmt.Fprintf(&b, "%s核对 %s 的账单时，发现以下 %d 项费用与贵平台的计费规则不符：\n\n", who, month, len(cs))
+		fmt.Fprintf(&b, "，发现以下 %d 项费用与贵平台的计费规则不符：\n\n", len(cs))
 	} else {
 		b.WriteString("Hello,\n\n")
 		who := "my " + name + " account"
 		if account != "" {
 			who += " " + account
 		}
-		fmt.Fprintf(&b, "Checking the %s bill of %s, I found %d charges that do not follow your billing rules:\n\n", month, who, len(cs))
+		verb := "do"
+		if len(cs) == 1 {
+			verb = "does"
+		}
+		fmt.Fprintf(&b, "Checking the %s bill of %s, I found %s that %s not follow your billing rules:\n\n", month, who,
+			refundPlural(len(cs), "charge"), verb)
 	}
 	for i, c := range cs {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, p.claimSentence(lang, c, loc))

@@ -171,3 +171,24 @@ func TestRefundDocumentsCiteAPILines(t *testing.T) {
 		t.Errorf("line ids %q %q", c.lineID(0), c.lineID(1))
 	}
 }
+
+// TestTicketOneChargeWording: a ticket of one claim says "1 charge that
+// does not", and the Chinese opening without an account reads "核对我的…账号
+// … 的账单时" (not "我的…账号的核对").
+func TestTicketOneChargeWording(t *testing.T) {
+	d := func(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+	cs := []*RefundClaim{{RuleID: "duplicate_charge", ResourceID: "a", Currency: "CNY", Amount: d("1.00"), Counted: d("1.00")}}
+	p := &RefundPlatform{Provider: "autodl"}
+	en := p.ticket("en", "2026-10", "", "CNY", d("1.00"), cs, ledger.DefaultTZ())
+	if !strings.Contains(en, "I found 1 charge that does not follow") {
+		t.Errorf("en ticket %q: want \"I found 1 charge that does not follow\"", en)
+	}
+	zh := p.ticket("zh", "2026-10", "", "CNY", d("1.00"), cs, ledger.DefaultTZ())
+	if !strings.Contains(zh, "核对我的AutoDL账号 2026-10 的账单时，发现以下 1 项费用") {
+		t.Errorf("zh ticket %q: want the opening \"核对我的AutoDL账号 2026-10 的账单时，发现以下 1 项费用\"", zh)
+	}
+	two := p.ticket("en", "2026-10", "lab", "CNY", d("2.00"), append(cs, cs[0]), ledger.DefaultTZ())
+	if !strings.Contains(two, "account lab, I found 2 charges that do not follow") {
+		t.Errorf("en ticket %q: want \"I found 2 charges that do not follow\"", two)
+	}
+}
