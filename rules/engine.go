@@ -498,15 +498,19 @@ func AuditAndSave(ctx context.Context, db *ledger.DB, month, tz string, cfg Conf
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	in, err := load(ctx, db, month, cfg)
-	if err != nil {
-		return nil, err
-	}
+	// The run's write transaction first, then the month: holding the write
+	// lock, the audit reads the data no writer can change before it stores
+	// what it found there. Loaded first, an audit that waited for an import
+	// stored the findings of the ledger before it.
 	w, err := db.BeginAudit(ctx, month, tz)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Rollback()
+	in, err := load(ctx, db, month, cfg)
+	if err != nil {
+		return nil, err
+	}
 	res, err := runRules(ctx, db, in, w)
 	if err != nil {
 		return nil, err

@@ -319,3 +319,108 @@ func TestConcurrentImportsAndAuditWait(t *testing.T) {
 		t.Errorf("other.csv: got %d rows, want 1", s.held)
 	}
 }
+
+// TestConcurrentReadersAndWriters runs two audits and four reports while
+// a big import runs (and the audits, which store findings, run beside
+// each other). Every command must finish without a lock error, and print
+// what a ledger in one consistent state gives: each output is the one of
+// the ledger before the import or after it, byte for byte, as a ledger
+// built step by step prints it. The reports are those that read line
+// items only (instances and refunds also show the stored findings, which
+// the audits change meanwhile). GPUBILL_CONC_ROWS sizes the big bill.
+func TestConcurrentReadersAndWriters(t *testing.T) {
+	bin := gpubillBinary(t)
+	rows := envInt(t, "GPUBILL_CONC_ROWS", 30000)
+	dir := t.TempDir()
+	big, small := filepath.Join(dir, "big.csv"), filepath.Join(dir, "small.csv")
+	writeBill(t, big, rows, 7)
+	writeBill(t, small, 400, 8)
+	readers := [][]string{
+		{"audit", "--month", "2026-10", "--format", "json"},
+		{"report", "spend", "--month", "2026-10", "--format", "json"},
+		{"report", "gpuhour", "--month", "2026-10", "--format", "json"},
+		{"report", "whatif", "--month", "2026-10", "--format", "json"},
+	}
+	run := func(db string, args ...string) []byte {
+		out, err := gpubillCmd(bin, db, args...).Output()
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return out
+	}
+	// What each command prints before the big import and after it.
+	ref := filepath.Join(dir, "ref.db")
+	run(ref, "import", small)
+	want := make([][2][]byte, len(readers))
+	for i, args := range readers {
+		want[i][0] = run(ref, args...)
+	}
+	run(ref, "import", big)
+	for i, args := range readers {
+		want[i][1] = run(ref, args...)
+	}
+
+	db := filepath.Join(dir, "ledger.db")
+	run(db, "import", small)
+	imp := gpubillCmd(bin, db, "import", big)
+	var impOut bytes.Buffer
+	imp.Stdout, imp.Stderr = &impOut, &impOut
+	if err := imp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the import holds the write lock by now
+	type result struct {
+		i        int
+		out, err []byte
+		runErr   error
+	}
+	jobs := append([]int{0}, 0, 1, 1, 2, 3) // two audits side by side, spend twice
+	results := make(chan result, len(jobs))
+	for _, i := range jobs {
+		go func() {
+			cmd := gpubillCmd(bin, db, readers[i]...)
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err := cmd.Run()
+			results <- result{i, out.Bytes(), errOut.Bytes(), err}
+		}()
+	}
+	if err := imp.Wait(); err != nil {
+		t.Fatalf("big import: %v\n%s", err, impOut.String())
+	}
+	before := 0
+	for range jobs {
+		r := <-results
+		name := strings.Join(readers[r.i][:2], " ")
+		if r.runErr != nil {
+			t.Errorf("%s beside a running import: %v\n%s", name, r.runErr, r.err)
+			continue
+		}
+		if bytes.Contains(r.err, []byte("locked")) || bytes.Contains(r.err, []byte("busy")) {
+			t.Errorf("%s: stderr %s, want no lock error", name, r.err)
+		}
+		if bytes.Equal(r.out, want[r.i][0]) {
+			before++
+		} else if !bytes.Equal(r.out, want[r.i][1]) {
+			t.Errorf("%s printed neither the ledger before the import nor after it (%d bytes; want %d or %d)",
+				name, len(r.out), len(want[r.i][0]), len(want[r.i][1]))
+		}
+	}
+	t.Logf("%d of %d commands printed the ledger before the import, the others after it", before, len(jobs))
+	if got := checkLedger(t, db); got["big.csv"].held != int64(rows) || got["small.csv"].held != 400 {
+		t.Errorf("ledger holds %+v, want %d rows of big.csv and 400 of small.csv", got, rows)
+	}
+	// After all of it, the stored findings are those of the ledger's data
+	// (an audit stores what it found in the data it read: none may store
+	// the findings of the ledger before the import after it), and every
+	// command prints what the ledger built step by step does.
+	findings := []string{"report", "findings", "--month", "2026-10", "--format", "json"}
+	if got, want := run(db, findings...), run(ref, findings...); !bytes.Equal(got, want) {
+		t.Errorf("stored findings after the concurrent run differ from the step-by-step ledger's (%d bytes, want %d)", len(got), len(want))
+	}
+	for i, args := range readers {
+		if got := run(db, args...); !bytes.Equal(got, want[i][1]) {
+			t.Errorf("%v after the concurrent run differs from the step-by-step ledger's", args)
+		}
+	}
+}
