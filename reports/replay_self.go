@@ -118,20 +118,9 @@ func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool)
 
 // dominantPricing is the pricing model of most of g's compute cost.
 func (rp *replayer) dominantPricing(g *workGroup) string {
-	sums := map[string]*money.Sum{}
-	for _, s := range g.sessions {
-		sum := sums[s.PricingModel]
-		if sum == nil {
-			sum = &money.Sum{}
-			sums[s.PricingModel] = sum
-		}
-		for _, p := range s.Parts {
-			sum.Add(p.Cost)
-		}
-	}
 	by := map[string]decimal.Decimal{}
-	for pm, sum := range sums {
-		by[pm] = sum.Decimal()
+	for _, s := range g.sessions {
+		by[s.PricingModel] = by[s.PricingModel].Add(partsCost(s.Parts))
 	}
 	best := ledger.PricingOnDemand
 	for _, pm := range []string{ledger.PricingOnDemand, ledger.PricingPackage, ledger.PricingSpot, ledger.PricingReserved} {

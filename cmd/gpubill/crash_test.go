@@ -374,7 +374,7 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 		out, err []byte
 		runErr   error
 	}
-	jobs := append([]int{0}, 0, 1, 1, 2, 3) // two audits side by side, spend twice
+	jobs := []int{0, 0, 1, 1, 2, 3} // indexes of readers: two audits side by side, spend twice
 	results := make(chan result, len(jobs))
 	for _, i := range jobs {
 		go func() {
