@@ -194,6 +194,10 @@ type Packet struct {
 	left     map[pc]decimal.Decimal   // InvoicedOnly: what the invoices leave for the positive claims
 	exact    map[string]*Shown        // per currency, 明细's money columns at source precision
 	totalAt  map[pc]int               // index in Totals
+	// lineWidths are the display widths of 明细's columns over its line
+	// rows, measured as Build works the lines out, so that WriteXLSX
+	// streams 明细 in one pass over the month (see xw).
+	lineWidths []int
 }
 
 // pc is a platform and currency.
@@ -259,13 +263,12 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 			p.numbers[k] = append(p.numbers[k], inv.Number)
 		}
 	}
-	if p.items, err = newItemFile(); err != nil {
-		return fmt.Errorf("packet: %w", err)
-	}
+	p.items = newItemFile()
 	// The one read of the month's line items. Under InvoicedOnly a line's
 	// claim depends on the negative claims of its platform, known at the
 	// end only: the totals then add the lines read back.
 	negative := map[pc]decimal.Decimal{}
+	m := &xw{p: p, measure: true, widths: map[string][]int{}}
 	q := "SELECT li." + strings.Join(lineColumns, ", li.") + " FROM line_items li WHERE li.billing_period = ?"
 	args := []any{p.Month}
 	if p.Project != "" {
@@ -281,7 +284,7 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 		l := p.line(li)
 		if !p.InvoicedOnly {
 			p.add(&l)
-			return nil
+			return m.line(0, &l)
 		}
 		k, neg := pc{li.Provider, li.Currency}, decimal.Zero
 		if l.Shown.Claimed.IsNegative() {
@@ -309,10 +312,11 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 		for k, neg := range negative {
 			p.left[k] = reports.RoundMoney(invoiced[k], k.currency).Sub(neg)
 		}
-		if err := p.EachLine(func(l *Line) error { p.add(l); return nil }); err != nil {
+		if err := p.EachLine(func(l *Line) error { p.add(l); return m.line(0, l) }); err != nil {
 			return err
 		}
 	}
+	p.lineWidths = m.widths[SheetLines]
 	p.totals(cov)
 	return nil
 }

@@ -106,7 +106,9 @@ const (
 // xw is a workbook under construction. Every sheet is written twice by
 // its function (lines, cover, invoices, exceptions): a first pass only
 // measures the text of every cell for the column widths, which a streamed
-// sheet must declare before its first row; the second writes the cells
+// sheet must declare before its first row (明细's line rows were measured
+// by Build already, so that the month is read once here); the second
+// writes the cells
 // through excelize's StreamWriter, row by row, so that a month of hundreds
 // of thousands of line items is never held as a workbook in memory (the
 // stream spills to a temporary file).
@@ -595,51 +597,31 @@ func (p *Packet) linesLast() int { return max(p.LineCount+1, 2) }
 func (x *xw) lines() error {
 	s, p := SheetLines, x.p
 	heads := p.lineHeaders()
-	claimed := p.colClaimed()
 	if err := x.header(s, 1, heads); err != nil {
 		return err
 	}
-	r := 1
-	err := p.EachLine(func(l *Line) error {
-		li := l.Item
-		r++
-		fill := ""
-		switch l.Status {
-		case StatusDisputed, StatusClaimedDisputed:
-			fill = "FCE4D6"
-		case StatusCredit, StatusNothingPaid, StatusNotInvoiced:
-			fill = "EDEDED"
+	if x.measure {
+		// Build measured the lines as it worked them out (see
+		// Packet.lineWidths): no pass over the month here.
+		w := x.widths[s]
+		for len(w) < len(p.lineWidths) {
+			w = append(w, 0)
 		}
-		o := cellOpts{fill: fill}
-		for _, c := range []struct {
-			col int
-			v   string
-		}{{1, platform.Name(li.Provider, "zh")}, {2, li.BillingAccountID}, {3, li.SubAccount},
-			{4, li.ResourceID}, {5, li.ResourceName}, {6, KindNameZH(li.Kind)}, {9, li.Currency},
-			{claimed + 1, StatusNameZH(l.Status) + estimatedNote(l)}, {claimed + 2, strings.Join(l.Invoices, ", ")},
-			{claimed + 3, filepath.Base(li.File)}} {
-			if err := x.text(s, c.col, r, c.v, o); err != nil {
+		for i, n := range p.lineWidths {
+			w[i] = max(w[i], n)
+		}
+		x.widths[s] = w
+	} else {
+		r := 1
+		if err := p.EachLine(func(l *Line) error {
+			r++
+			if err := x.line(r, l); err != nil {
 				return err
 			}
-		}
-		if err := x.timeCell(s, 7, r, li.ChargePeriodStart); err != nil {
+			return x.flush(r + 1)
+		}); err != nil {
 			return err
 		}
-		if err := x.timeCell(s, 8, r, li.ChargePeriodEnd); err != nil {
-			return err
-		}
-		for _, col := range p.moneyCols() {
-			if err := x.money(s, col, r, p.amount(&l.Shown, col), o); err != nil {
-				return err
-			}
-		}
-		if err := x.rowCell(s, claimed+4, r, l.Row); err != nil {
-			return err
-		}
-		return x.flush(r + 1)
-	})
-	if err != nil {
-		return err
 	}
 	if p.LineCount == 0 {
 		if err := x.text(s, 1, 2, "本月没有账单明细 / no line items this month", cellOpts{}); err != nil {
@@ -701,6 +683,44 @@ func (x *xw) lines() error {
 	// across, each naming the row by platform, account, project and
 	// resource.
 	return x.finishWide(s, 1, true, 40, 2, 4)
+}
+
+// line writes (or, measuring, measures) the cells of l on row r of 明细.
+func (x *xw) line(r int, l *Line) error {
+	s, p := SheetLines, x.p
+	claimed := p.colClaimed()
+	li := l.Item
+	fill := ""
+	switch l.Status {
+	case StatusDisputed, StatusClaimedDisputed:
+		fill = "FCE4D6"
+	case StatusCredit, StatusNothingPaid, StatusNotInvoiced:
+		fill = "EDEDED"
+	}
+	o := cellOpts{fill: fill}
+	for _, c := range []struct {
+		col int
+		v   string
+	}{{1, platform.Name(li.Provider, "zh")}, {2, li.BillingAccountID}, {3, li.SubAccount},
+		{4, li.ResourceID}, {5, li.ResourceName}, {6, KindNameZH(li.Kind)}, {9, li.Currency},
+		{claimed + 1, StatusNameZH(l.Status) + estimatedNote(l)}, {claimed + 2, strings.Join(l.Invoices, ", ")},
+		{claimed + 3, filepath.Base(li.File)}} {
+		if err := x.text(s, c.col, r, c.v, o); err != nil {
+			return err
+		}
+	}
+	if err := x.timeCell(s, 7, r, li.ChargePeriodStart); err != nil {
+		return err
+	}
+	if err := x.timeCell(s, 8, r, li.ChargePeriodEnd); err != nil {
+		return err
+	}
+	for _, col := range p.moneyCols() {
+		if err := x.money(s, col, r, p.amount(&l.Shown, col), o); err != nil {
+			return err
+		}
+	}
+	return x.rowCell(s, claimed+4, r, l.Row)
 }
 
 // roundingLabel names a 尾差 row: the exact total at the minor unit less the
