@@ -187,13 +187,18 @@ func (x *xw) width(sheet string, col int, shown string) {
 	if !x.measure {
 		return
 	}
+	for line := range strings.SplitSeq(shown, "\n") {
+		x.widthN(sheet, col, runewidth.StringWidth(line))
+	}
+}
+
+// widthN records that a cell of col needs n display columns.
+func (x *xw) widthN(sheet string, col, n int) {
 	w := x.widths[sheet]
 	for len(w) < col {
 		w = append(w, 0)
 	}
-	for _, line := range strings.Split(shown, "\n") {
-		w[col-1] = max(w[col-1], runewidth.StringWidth(line))
-	}
+	w[col-1] = max(w[col-1], n)
 	x.widths[sheet] = w
 }
 
@@ -307,10 +312,13 @@ func (x *xw) text(sheet string, col, row int, s string, o cellOpts) error {
 // as an IEEE double, and excelize's stream writer takes numbers as float64
 // and writes them in strconv's shortest form that reads back as the same
 // double: a decimal of at most 15 significant digits (any amount at the fen
-// below 10^13, any serial date) comes out as its own digits. That is
-// checked, so the cell holds exactly d, never a neighbour of it.
+// below 10^13, any serial date) comes out as its own digits. A longer one
+// is checked, so the cell holds exactly d, never a neighbour of it.
 func number(d decimal.Decimal) (float64, error) {
 	f, _ := d.Float64()
+	if d.NumDigits() <= 15 {
+		return f, nil
+	}
 	back, err := decimal.NewFromString(strconv.FormatFloat(f, 'f', -1, 64))
 	if err != nil || !back.Equal(d) {
 		return 0, fmt.Errorf("the amount %s has more digits than a spreadsheet number keeps", money.String(d))
@@ -331,7 +339,7 @@ func (x *xw) formula(sheet string, col, row int, formula string, d decimal.Decim
 
 func (x *xw) moneyFormula(sheet string, col, row int, formula string, d decimal.Decimal, o cellOpts) error {
 	if x.measure {
-		x.width(sheet, col, shownMoney(d))
+		x.widthN(sheet, col, shownMoneyWidth(d))
 		return nil
 	}
 	v, err := number(d)
@@ -350,11 +358,7 @@ func (x *xw) timeCell(sheet string, col, row int, t time.Time) error {
 	if x.measure {
 		return nil
 	}
-	v, err := number(decimal.RequireFromString(xlsxcell.Serial(t.In(x.p.TZ))))
-	if err != nil {
-		return err
-	}
-	return x.put(col, row, v, "", fmtTime, cellOpts{})
+	return x.put(col, row, xlsxcell.SerialNumber(t.In(x.p.TZ)), "", fmtTime, cellOpts{})
 }
 
 func (x *xw) intCell(sheet string, col, row, n int) error {
@@ -1114,4 +1118,26 @@ func shownMoney(d decimal.Decimal) string {
 		return s + strings.Repeat(",", (n-1)/3)
 	}
 	return s
+}
+
+// shownMoneyWidth is the width of shownMoney(d), counted without making
+// the string where d has at most 2 decimals, no positive exponent and 15
+// digits (every amount
+// at the fen the packet prints).
+func shownMoneyWidth(d decimal.Decimal) int {
+	if d.Exponent() < -2 || d.Exponent() > 0 || d.NumDigits() > 15 {
+		return len(shownMoney(d))
+	}
+	w := 3 // ".00"
+	if d.IsNegative() {
+		w++
+	}
+	n := 1 // integer digits
+	for i := d.Abs().IntPart(); i >= 10; i /= 10 {
+		n++
+	}
+	if n > 3 {
+		n += (n - 1) / 3
+	}
+	return w + n
 }
