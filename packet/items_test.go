@@ -6,7 +6,8 @@ import (
 )
 
 // TestItemFileSpills: a month past memItems goes through the temporary
-// file, and gives the same workbook, byte for byte, as one kept in memory.
+// file, and gives the same workbook, byte for byte, as one kept in memory;
+// so do 明细's rows handed to the stream writer in batches of any size.
 func TestItemFileSpills(t *testing.T) {
 	db := openPacketLedger(t)
 	for _, tc := range []struct {
@@ -27,6 +28,15 @@ func TestItemFileSpills(t *testing.T) {
 			}
 			if _, got := workbook(t, spilled); !bytes.Equal(got, want) {
 				t.Errorf("the workbook of a spilled month differs from the one kept in memory")
+			}
+			// 明细's rows handed over one and two at a time: the styles
+			// the rows name are made in the same order.
+			defer func(n int) { lineBatchRows = n }(lineBatchRows)
+			for _, n := range []int{1, 2} {
+				lineBatchRows = n
+				if _, got := workbook(t, build(t, db, tc.opts)); !bytes.Equal(got, want) {
+					t.Errorf("the workbook written %d rows at a time differs", n)
+				}
 			}
 		})
 	}

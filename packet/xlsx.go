@@ -2,6 +2,7 @@ package packet
 
 import (
 	"archive/zip"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/mattn/go-runewidth"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gpubill/gpubill/internal/xlsxcell"
 	"github.com/gpubill/gpubill/money"
@@ -118,6 +120,7 @@ type xw struct {
 	styles  map[styleKey]int
 	widths  map[string][]int // per sheet, display width per column
 	measure bool             // the first pass: widths only
+	refs    *styleRefs       // styles named, not made (streamLines' worker)
 	out     *sheetOut        // the sheet being written in the second pass
 	layout  map[string]sheetLayout
 }
@@ -153,6 +156,15 @@ type styleKey struct {
 // colour ("" = none), wrap.
 func (x *xw) style(numFmt string, bold bool, fill string, wrap bool) (int, error) {
 	key := styleKey{numFmt, bold, fill, wrap}
+	if x.refs != nil {
+		id, ok := x.refs.ids[key]
+		if !ok {
+			id = -1 - len(x.refs.keys)
+			x.refs.ids[key] = id
+			x.refs.keys = append(x.refs.keys, key)
+		}
+		return id, nil
+	}
 	if id, ok := x.styles[key]; ok {
 		return id, nil
 	}
@@ -615,17 +627,8 @@ func (x *xw) lines() error {
 			w[i] = max(w[i], n)
 		}
 		x.widths[s] = w
-	} else {
-		r := 1
-		if err := p.EachLine(func(l *Line) error {
-			r++
-			if err := x.line(r, l); err != nil {
-				return err
-			}
-			return x.flush(r + 1)
-		}); err != nil {
-			return err
-		}
+	} else if err := x.streamLines(); err != nil {
+		return err
 	}
 	if p.LineCount == 0 {
 		if err := x.text(s, 1, 2, "本月没有账单明细 / no line items this month", cellOpts{}); err != nil {
@@ -688,6 +691,101 @@ func (x *xw) lines() error {
 	// resource.
 	return x.finishWide(s, 1, true, 40, 2, 4)
 }
+
+// lineBatch is a run of 明细's line rows, from row first on, and the
+// styles they name first (see styleRefs).
+type lineBatch struct {
+	first int
+	rows  [][]any
+	keys  []styleKey
+}
+
+// styleRefs stands in for the workbook's styles in streamLines' worker: a
+// style is named, not made, as StyleID -1-i for keys[i]. The writer makes
+// them in the order the rows first use them, as one pass would, so that
+// the workbook is the same.
+type styleRefs struct {
+	ids  map[styleKey]int
+	keys []styleKey
+}
+
+// streamLines streams 明细's line rows, after its header. The rows take
+// most of a packet's time: one goroutine works out each line and its cells
+// while this one makes their styles and hands them to the stream writer.
+func (x *xw) streamLines() error {
+	if err := x.flush(0); err != nil {
+		return err
+	}
+	batches := make(chan lineBatch, 4)
+	g, ctx := errgroup.WithContext(context.Background())
+	g.Go(func() error {
+		defer close(batches)
+		refs := &styleRefs{ids: map[styleKey]int{}}
+		w := xw{p: x.p, refs: refs, out: &sheetOut{name: x.out.name, rows: map[int][]any{}}}
+		r, known := 1, 0
+		b := lineBatch{first: 2}
+		send := func() error {
+			b.keys, known = refs.keys[known:], len(refs.keys)
+			select {
+			case batches <- b:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			b = lineBatch{first: r + 1, rows: make([][]any, 0, lineBatchRows)}
+			return nil
+		}
+		err := x.p.EachLine(func(l *Line) error {
+			r++
+			if err := w.line(r, l); err != nil {
+				return err
+			}
+			b.rows = append(b.rows, w.out.rows[r])
+			delete(w.out.rows, r)
+			if len(b.rows) == lineBatchRows {
+				return send()
+			}
+			return nil
+		})
+		if err == nil && len(b.rows) > 0 {
+			err = send()
+		}
+		return err
+	})
+	g.Go(func() error {
+		var styles []int // by ref
+		for b := range batches {
+			for _, k := range b.keys {
+				id, err := x.style(k.numFmt, k.bold, k.fill, k.wrap)
+				if err != nil {
+					return err
+				}
+				styles = append(styles, id)
+			}
+			for i, cells := range b.rows {
+				if cells == nil {
+					continue // a row without cells, as flush leaves it out
+				}
+				for j, c := range cells {
+					if c, ok := c.(excelize.Cell); ok && c.StyleID < 0 {
+						c.StyleID = styles[-1-c.StyleID]
+						cells[j] = c
+					}
+				}
+				ref, _ := excelize.CoordinatesToCellName(1, b.first+i)
+				if err := x.out.sw.SetRow(ref, cells); err != nil {
+					return err
+				}
+				x.out.written = b.first + i
+			}
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// lineBatchRows is how many rows streamLines hands over at a time; a
+// variable for the tests.
+var lineBatchRows = 256
 
 // line writes (or, measuring, measures) the cells of l on row r of 明细.
 func (x *xw) line(r int, l *Line) error {
