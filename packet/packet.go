@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
@@ -253,16 +254,17 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 	if err := p.dispute(ctx, db); err != nil {
 		return err
 	}
-	cov, err := reconcile.InvoiceCoverage(ctx, db, p.Month, reconcile.InvoiceableOptions{TZ: p.TZ, Project: p.Project})
-	if err != nil {
-		return fmt.Errorf("packet: %w", err)
-	}
-	for _, c := range cov.Rows {
-		for _, inv := range c.Invoices {
-			k := pc{c.Provider, c.Currency}
-			p.numbers[k] = append(p.numbers[k], inv.Number)
-		}
-	}
+	// The invoice coverage reads the month's items too: it runs beside the
+	// read below, and the lines get their invoice numbers (p.numbers) when
+	// both are done.
+	var cov *reconcile.CoverageReport
+	var coverage errgroup.Group
+	coverage.Go(func() error {
+		var err error
+		cov, err = reconcile.InvoiceCoverage(ctx, db, p.Month, reconcile.InvoiceableOptions{TZ: p.TZ, Project: p.Project})
+		return err
+	})
+	defer coverage.Wait()
 	p.items = newItemFile()
 	// The one read of the month's line items. Under InvoicedOnly a line's
 	// claim depends on the negative claims of its platform, known at the
@@ -301,6 +303,24 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 	}
 	if err := p.items.done(); err != nil {
 		return fmt.Errorf("packet: %w", err)
+	}
+	if err := coverage.Wait(); err != nil {
+		return fmt.Errorf("packet: %w", err)
+	}
+	for _, c := range cov.Rows {
+		for _, inv := range c.Invoices {
+			k := pc{c.Provider, c.Currency}
+			p.numbers[k] = append(p.numbers[k], inv.Number)
+		}
+	}
+	if !p.InvoicedOnly {
+		// The lines were measured without their invoice numbers, which
+		// are the same for every line of a platform and currency.
+		for k := range p.totalAt {
+			if err := m.text(SheetLines, p.colClaimed()+2, 0, strings.Join(p.numbers[k], ", "), cellOpts{}); err != nil {
+				return err
+			}
+		}
 	}
 	if p.InvoicedOnly {
 		invoiced := map[pc]decimal.Decimal{}

@@ -121,6 +121,7 @@ type xw struct {
 	widths  map[string][]int // per sheet, display width per column
 	measure bool             // the first pass: widths only
 	refs    *styleRefs       // styles named, not made (streamLines' worker)
+	memos   []textMemo       // by column (see text)
 	out     *sheetOut        // the sheet being written in the second pass
 	layout  map[string]sheetLayout
 }
@@ -202,6 +203,26 @@ func (x *xw) width(sheet string, col int, shown string) {
 	for line := range strings.SplitSeq(shown, "\n") {
 		x.widthN(sheet, col, runewidth.StringWidth(line))
 	}
+}
+
+// textMemo is the last text of a column and what text made of it: down
+// 明细, the lines of a resource repeat most of their text, which is then
+// neutralised and measured once.
+type textMemo struct {
+	sheet, in, out string
+	ok, measured   bool // measured: out's width is recorded
+}
+
+// memo is the textMemo of col on sheet.
+func (x *xw) memo(sheet string, col int) *textMemo {
+	for len(x.memos) < col {
+		x.memos = append(x.memos, textMemo{})
+	}
+	m := &x.memos[col-1]
+	if m.sheet != sheet {
+		*m = textMemo{sheet: sheet}
+	}
+	return m
 }
 
 // widthN records that a cell of col needs n display columns.
@@ -307,11 +328,17 @@ func (x *xw) flush(row int) error {
 
 // text writes bill or report text, neutralised (see safeText).
 func (x *xw) text(sheet string, col, row int, s string, o cellOpts) error {
-	s = safeText(s)
-	if !o.spill {
-		x.width(sheet, col, s)
-	} else {
+	m := x.memo(sheet, col)
+	if !m.ok || m.in != s {
+		*m = textMemo{sheet: sheet, in: s, out: safeText(s), ok: true}
+	}
+	s = m.out
+	switch {
+	case o.spill:
 		x.width(sheet, col, "")
+	case !m.measured:
+		x.width(sheet, col, s)
+		m.measured = x.measure
 	}
 	var v any
 	if s != "" {
