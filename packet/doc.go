@@ -12,10 +12,10 @@
 // The parts:
 //   - packet.go: Build computes the packet (a Packet value) from the ledger,
 //     in one pass over the month's line items in 明细's order, each line
-//     added to the totals as it is read;
-//   - items.go: the temporary file that keeps those line items for the
-//     workbook's passes (明细's column widths, then its rows), so that a
-//     packet's memory does not grow with the month;
+//     added to the totals and measured for 明细's column widths as it is read;
+//   - items.go: the store that keeps those line items for 明细's rows: in
+//     memory for a month of ordinary size, else a temporary file, so that
+//     a packet's memory does not grow with the month;
 //   - xlsx.go: Packet.WriteXLSX, the workbook: 封面 (cover), 明细 (line items),
 //     发票清单 (invoices to attach, missing ones highlighted), 异常 (disputed
 //     charges);

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
@@ -194,6 +195,10 @@ type Packet struct {
 	left     map[pc]decimal.Decimal   // InvoicedOnly: what the invoices leave for the positive claims
 	exact    map[string]*Shown        // per currency, 明细's money columns at source precision
 	totalAt  map[pc]int               // index in Totals
+	// lineWidths are the display widths of 明细's columns over its line
+	// rows, measured as Build works the lines out, so that WriteXLSX
+	// streams 明细 in one pass over the month (see xw).
+	lineWidths []int
 }
 
 // pc is a platform and currency.
@@ -249,23 +254,23 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 	if err := p.dispute(ctx, db); err != nil {
 		return err
 	}
-	cov, err := reconcile.InvoiceCoverage(ctx, db, p.Month, reconcile.InvoiceableOptions{TZ: p.TZ, Project: p.Project})
-	if err != nil {
-		return fmt.Errorf("packet: %w", err)
-	}
-	for _, c := range cov.Rows {
-		for _, inv := range c.Invoices {
-			k := pc{c.Provider, c.Currency}
-			p.numbers[k] = append(p.numbers[k], inv.Number)
-		}
-	}
-	if p.items, err = newItemFile(); err != nil {
-		return fmt.Errorf("packet: %w", err)
-	}
+	// The invoice coverage reads the month's items too: it runs beside the
+	// read below, and the lines get their invoice numbers (p.numbers) when
+	// both are done.
+	var cov *reconcile.CoverageReport
+	var coverage errgroup.Group
+	coverage.Go(func() error {
+		var err error
+		cov, err = reconcile.InvoiceCoverage(ctx, db, p.Month, reconcile.InvoiceableOptions{TZ: p.TZ, Project: p.Project})
+		return err
+	})
+	defer coverage.Wait()
+	p.items = newItemFile()
 	// The one read of the month's line items. Under InvoicedOnly a line's
 	// claim depends on the negative claims of its platform, known at the
 	// end only: the totals then add the lines read back.
 	negative := map[pc]decimal.Decimal{}
+	m := &xw{p: p, measure: true, widths: map[string][]int{}}
 	q := "SELECT li." + strings.Join(lineColumns, ", li.") + " FROM line_items li WHERE li.billing_period = ?"
 	args := []any{p.Month}
 	if p.Project != "" {
@@ -281,7 +286,7 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 		l := p.line(li)
 		if !p.InvoicedOnly {
 			p.add(&l)
-			return nil
+			return m.line(0, &l)
 		}
 		k, neg := pc{li.Provider, li.Currency}, decimal.Zero
 		if l.Shown.Claimed.IsNegative() {
@@ -299,6 +304,24 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 	if err := p.items.done(); err != nil {
 		return fmt.Errorf("packet: %w", err)
 	}
+	if err := coverage.Wait(); err != nil {
+		return fmt.Errorf("packet: %w", err)
+	}
+	for _, c := range cov.Rows {
+		for _, inv := range c.Invoices {
+			k := pc{c.Provider, c.Currency}
+			p.numbers[k] = append(p.numbers[k], inv.Number)
+		}
+	}
+	if !p.InvoicedOnly {
+		// The lines were measured without their invoice numbers, which
+		// are the same for every line of a platform and currency.
+		for k := range p.totalAt {
+			if err := m.text(SheetLines, p.colClaimed()+2, 0, strings.Join(p.numbers[k], ", "), cellOpts{}); err != nil {
+				return err
+			}
+		}
+	}
 	if p.InvoicedOnly {
 		invoiced := map[pc]decimal.Decimal{}
 		for _, c := range cov.Rows {
@@ -309,10 +332,11 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 		for k, neg := range negative {
 			p.left[k] = reports.RoundMoney(invoiced[k], k.currency).Sub(neg)
 		}
-		if err := p.EachLine(func(l *Line) error { p.add(l); return nil }); err != nil {
+		if err := p.EachLine(func(l *Line) error { p.add(l); return m.line(0, l) }); err != nil {
 			return err
 		}
 	}
+	p.lineWidths = m.widths[SheetLines]
 	p.totals(cov)
 	return nil
 }

@@ -2,6 +2,7 @@ package packet
 
 import (
 	"archive/zip"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/mattn/go-runewidth"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gpubill/gpubill/internal/xlsxcell"
 	"github.com/gpubill/gpubill/money"
@@ -106,7 +108,9 @@ const (
 // xw is a workbook under construction. Every sheet is written twice by
 // its function (lines, cover, invoices, exceptions): a first pass only
 // measures the text of every cell for the column widths, which a streamed
-// sheet must declare before its first row; the second writes the cells
+// sheet must declare before its first row (明细's line rows were measured
+// by Build already, so that the month is read once here); the second
+// writes the cells
 // through excelize's StreamWriter, row by row, so that a month of hundreds
 // of thousands of line items is never held as a workbook in memory (the
 // stream spills to a temporary file).
@@ -116,6 +120,8 @@ type xw struct {
 	styles  map[styleKey]int
 	widths  map[string][]int // per sheet, display width per column
 	measure bool             // the first pass: widths only
+	refs    *styleRefs       // styles named, not made (streamLines' worker)
+	memos   []textMemo       // by column (see text)
 	out     *sheetOut        // the sheet being written in the second pass
 	layout  map[string]sheetLayout
 }
@@ -151,6 +157,15 @@ type styleKey struct {
 // colour ("" = none), wrap.
 func (x *xw) style(numFmt string, bold bool, fill string, wrap bool) (int, error) {
 	key := styleKey{numFmt, bold, fill, wrap}
+	if x.refs != nil {
+		id, ok := x.refs.ids[key]
+		if !ok {
+			id = -1 - len(x.refs.keys)
+			x.refs.ids[key] = id
+			x.refs.keys = append(x.refs.keys, key)
+		}
+		return id, nil
+	}
 	if id, ok := x.styles[key]; ok {
 		return id, nil
 	}
@@ -185,13 +200,38 @@ func (x *xw) width(sheet string, col int, shown string) {
 	if !x.measure {
 		return
 	}
+	for line := range strings.SplitSeq(shown, "\n") {
+		x.widthN(sheet, col, runewidth.StringWidth(line))
+	}
+}
+
+// textMemo is the last text of a column and what text made of it: down
+// 明细, the lines of a resource repeat most of their text, which is then
+// neutralised and measured once.
+type textMemo struct {
+	sheet, in, out string
+	ok, measured   bool // measured: out's width is recorded
+}
+
+// memo is the textMemo of col on sheet.
+func (x *xw) memo(sheet string, col int) *textMemo {
+	for len(x.memos) < col {
+		x.memos = append(x.memos, textMemo{})
+	}
+	m := &x.memos[col-1]
+	if m.sheet != sheet {
+		*m = textMemo{sheet: sheet}
+	}
+	return m
+}
+
+// widthN records that a cell of col needs n display columns.
+func (x *xw) widthN(sheet string, col, n int) {
 	w := x.widths[sheet]
 	for len(w) < col {
 		w = append(w, 0)
 	}
-	for _, line := range strings.Split(shown, "\n") {
-		w[col-1] = max(w[col-1], runewidth.StringWidth(line))
-	}
+	w[col-1] = max(w[col-1], n)
 	x.widths[sheet] = w
 }
 
@@ -288,11 +328,17 @@ func (x *xw) flush(row int) error {
 
 // text writes bill or report text, neutralised (see safeText).
 func (x *xw) text(sheet string, col, row int, s string, o cellOpts) error {
-	s = safeText(s)
-	if !o.spill {
-		x.width(sheet, col, s)
-	} else {
+	m := x.memo(sheet, col)
+	if !m.ok || m.in != s {
+		*m = textMemo{sheet: sheet, in: s, out: safeText(s), ok: true}
+	}
+	s = m.out
+	switch {
+	case o.spill:
 		x.width(sheet, col, "")
+	case !m.measured:
+		x.width(sheet, col, s)
+		m.measured = x.measure
 	}
 	var v any
 	if s != "" {
@@ -305,10 +351,13 @@ func (x *xw) text(sheet string, col, row int, s string, o cellOpts) error {
 // as an IEEE double, and excelize's stream writer takes numbers as float64
 // and writes them in strconv's shortest form that reads back as the same
 // double: a decimal of at most 15 significant digits (any amount at the fen
-// below 10^13, any serial date) comes out as its own digits. That is
-// checked, so the cell holds exactly d, never a neighbour of it.
+// below 10^13, any serial date) comes out as its own digits. A longer one
+// is checked, so the cell holds exactly d, never a neighbour of it.
 func number(d decimal.Decimal) (float64, error) {
 	f, _ := d.Float64()
+	if d.NumDigits() <= 15 {
+		return f, nil
+	}
 	back, err := decimal.NewFromString(strconv.FormatFloat(f, 'f', -1, 64))
 	if err != nil || !back.Equal(d) {
 		return 0, fmt.Errorf("the amount %s has more digits than a spreadsheet number keeps", money.String(d))
@@ -329,7 +378,7 @@ func (x *xw) formula(sheet string, col, row int, formula string, d decimal.Decim
 
 func (x *xw) moneyFormula(sheet string, col, row int, formula string, d decimal.Decimal, o cellOpts) error {
 	if x.measure {
-		x.width(sheet, col, shownMoney(d))
+		x.widthN(sheet, col, shownMoneyWidth(d))
 		return nil
 	}
 	v, err := number(d)
@@ -348,11 +397,7 @@ func (x *xw) timeCell(sheet string, col, row int, t time.Time) error {
 	if x.measure {
 		return nil
 	}
-	v, err := number(decimal.RequireFromString(xlsxcell.Serial(t.In(x.p.TZ))))
-	if err != nil {
-		return err
-	}
-	return x.put(col, row, v, "", fmtTime, cellOpts{})
+	return x.put(col, row, xlsxcell.SerialNumber(t.In(x.p.TZ)), "", fmtTime, cellOpts{})
 }
 
 func (x *xw) intCell(sheet string, col, row, n int) error {
@@ -595,50 +640,21 @@ func (p *Packet) linesLast() int { return max(p.LineCount+1, 2) }
 func (x *xw) lines() error {
 	s, p := SheetLines, x.p
 	heads := p.lineHeaders()
-	claimed := p.colClaimed()
 	if err := x.header(s, 1, heads); err != nil {
 		return err
 	}
-	r := 1
-	err := p.EachLine(func(l *Line) error {
-		li := l.Item
-		r++
-		fill := ""
-		switch l.Status {
-		case StatusDisputed, StatusClaimedDisputed:
-			fill = "FCE4D6"
-		case StatusCredit, StatusNothingPaid, StatusNotInvoiced:
-			fill = "EDEDED"
+	if x.measure {
+		// Build measured the lines as it worked them out (see
+		// Packet.lineWidths): no pass over the month here.
+		w := x.widths[s]
+		for len(w) < len(p.lineWidths) {
+			w = append(w, 0)
 		}
-		o := cellOpts{fill: fill}
-		for _, c := range []struct {
-			col int
-			v   string
-		}{{1, platform.Name(li.Provider, "zh")}, {2, li.BillingAccountID}, {3, li.SubAccount},
-			{4, li.ResourceID}, {5, li.ResourceName}, {6, KindNameZH(li.Kind)}, {9, li.Currency},
-			{claimed + 1, StatusNameZH(l.Status) + estimatedNote(l)}, {claimed + 2, strings.Join(l.Invoices, ", ")},
-			{claimed + 3, filepath.Base(li.File)}} {
-			if err := x.text(s, c.col, r, c.v, o); err != nil {
-				return err
-			}
+		for i, n := range p.lineWidths {
+			w[i] = max(w[i], n)
 		}
-		if err := x.timeCell(s, 7, r, li.ChargePeriodStart); err != nil {
-			return err
-		}
-		if err := x.timeCell(s, 8, r, li.ChargePeriodEnd); err != nil {
-			return err
-		}
-		for _, col := range p.moneyCols() {
-			if err := x.money(s, col, r, p.amount(&l.Shown, col), o); err != nil {
-				return err
-			}
-		}
-		if err := x.rowCell(s, claimed+4, r, l.Row); err != nil {
-			return err
-		}
-		return x.flush(r + 1)
-	})
-	if err != nil {
+		x.widths[s] = w
+	} else if err := x.streamLines(); err != nil {
 		return err
 	}
 	if p.LineCount == 0 {
@@ -701,6 +717,139 @@ func (x *xw) lines() error {
 	// across, each naming the row by platform, account, project and
 	// resource.
 	return x.finishWide(s, 1, true, 40, 2, 4)
+}
+
+// lineBatch is a run of 明细's line rows, from row first on, and the
+// styles they name first (see styleRefs).
+type lineBatch struct {
+	first int
+	rows  [][]any
+	keys  []styleKey
+}
+
+// styleRefs stands in for the workbook's styles in streamLines' worker: a
+// style is named, not made, as StyleID -1-i for keys[i]. The writer makes
+// them in the order the rows first use them, as one pass would, so that
+// the workbook is the same.
+type styleRefs struct {
+	ids  map[styleKey]int
+	keys []styleKey
+}
+
+// streamLines streams 明细's line rows, after its header. The rows take
+// most of a packet's time: one goroutine works out each line and its cells
+// while this one makes their styles and hands them to the stream writer.
+func (x *xw) streamLines() error {
+	if err := x.flush(0); err != nil {
+		return err
+	}
+	batches := make(chan lineBatch, 4)
+	g, ctx := errgroup.WithContext(context.Background())
+	g.Go(func() error {
+		defer close(batches)
+		refs := &styleRefs{ids: map[styleKey]int{}}
+		w := xw{p: x.p, refs: refs, out: &sheetOut{name: x.out.name, rows: map[int][]any{}}}
+		r, known := 1, 0
+		b := lineBatch{first: 2}
+		send := func() error {
+			b.keys, known = refs.keys[known:], len(refs.keys)
+			select {
+			case batches <- b:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			b = lineBatch{first: r + 1, rows: make([][]any, 0, lineBatchRows)}
+			return nil
+		}
+		err := x.p.EachLine(func(l *Line) error {
+			r++
+			if err := w.line(r, l); err != nil {
+				return err
+			}
+			b.rows = append(b.rows, w.out.rows[r])
+			delete(w.out.rows, r)
+			if len(b.rows) == lineBatchRows {
+				return send()
+			}
+			return nil
+		})
+		if err == nil && len(b.rows) > 0 {
+			err = send()
+		}
+		return err
+	})
+	g.Go(func() error {
+		var styles []int // by ref
+		for b := range batches {
+			for _, k := range b.keys {
+				id, err := x.style(k.numFmt, k.bold, k.fill, k.wrap)
+				if err != nil {
+					return err
+				}
+				styles = append(styles, id)
+			}
+			for i, cells := range b.rows {
+				if cells == nil {
+					continue // a row without cells, as flush leaves it out
+				}
+				for j, c := range cells {
+					if c, ok := c.(excelize.Cell); ok && c.StyleID < 0 {
+						c.StyleID = styles[-1-c.StyleID]
+						cells[j] = c
+					}
+				}
+				ref, _ := excelize.CoordinatesToCellName(1, b.first+i)
+				if err := x.out.sw.SetRow(ref, cells); err != nil {
+					return err
+				}
+				x.out.written = b.first + i
+			}
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// lineBatchRows is how many rows streamLines hands over at a time; a
+// variable for the tests.
+var lineBatchRows = 256
+
+// line writes (or, measuring, measures) the cells of l on row r of 明细.
+func (x *xw) line(r int, l *Line) error {
+	s, p := SheetLines, x.p
+	claimed := p.colClaimed()
+	li := l.Item
+	fill := ""
+	switch l.Status {
+	case StatusDisputed, StatusClaimedDisputed:
+		fill = "FCE4D6"
+	case StatusCredit, StatusNothingPaid, StatusNotInvoiced:
+		fill = "EDEDED"
+	}
+	o := cellOpts{fill: fill}
+	for _, c := range []struct {
+		col int
+		v   string
+	}{{1, platform.Name(li.Provider, "zh")}, {2, li.BillingAccountID}, {3, li.SubAccount},
+		{4, li.ResourceID}, {5, li.ResourceName}, {6, KindNameZH(li.Kind)}, {9, li.Currency},
+		{claimed + 1, StatusNameZH(l.Status) + estimatedNote(l)}, {claimed + 2, strings.Join(l.Invoices, ", ")},
+		{claimed + 3, filepath.Base(li.File)}} {
+		if err := x.text(s, c.col, r, c.v, o); err != nil {
+			return err
+		}
+	}
+	if err := x.timeCell(s, 7, r, li.ChargePeriodStart); err != nil {
+		return err
+	}
+	if err := x.timeCell(s, 8, r, li.ChargePeriodEnd); err != nil {
+		return err
+	}
+	for _, col := range p.moneyCols() {
+		if err := x.money(s, col, r, p.amount(&l.Shown, col), o); err != nil {
+			return err
+		}
+	}
+	return x.rowCell(s, claimed+4, r, l.Row)
 }
 
 // roundingLabel names a 尾差 row: the exact total at the minor unit less the
@@ -1094,4 +1243,26 @@ func shownMoney(d decimal.Decimal) string {
 		return s + strings.Repeat(",", (n-1)/3)
 	}
 	return s
+}
+
+// shownMoneyWidth is the width of shownMoney(d), counted without making
+// the string where d has at most 2 decimals, no positive exponent and 15
+// digits (every amount
+// at the fen the packet prints).
+func shownMoneyWidth(d decimal.Decimal) int {
+	if d.Exponent() < -2 || d.Exponent() > 0 || d.NumDigits() > 15 {
+		return len(shownMoney(d))
+	}
+	w := 3 // ".00"
+	if d.IsNegative() {
+		w++
+	}
+	n := 1 // integer digits
+	for i := d.Abs().IntPart(); i >= 10; i /= 10 {
+		n++
+	}
+	if n > 3 {
+		n += (n - 1) / 3
+	}
+	return w + n
 }

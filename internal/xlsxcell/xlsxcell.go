@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,24 @@ func Serial(t time.Time) string {
 	wall := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
 	secs := int64(wall.Sub(excelEpoch) / time.Second)
 	return decimal.NewFromInt(secs).DivRound(decimal.NewFromInt(86400), 10).String()
+}
+
+// SerialNumber is Serial as the float64 a cell holds, the double nearest
+// that decimal, worked out in integers: the serial in units of 1e-10 day
+// stays below 2^53 for 900,000 days (to the year 4300), so float64(n)/1e10
+// is the correctly rounded quotient, as strconv.ParseFloat(Serial(t))
+// gives.
+func SerialNumber(t time.Time) float64 {
+	wall := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
+	secs := int64(wall.Sub(excelEpoch) / time.Second)
+	const maxSecs = 900_000 * 86400
+	if secs < 0 || secs > maxSecs {
+		f, _ := strconv.ParseFloat(Serial(t), 64)
+		return f
+	}
+	// Serial rounds half away from zero, as this does for secs >= 0.
+	n := secs/86400*1e10 + (secs%86400*1e10+43200)/86400
+	return float64(n) / 1e10
 }
 
 // Neutralise gives text that begins with = + - @, tab or CR a leading

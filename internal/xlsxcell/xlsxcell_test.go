@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"io"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -104,4 +106,32 @@ func sheet1(t *testing.T, data []byte) []byte {
 	}
 	t.Fatal("no xl/worksheets/sheet1.xml")
 	return nil
+}
+
+// TestSerialNumber checks SerialNumber against the decimal Serial parsed,
+// on every second of a day, halves of a 1e-10 day, and times across the
+// centuries and past its integer range.
+func TestSerialNumber(t *testing.T) {
+	check := func(tm time.Time) {
+		t.Helper()
+		want, err := strconv.ParseFloat(Serial(tm), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := SerialNumber(tm); got != want {
+			t.Fatalf("SerialNumber(%v) = %v, want %v (Serial %s)", tm, got, want, Serial(tm))
+		}
+	}
+	day := time.Date(2026, 10, 31, 0, 0, 0, 0, time.UTC)
+	for s := 0; s < 86400; s++ {
+		check(day.Add(time.Duration(s) * time.Second))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		check(excelEpoch.Add(time.Duration(rng.Int64N(200*365*86400)) * time.Second))
+	}
+	for _, tm := range []time.Time{excelEpoch, excelEpoch.Add(-time.Second), time.Date(4363, 12, 31, 23, 59, 59, 0, time.UTC),
+		time.Date(4364, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 10, 1, 8, 0, 0, 0, time.FixedZone("CST", 8*3600))} {
+		check(tm)
+	}
 }
