@@ -51,10 +51,25 @@ func newRowCiter(ctx context.Context, db *ledger.DB, fs []ledger.Finding) (*rowC
 			c.imports[im.Path] = nil
 		}
 	}
+	// Only fetched and exported imports have citations in their raw cells.
+	carries := map[string]bool{}
+	for i := range ims {
+		im := &ims[i]
+		_, _, api := ledger.APIImport(im.Path)
+		if api || slices.Contains(im.Header, ledger.SourceFileColumn) && slices.Contains(im.Header, ledger.SourceRowColumn) {
+			carries[im.Path] = true
+		}
+	}
+	if len(carries) == 0 {
+		return c, nil
+	}
 	cited := map[int64]bool{}
 	byPath := map[string][2]int64{} // path → the lowest and highest line item id cited
 	for i := range fs {
 		for _, e := range fs[i].Evidence {
+			if !carries[e.File] {
+				continue
+			}
 			cited[e.LineItemID] = true
 			r, ok := byPath[e.File]
 			if !ok || e.LineItemID < r[0] {
