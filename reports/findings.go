@@ -477,35 +477,50 @@ func evidenceSummary(ev []ledger.Evidence, lang string, path func(string) string
 	return strings.Join(evidenceParts(ev, lang, path, cite), tr(lang, "find.file_sep"))
 }
 
-// evidenceParts is evidenceSummary's list before it is joined: one entry per file.
+// evidenceParts is evidenceSummary's list before it is joined: one entry
+// per file. A line imported from gpubill's FOCUS export counts under the
+// vendor's file and row the export carried (rowCiter.source), not the
+// export's.
 func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string, cite *rowCiter) []string {
-	part := func(f string, rows []int, ids []int64) string {
-		if text, ok := cite.apiCite(f, ids, lang); ok {
-			return text
+	type group struct {
+		file     string
+		exported bool // file and rows are the vendor's, from the export
+	}
+	part := func(g group, rows []int, ids []int64) string {
+		sheet := ""
+		if !g.exported {
+			if text, ok := cite.apiCite(g.file, ids, lang); ok {
+				return text
+			}
+			sheet, _ = cite.rows(g.file, rows)
 		}
-		sheet, _ := cite.rows(f, rows)
 		text, n := compressSortedRows(rows, maxRangesShown)
 		if sheet != "" {
-			return path(f) + " " + sheet + "!" + text
+			return path(g.file) + " " + sheet + "!" + text
 		}
 		if n == 1 {
-			return path(f) + " " + fmt.Sprintf(tr(lang, "find.row"), text)
+			return path(g.file) + " " + fmt.Sprintf(tr(lang, "find.row"), text)
 		}
-		return path(f) + " " + fmt.Sprintf(tr(lang, "find.rows"), text, n)
+		return path(g.file) + " " + fmt.Sprintf(tr(lang, "find.rows"), text, n)
 	}
-	var parts, files []string
-	rows := map[string][]int{}
-	ids := map[string][]int64{}
+	var parts []string
+	var groups []group
+	rows := map[group][]int{}
+	ids := map[group][]int64{}
 	for _, e := range ev {
-		if _, ok := rows[e.File]; !ok {
-			files = append(files, e.File)
+		g, row := group{file: e.File}, e.Row
+		if s, ok := cite.source(e.LineItemID); ok {
+			g, row = group{s.file, true}, s.row
 		}
-		rows[e.File] = append(rows[e.File], e.Row)
-		ids[e.File] = append(ids[e.File], e.LineItemID)
+		if _, ok := rows[g]; !ok {
+			groups = append(groups, g)
+		}
+		rows[g] = append(rows[g], row)
+		ids[g] = append(ids[g], e.LineItemID)
 	}
-	for _, f := range files {
-		slices.Sort(rows[f])
-		parts = append(parts, part(f, rows[f], ids[f]))
+	for _, g := range groups {
+		slices.Sort(rows[g])
+		parts = append(parts, part(g, rows[g], ids[g]))
 	}
 	return parts
 }

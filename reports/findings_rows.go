@@ -18,14 +18,23 @@ import (
 //
 // Evidence from fetched lines (an api: import) has no file to open: it is
 // cited by the API and the vendor's own line id (ledger.LineIDColumn),
-// read from the cited lines' raw cells.
+// read from the cited lines' raw cells. Evidence from lines imported from
+// gpubill's own FOCUS export is cited, the same way, by the vendor's file
+// and row the export carried (ledger.ExportedSource).
 type rowCiter struct {
 	imports map[string]*ledger.Import
-	lineIDs map[int64]string // line item id → the vendor's line id, for api: evidence
+	lineIDs map[int64]string         // line item id → the vendor's line id, for api: evidence
+	sources map[int64]exportedSource // line item id → the vendor's file and row, for exported lines
+}
+
+// exportedSource is where a line of a FOCUS export of gpubill came from.
+type exportedSource struct {
+	file string // as the original ledger stored its path
+	row  int    // spreadsheet row
 }
 
 // newRowCiter reads the imports of db into a rowCiter, and the line ids of
-// the api: lines that fs cite.
+// the api: lines that fs cite and the sources of the exported lines.
 func newRowCiter(ctx context.Context, db *ledger.DB, fs []ledger.Finding) (*rowCiter, error) {
 	ims, err := db.Imports(ctx, 0)
 	if err != nil {
@@ -42,33 +51,68 @@ func newRowCiter(ctx context.Context, db *ledger.DB, fs []ledger.Finding) (*rowC
 			c.imports[im.Path] = nil
 		}
 	}
-	cited := map[int64]bool{}
-	apiPaths := map[string]bool{}
-	for i := range fs {
-		for _, e := range fs[i].Evidence {
-			if _, _, ok := ledger.APIImport(e.File); ok {
-				cited[e.LineItemID], apiPaths[e.File] = true, true
-			}
-		}
-	}
-	if len(cited) == 0 {
-		return c, nil
-	}
-	c.lineIDs = map[int64]string{}
+	// Only fetched and exported imports have citations in their raw cells.
+	carries := map[string]bool{}
 	for i := range ims {
 		im := &ims[i]
-		col := slices.Index(im.Header, ledger.LineIDColumn)
-		if !apiPaths[im.Path] || col < 0 {
+		_, _, api := ledger.APIImport(im.Path)
+		if api || slices.Contains(im.Header, ledger.SourceFileColumn) && slices.Contains(im.Header, ledger.SourceRowColumn) {
+			carries[im.Path] = true
+		}
+	}
+	if len(carries) == 0 {
+		return c, nil
+	}
+	cited := map[int64]bool{}
+	byPath := map[string][2]int64{} // path → the lowest and highest line item id cited
+	for i := range fs {
+		for _, e := range fs[i].Evidence {
+			if !carries[e.File] {
+				continue
+			}
+			cited[e.LineItemID] = true
+			r, ok := byPath[e.File]
+			if !ok || e.LineItemID < r[0] {
+				r[0] = e.LineItemID
+			}
+			r[1] = max(r[1], e.LineItemID)
+			byPath[e.File] = r
+		}
+	}
+	for i := range ims {
+		im := &ims[i]
+		r, ok := byPath[im.Path]
+		if !ok {
 			continue
 		}
-		err := db.EachLineItem(ctx, ledger.Filter{ImportID: im.ID}, ledger.Read{Order: ledger.AnyOrder}, func(li *ledger.LineItem) error {
-			if cited[li.ID] && col < len(li.Raw) && li.Raw[col] != "" {
+		col := -1
+		if _, _, api := ledger.APIImport(im.Path); api {
+			col = slices.Index(im.Header, ledger.LineIDColumn)
+		}
+		exported := slices.Contains(im.Header, ledger.SourceFileColumn) && slices.Contains(im.Header, ledger.SourceRowColumn)
+		if col < 0 && !exported {
+			continue
+		}
+		f := ledger.Filter{ImportID: im.ID, IDMin: r[0], IDMax: r[1]}
+		err := db.EachLineItem(ctx, f, ledger.Read{Order: ledger.AnyOrder}, func(li *ledger.LineItem) error {
+			if !cited[li.ID] {
+				return nil
+			}
+			if col >= 0 && col < len(li.Raw) && li.Raw[col] != "" {
+				if c.lineIDs == nil {
+					c.lineIDs = map[int64]string{}
+				}
 				c.lineIDs[li.ID] = li.Raw[col]
+			} else if file, row, ok := ledger.ExportedSource(im.Header, li.Raw); ok {
+				if c.sources == nil {
+					c.sources = map[int64]exportedSource{}
+				}
+				c.sources[li.ID] = exportedSource{file, row}
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("reports: findings: line ids of %s: %w", im.Path, err)
+			return nil, fmt.Errorf("reports: findings: line ids and sources of %s: %w", im.Path, err)
 		}
 	}
 	return c, nil
@@ -108,6 +152,16 @@ func (c *rowCiter) lineID(id int64) string {
 		return ""
 	}
 	return c.lineIDs[id]
+}
+
+// source is the vendor's file and row of line item id when it was imported
+// from gpubill's FOCUS export; ok is false otherwise.
+func (c *rowCiter) source(id int64) (exportedSource, bool) {
+	if c == nil {
+		return exportedSource{}, false
+	}
+	s, ok := c.sources[id]
+	return s, ok
 }
 
 // apiCite renders the evidence of an api: import for people: the cloud,

@@ -102,7 +102,8 @@ func idsText(c *RefundClaim, lang string) string {
 // compute line of the same resource, pricing unit and currency billed at a
 // lower unit price (the lowest, then the earliest), so that the ticket
 // leads with "you billed ¥2.20/h, then ¥2.88/h" before any catalog price.
-// Only the providers with a price claim are read, compute only.
+// Only the providers with a price claim are read, compute only; the raw
+// cells only of the lines found, for their citation (as citeRows).
 func billedLower(ctx context.Context, db *ledger.DB, month string, claims []RefundClaim, imports map[int64]*ledger.Import) error {
 	var providers []string
 	for i := range claims {
@@ -117,6 +118,7 @@ func billedLower(ctx context.Context, db *ledger.DB, month string, claims []Refu
 	if err != nil {
 		return fmt.Errorf("reports: refunds: %w", err)
 	}
+	var earlier []int64
 	for i := range claims {
 		c := &claims[i]
 		if c.RuleID != "price_deviation" || len(c.items) == 0 || !c.items[0].ListUnitPrice.Valid {
@@ -138,11 +140,28 @@ func billedLower(ctx context.Context, db *ledger.DB, month string, claims []Refu
 			}
 		}
 		if e := c.earlier; e != nil {
-			c.earlierRow = rowCite{file: filepath.Base(e.File), row: e.SourceRow, record: true}
-			if im := imports[e.ImportID]; im != nil {
-				if row, ok := im.RowOf(e.SourceRow); ok {
-					c.earlierRow = rowCite{file: filepath.Base(e.File), sheet: im.Sheet, row: row}
-				}
+			earlier = append(earlier, e.ID)
+		}
+	}
+	if len(earlier) == 0 {
+		return nil
+	}
+	raw, err := db.RawCells(ctx, earlier) // LoadLineItems leaves Raw empty
+	if err != nil {
+		return fmt.Errorf("reports: refunds: %w", err)
+	}
+	for i := range claims {
+		e := claims[i].earlier
+		if e == nil {
+			continue
+		}
+		c := &claims[i]
+		c.earlierRow = rowCite{file: filepath.Base(e.File), row: e.SourceRow, record: true}
+		if im := imports[e.ImportID]; im != nil {
+			if file, row, ok := ledger.ExportedSource(im.Header, raw[e.ID]); ok {
+				c.earlierRow = rowCite{file: filepath.Base(file), row: row}
+			} else if row, ok := im.RowOf(e.SourceRow); ok {
+				c.earlierRow = rowCite{file: filepath.Base(e.File), sheet: im.Sheet, row: row}
 			}
 		}
 	}

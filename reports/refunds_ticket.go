@@ -140,6 +140,9 @@ type rowCite struct {
 
 // citeRows fills c.cites from its evidence and c.template, from the imports
 // of its line items and, for fetched lines, their raw cells (the line id).
+// A line imported from gpubill's own FOCUS export is cited by the vendor's
+// file and row the export carried (ledger.ExportedSource), not by the
+// export's row.
 func (c *RefundClaim) citeRows(items map[int64]*ledger.LineItem, imports map[int64]*ledger.Import, raw map[int64][]string) {
 	c.cites = c.cites[:0]
 	c.template = len(c.Evidence) > 0
@@ -158,7 +161,9 @@ func (c *RefundClaim) citeRows(items map[int64]*ledger.LineItem, imports map[int
 			}
 		}
 		if im != nil {
-			if row, ok := im.RowOf(e.Row); ok {
+			if file, row, ok := ledger.ExportedSource(im.Header, raw[e.LineItemID]); ok {
+				rc = rowCite{file: filepath.Base(file), row: row}
+			} else if row, ok := im.RowOf(e.Row); ok {
 				rc.row, rc.sheet, rc.record = row, im.Sheet, false
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,9 +27,14 @@ import (
 //   - Money flow (top-ups, the balance) is no line item and is not
 //     exported: the fresh ledger imports the same money-flow files, and
 //     reconcile is then byte-identical too.
-//   - Refunds' ticket texts are left out: they cite the vendor's own file,
-//     rows and transaction ids, which the fresh ledger knows only as the
-//     export's x_SourceFile and x_SourceRow.
+//   - Refunds' ticket texts (compared apart, refundTickets) cite the
+//     vendor's file and rows, from the export's x_SourceFile and
+//     x_SourceRow. Two things still differ, which the export does not
+//     carry: whether a file was the gpubill bill template (the fresh
+//     ledger's tickets say the rows are the platform's exported bills),
+//     and the platform's ids read from the vendor's own columns (交易ID,
+//     订单号/交易号 …), which the fresh ledger's tickets leave out.
+//     refundTickets takes both out of the original's tickets.
 func TestExportRoundTrip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports the demo and the scenario four times")
@@ -82,9 +89,86 @@ func TestExportRoundTrip(t *testing.T) {
 						t.Fatalf("%s: no findings to compare", strings.Join(args, " "))
 					}
 				}
+				refunds := []string{"--month", "2026-10", "report", "refunds", "--format", "json"}
+				got := refundTickets(t, cli(t, append([]string{"--db", b}, refunds...)...), false)
+				want := refundTickets(t, cli(t, append([]string{"--db", a}, refunds...)...), true)
+				if len(want) == 0 {
+					t.Fatal("report refunds: no tickets to compare")
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("report refunds: the round trip changed the tickets:\ngot\n%s\nwant\n%s",
+						strings.Join(got, "\n---\n"), strings.Join(want, "\n---\n"))
+				}
+				findings := []string{"--month", "2026-10", "--lang", "en", "report", "findings", "--format", "md"}
+				gotMD := bookRows.ReplaceAllString(cli(t, append([]string{"--db", b}, findings...)...), "$1$2")
+				wantMD := bookSheet.ReplaceAllString(cli(t, append([]string{"--db", a}, findings...)...), "$1")
+				if gotMD != wantMD {
+					t.Errorf("report findings: the round trip changed the rows cited:\ngot\n%s\nwant\n%s", gotMD, wantMD)
+				}
 			})
 		}
 	}
+}
+
+// templateSentences are the tickets' sentences that say some rows are
+// from the gpubill bill template (zh, en), each with the sentence that
+// says they are the platform's exported bills: the export does not carry
+// an import's format, so the fresh ledger says the latter.
+var templateSentences = []string{
+	"所列行号为我根据贵平台控制台账单页面整理的表格（gpubill 账单模板，附后）中的行，并非贵平台导出的文件。",
+	"所列行号为贵平台导出账单在 Excel 中打开时的行号（明细附后）。",
+	"所列行号为附件中各文件在 Excel 中打开时的行号；其中部分为我根据控制台页面整理的表格（gpubill 账单模板），并非贵平台导出的文件。",
+	"所列行号为贵平台导出账单在 Excel 中打开时的行号（明细附后）。",
+	"The row numbers refer to the spreadsheet I filled in from the bill pages of your console (the gpubill bill template, attached), not to a file exported by your platform.",
+	"The row numbers are those of the bills exported from your console, as opened in Excel (details attached).",
+	"The row numbers are those of the attached files as opened in Excel; some of them are a spreadsheet I filled in from your console pages (the gpubill bill template), not files exported by your platform.",
+	"The row numbers are those of the bills exported from your console, as opened in Excel (details attached).",
+}
+
+// bookSheet and bookRows take a workbook's sheet out of the findings
+// report's rows (`matpool.xlsx` 费用明细!7–10) and the row words out of the
+// round trip's (`matpool.xlsx` rows 7–10 (4 rows)): the export carries a
+// workbook's row but not its sheet, so the rest must match.
+var (
+	bookSheet = regexp.MustCompile("(?m)(\\.xlsx` )[^ !\n]+!")
+	bookRows  = regexp.MustCompile("(?m)(\\.xlsx` )rows? ([^(\n]+?)(?: \\(\\d+ rows\\))?$")
+)
+
+// platformIDs is the platform ids a ticket quotes after its rows
+// (reports.idsText) under the scenario's headers: "; 交易ID 1, 2" up to the
+// closing parenthesis.
+var platformIDs = regexp.MustCompile(`(; |；)(交易ID|订单号/交易号) [^)）]*`)
+
+// refundTickets is the ticket texts (zh, then en, per ticket) of a
+// refunds report in JSON; original replaces templateSentences and drops
+// platformIDs, so that the original ledger's tickets read as the round
+// trip's can.
+func refundTickets(t *testing.T, s string, original bool) []string {
+	t.Helper()
+	var doc struct {
+		Platforms []struct {
+			Tickets []struct {
+				TextZH string `json:"text_zh"`
+				TextEN string `json:"text_en"`
+			} `json:"tickets"`
+		} `json:"platforms"`
+	}
+	if err := json.Unmarshal([]byte(s), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, s)
+	}
+	var out []string
+	for _, p := range doc.Platforms {
+		for _, tk := range p.Tickets {
+			for _, text := range []string{tk.TextZH, tk.TextEN} {
+				if original {
+					text = strings.NewReplacer(templateSentences...).Replace(text)
+					text = platformIDs.ReplaceAllString(text, "")
+				}
+				out = append(out, text)
+			}
+		}
+	}
+	return out
 }
 
 // originalIDs maps the line item ids of ledger b, imported from an export
