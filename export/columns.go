@@ -82,7 +82,9 @@ var columns = []column{
 	{"x_OtherPaid", typeMoney},
 	{"x_Unpaid", typeMoney},
 	{ledger.SourceFileColumn, typeText},
+	{ledger.SourceSheetColumn, typeText},
 	{ledger.SourceRowColumn, typeInt},
+	{ledger.SourceFormatColumn, typeText},
 	{"x_LineItemId", typeInt},
 	{"x_RowKey", typeText},
 	{"x_LineKey", typeText},
@@ -150,10 +152,10 @@ type lineFindings struct {
 	atRisk              decimal.NullDecimal
 }
 
-// row fills cells (len(columns)) with line item li. file and srcRow are
-// its source as findings cite it; lf its findings (nil: none); dataEnd
-// the end of its provider's data in the ledger.
-func row(cells []cell, li *ledger.LineItem, file string, srcRow int, lf *lineFindings, dataEnd time.Time) {
+// row fills cells (len(columns)) with line item li. src is its source as
+// findings cite it (Row 0: none); lf its findings (nil: none); dataEnd the
+// end of its provider's data in the ledger.
+func row(cells []cell, li *ledger.LineItem, src ledger.Source, lf *lineFindings, dataEnd time.Time) {
 	start, end := monthBounds(li.BillingPeriod)
 	provider := platform.Name(li.Provider, "en")
 	set := func(i int, c cell) { cells[i] = c }
@@ -209,12 +211,14 @@ func row(cells []cell, li *ledger.LineItem, file string, srcRow int, lf *lineFin
 	next(ndecCell(li.CashPaid))
 	next(ndecCell(li.OtherPaid))
 	next(ndecCell(li.Unpaid))
-	next(textCell(file))
-	if srcRow > 0 {
-		next(intCell(int64(srcRow)))
+	next(textCell(src.File))
+	next(textCell(src.Sheet))
+	if src.Row > 0 {
+		next(intCell(int64(src.Row)))
 	} else {
 		next(cell{null: true})
 	}
+	next(textCell(src.Format))
 	next(intCell(li.ID))
 	next(textCell(li.RowKey))
 	next(textCell(li.LineKey)) // "": the source named no line id

@@ -126,13 +126,9 @@ func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64
 				return err
 			}
 		}
-		srcRow := li.SourceRow
-		if im := imports[li.ImportID]; im != nil {
-			if r, ok := im.RowOf(li.SourceRow); ok {
-				srcRow = r
-			}
-		}
-		row(cells, li, li.File, srcRow, byLine[li.ID], ends[li.Provider])
+		src := source(li, imports[li.ImportID])
+		srcRow := src.Row
+		row(cells, li, src, byLine[li.ID], ends[li.Provider])
 		if err := enc.encode(cells); err != nil {
 			var fe *FitError
 			if errors.As(err, &fe) {
@@ -293,4 +289,19 @@ func shareAtRisk(f *ledger.Finding) []decimal.NullDecimal {
 		shares[j] = decimal.NullDecimal{Decimal: take, Valid: true}
 	}
 	return shares
+}
+
+// source is where line item li, of import im (nil: unknown), came from, as
+// findings cite it: the spreadsheet row and sheet of the import's row map
+// where it has one, else the record number.
+func source(li *ledger.LineItem, im *ledger.Import) ledger.Source {
+	src := ledger.Source{File: li.File, Row: li.SourceRow}
+	if im == nil {
+		return src
+	}
+	src.Format = im.Format
+	if r, ok := im.RowOf(li.SourceRow); ok {
+		src.Row, src.Sheet = r, im.Sheet
+	}
+	return src
 }

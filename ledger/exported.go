@@ -6,35 +6,54 @@ import (
 	"strings"
 )
 
-// SourceFileColumn and SourceRowColumn are the columns in which a FOCUS
-// export of gpubill (package export) names where each line came from: the
-// vendor's file as the ledger stored its path, and the row a person sees
-// opening it in a spreadsheet (the import's row map already applied). A
-// ledger that imports the export keeps them in the lines' raw cells, so
-// that its citations can name the vendor's bill instead of the export.
+// SourceFileColumn, SourceSheetColumn, SourceRowColumn and
+// SourceFormatColumn are the columns in which a FOCUS export of gpubill
+// (package export) names where each line came from: the vendor's file as
+// the ledger stored its path, a workbook's sheet, the row a person sees
+// opening it in a spreadsheet (the import's row map already applied), and
+// the format the file was read as. A ledger that imports the export keeps
+// them in the lines' raw cells, so that its citations can name the
+// vendor's bill instead of the export, and tell a bill the user filled in
+// (the gpubill template) from one the platform exported.
 const (
-	SourceFileColumn = "x_SourceFile"
-	SourceRowColumn  = "x_SourceRow"
+	SourceFileColumn   = "x_SourceFile"
+	SourceSheetColumn  = "x_SourceSheet"
+	SourceRowColumn    = "x_SourceRow"
+	SourceFormatColumn = "x_SourceFormat"
 )
 
-// ExportedSource reads SourceFileColumn and SourceRowColumn from the raw
-// cells of a line whose import has header. ok is false when the header
-// lacks either column, a cell is blank, the row is no positive number, or
-// the file is a fetch (an api: path has no rows to open). The row is a
-// spreadsheet row already: it must not go through a row map again. The
-// export carries no sheet, so a workbook's row comes without it.
-func ExportedSource(header, raw []string) (file string, row int, ok bool) {
-	fc, rc := slices.Index(header, SourceFileColumn), slices.Index(header, SourceRowColumn)
-	if fc < 0 || rc < 0 || fc >= len(raw) || rc >= len(raw) {
-		return "", 0, false
+// Source is where a line of a FOCUS export of gpubill came from. Sheet and
+// Format are empty in an export written before they were carried.
+type Source struct {
+	File, Sheet string
+	Row         int // a spreadsheet row already: not to go through a row map again
+	Format      string
+}
+
+// ExportedSource reads the Source columns from the raw cells of a line
+// whose import has header. ok is false when the header lacks the file or
+// the row column, either cell is blank, the row is no positive number, or
+// the file is a fetch (an api: path has no rows to open).
+func ExportedSource(header, raw []string) (Source, bool) {
+	cell := func(name string) string {
+		if i := slices.Index(header, name); i >= 0 && i < len(raw) {
+			return strings.TrimSpace(raw[i])
+		}
+		return ""
 	}
-	file = strings.TrimSpace(raw[fc])
-	row, err := strconv.Atoi(strings.TrimSpace(raw[rc]))
+	file := cell(SourceFileColumn)
+	row, err := strconv.Atoi(cell(SourceRowColumn))
 	if file == "" || err != nil || row <= 0 {
-		return "", 0, false
+		return Source{}, false
 	}
 	if _, _, api := APIImport(file); api {
-		return "", 0, false
+		return Source{}, false
 	}
-	return file, row, true
+	return Source{File: file, Sheet: cell(SourceSheetColumn), Row: row, Format: cell(SourceFormatColumn)}, true
+}
+
+// ExportedHeader reports whether header is that of a FOCUS export of
+// gpubill that names its lines' sources.
+func ExportedHeader(header []string) bool {
+	return slices.Contains(header, SourceFileColumn) && slices.Contains(header, SourceRowColumn)
 }

@@ -483,11 +483,11 @@ func evidenceSummary(ev []ledger.Evidence, lang string, path func(string) string
 // export's.
 func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string, cite *rowCiter) []string {
 	type group struct {
-		file     string
-		exported bool // file and rows are the vendor's, from the export
+		file, sheet string // the vendor's sheet, of an exported line
+		exported    bool   // file and rows are the vendor's, from the export
 	}
 	part := func(g group, rows []int, ids []int64) string {
-		sheet := ""
+		sheet := g.sheet
 		if !g.exported {
 			if text, ok := cite.apiCite(g.file, ids, lang); ok {
 				return text
@@ -510,7 +510,7 @@ func evidenceParts(ev []ledger.Evidence, lang string, path func(string) string, 
 	for _, e := range ev {
 		g, row := group{file: e.File}, e.Row
 		if s, ok := cite.source(e.LineItemID); ok {
-			g, row = group{s.file, true}, s.row
+			g, row = group{s.File, s.Sheet, true}, s.Row
 		}
 		if _, ok := rows[g]; !ok {
 			groups = append(groups, g)

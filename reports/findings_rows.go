@@ -23,14 +23,8 @@ import (
 // and row the export carried (ledger.ExportedSource).
 type rowCiter struct {
 	imports map[string]*ledger.Import
-	lineIDs map[int64]string         // line item id → the vendor's line id, for api: evidence
-	sources map[int64]exportedSource // line item id → the vendor's file and row, for exported lines
-}
-
-// exportedSource is where a line of a FOCUS export of gpubill came from.
-type exportedSource struct {
-	file string // as the original ledger stored its path
-	row  int    // spreadsheet row
+	lineIDs map[int64]string        // line item id → the vendor's line id, for api: evidence
+	sources map[int64]ledger.Source // line item id → the vendor's file, sheet and row, for exported lines
 }
 
 // newRowCiter reads the imports of db into a rowCiter, and the line ids of
@@ -56,7 +50,7 @@ func newRowCiter(ctx context.Context, db *ledger.DB, fs []ledger.Finding) (*rowC
 	for i := range ims {
 		im := &ims[i]
 		_, _, api := ledger.APIImport(im.Path)
-		if api || slices.Contains(im.Header, ledger.SourceFileColumn) && slices.Contains(im.Header, ledger.SourceRowColumn) {
+		if api || ledger.ExportedHeader(im.Header) {
 			carries[im.Path] = true
 		}
 	}
@@ -89,8 +83,7 @@ func newRowCiter(ctx context.Context, db *ledger.DB, fs []ledger.Finding) (*rowC
 		if _, _, api := ledger.APIImport(im.Path); api {
 			col = slices.Index(im.Header, ledger.LineIDColumn)
 		}
-		exported := slices.Contains(im.Header, ledger.SourceFileColumn) && slices.Contains(im.Header, ledger.SourceRowColumn)
-		if col < 0 && !exported {
+		if col < 0 && !ledger.ExportedHeader(im.Header) {
 			continue
 		}
 		f := ledger.Filter{ImportID: im.ID, IDMin: r[0], IDMax: r[1]}
@@ -103,11 +96,11 @@ func newRowCiter(ctx context.Context, db *ledger.DB, fs []ledger.Finding) (*rowC
 					c.lineIDs = map[int64]string{}
 				}
 				c.lineIDs[li.ID] = li.Raw[col]
-			} else if file, row, ok := ledger.ExportedSource(im.Header, li.Raw); ok {
+			} else if src, ok := ledger.ExportedSource(im.Header, li.Raw); ok {
 				if c.sources == nil {
-					c.sources = map[int64]exportedSource{}
+					c.sources = map[int64]ledger.Source{}
 				}
-				c.sources[li.ID] = exportedSource{file, row}
+				c.sources[li.ID] = src
 			}
 			return nil
 		})
@@ -154,11 +147,11 @@ func (c *rowCiter) lineID(id int64) string {
 	return c.lineIDs[id]
 }
 
-// source is the vendor's file and row of line item id when it was imported
-// from gpubill's FOCUS export; ok is false otherwise.
-func (c *rowCiter) source(id int64) (exportedSource, bool) {
+// source is the vendor's file, sheet and row of line item id when it was
+// imported from gpubill's FOCUS export; ok is false otherwise.
+func (c *rowCiter) source(id int64) (ledger.Source, bool) {
 	if c == nil {
-		return exportedSource{}, false
+		return ledger.Source{}, false
 	}
 	s, ok := c.sources[id]
 	return s, ok

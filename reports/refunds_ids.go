@@ -158,8 +158,8 @@ func billedLower(ctx context.Context, db *ledger.DB, month string, claims []Refu
 		c := &claims[i]
 		c.earlierRow = rowCite{file: filepath.Base(e.File), row: e.SourceRow, record: true}
 		if im := imports[e.ImportID]; im != nil {
-			if file, row, ok := ledger.ExportedSource(im.Header, raw[e.ID]); ok {
-				c.earlierRow = rowCite{file: filepath.Base(file), row: row}
+			if src, ok := ledger.ExportedSource(im.Header, raw[e.ID]); ok {
+				c.earlierRow = rowCite{file: filepath.Base(src.File), sheet: src.Sheet, row: src.Row}
 			} else if row, ok := im.RowOf(e.SourceRow); ok {
 				c.earlierRow = rowCite{file: filepath.Base(e.File), sheet: im.Sheet, row: row}
 			}

@@ -141,8 +141,8 @@ type rowCite struct {
 // citeRows fills c.cites from its evidence and c.template, from the imports
 // of its line items and, for fetched lines, their raw cells (the line id).
 // A line imported from gpubill's own FOCUS export is cited by the vendor's
-// file and row the export carried (ledger.ExportedSource), not by the
-// export's row.
+// file, sheet and row the export carried (ledger.ExportedSource), not by
+// the export's row, and is the template's when the export says it was.
 func (c *RefundClaim) citeRows(items map[int64]*ledger.LineItem, imports map[int64]*ledger.Import, raw map[int64][]string) {
 	c.cites = c.cites[:0]
 	c.template = len(c.Evidence) > 0
@@ -160,14 +160,17 @@ func (c *RefundClaim) citeRows(items map[int64]*ledger.LineItem, imports map[int
 				continue
 			}
 		}
+		format := ""
 		if im != nil {
-			if file, row, ok := ledger.ExportedSource(im.Header, raw[e.LineItemID]); ok {
-				rc = rowCite{file: filepath.Base(file), row: row}
+			format = im.Format
+			if src, ok := ledger.ExportedSource(im.Header, raw[e.LineItemID]); ok {
+				rc = rowCite{file: filepath.Base(src.File), sheet: src.Sheet, row: src.Row}
+				format = src.Format
 			} else if row, ok := im.RowOf(e.Row); ok {
 				rc.row, rc.sheet, rc.record = row, im.Sheet, false
 			}
 		}
-		if im == nil || im.Format != templateFormat {
+		if format != templateFormat {
 			c.template = false
 		}
 		c.cites = append(c.cites, rc)
