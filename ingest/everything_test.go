@@ -19,7 +19,7 @@ func TestImportEveryFormatInOneFolder(t *testing.T) {
 	dir := t.TempDir()
 	var zipped []zipEntry
 	formats := map[string]bool{}
-	for _, f := range registry {
+	for _, f := range registered() {
 		entries, err := os.ReadDir(filepath.Join("testdata", f.ID))
 		if err != nil {
 			continue // formats without samples are checked by TestGolden

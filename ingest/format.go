@@ -88,8 +88,16 @@ type payMapper func(c *rowCtx, p *ledger.Payment) (skip bool, err error)
 
 // registry lists the formats in detection order; when several match one
 // header row, the one that recognises the most columns wins, then the first.
-// Each format file registers itself from init with registerFormat.
+// Each format file registers itself from init with registerFormat, the
+// built-in profiles' families at first use (loadBuiltin): read it through
+// registered.
 var registry []*Format
+
+// registered is the registry, with the built-in profiles' families.
+func registered() []*Format {
+	loadBuiltin()
+	return registry
+}
 
 // registerFormat adds f to the registry at its rank (lower ranks are tried
 // first; equal ranks keep their id order, so the order never depends on the
@@ -122,11 +130,12 @@ type FormatInfo struct {
 // profiles in use (UseProfiles) first, then the built-in formats.
 func Formats() []FormatInfo {
 	user := activeUserFormats()
-	out := make([]FormatInfo, 0, len(user)+len(registry))
+	reg := registered()
+	out := make([]FormatInfo, 0, len(user)+len(reg))
 	for _, f := range user {
 		out = append(out, formatInfo(f))
 	}
-	for _, f := range registry {
+	for _, f := range reg {
 		out = append(out, formatInfo(f))
 	}
 	return out
@@ -241,7 +250,7 @@ func detectHeader(rec []string) *binding {
 	if b := detectAmong(activeUserFormats(), rec); b != nil {
 		return b
 	}
-	return detectAmong(registry, rec)
+	return detectAmong(registered(), rec)
 }
 
 // detectAmong returns the best binding of rec among formats.

@@ -47,7 +47,7 @@ func TestFormatsRegistry(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range registry {
+	for _, f := range registered() {
 		if (f.Target == TargetLineItems) != (f.lines != nil) || (f.Target == TargetTransactions) != (f.txs != nil) ||
 			(f.Target == TargetPayments) != (f.pays != nil) {
 			t.Errorf("format %s: mapper does not fit target %s", f.ID, f.Target)

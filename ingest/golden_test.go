@@ -18,7 +18,7 @@ import (
 // the ledger must match name.golden; bad_* files must fail with the message in
 // bad_*.err and leave the ledger empty.
 func TestGolden(t *testing.T) {
-	for _, f := range registry {
+	for _, f := range registered() {
 		dir := filepath.Join("testdata", f.ID)
 		entries, err := os.ReadDir(dir)
 		if err != nil {

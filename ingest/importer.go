@@ -483,7 +483,7 @@ func describeCandidates(sheet string, seen [][]string) []string {
 // nearMiss names the format a header row resembles and the required
 // columns it lacks ("" when it resembles none).
 func nearMiss(rec []string) string {
-	for _, f := range registry {
+	for _, f := range registered() {
 		b := bind(f, rec)
 		if b.matched < 3 {
 			continue

@@ -315,7 +315,7 @@ func storedPays(t testing.TB, db *ledger.DB) []goldenPay {
 // transactions); a bad_* sample must store nothing.
 func TestPaymentGolden(t *testing.T) {
 	n := 0
-	for _, f := range registry {
+	for _, f := range registered() {
 		if f.Target != TargetPayments {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gpubill/gpubill/platform"
 )
@@ -54,7 +55,11 @@ var profileFamilies = []*profileFamily{
 
 var builtinProfiles []ProfileSource
 
-func init() {
+// loadBuiltin parses the embedded profiles and registers their families,
+// once, at the first use of the registry or the profiles (registered,
+// builtin): not at start, where it took a dozen ms of every command, most
+// of which never read a bill.
+var loadBuiltin = sync.OnceFunc(func() {
 	entries, err := builtinProfileFS.ReadDir("profiles")
 	if err != nil {
 		panic(err) // embedded at build time
@@ -88,16 +93,22 @@ func init() {
 			registerFormat(fam.format(), fam.rank)
 		}
 	}
+})
+
+// builtin is builtinProfiles, loaded.
+func builtin() []ProfileSource {
+	loadBuiltin()
+	return builtinProfiles
 }
 
 // BuiltinProfiles lists the embedded profiles, by id.
 func BuiltinProfiles() []ProfileSource {
-	return slices.Clone(builtinProfiles)
+	return slices.Clone(builtin())
 }
 
 // BuiltinProfile returns the embedded profile with the given id.
 func BuiltinProfile(id string) (ProfileSource, bool) {
-	for _, p := range builtinProfiles {
+	for _, p := range builtin() {
 		if p.ID == id {
 			return p, true
 		}

@@ -251,9 +251,16 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 	if p.Audited, err = audited(ctx, db, p.Month); err != nil {
 		return err
 	}
-	if err := p.dispute(ctx, db); err != nil {
-		return err
-	}
+	// The dispute (the refunds report: a read of the month of its own)
+	// runs beside the read of the items below, which keeps the items it
+	// reads before the dispute is done and works them out after (catchUp).
+	var disputeErr error
+	disputed := make(chan struct{})
+	go func() {
+		defer close(disputed)
+		disputeErr = p.dispute(ctx, db)
+	}()
+	defer func() { <-disputed }()
 	// The invoice coverage reads the month's items too: it runs beside the
 	// read below, and the lines get their invoice numbers (p.numbers) when
 	// both are done.
@@ -278,10 +285,7 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 		args = append(args, p.Project)
 	}
 	q += " ORDER BY li.provider, li.resource_id, li.charge_period_start, li.id" // ledger.CompareItems
-	read, err := ledger.ItemsOf(lineColumns, func(li *ledger.LineItem) error {
-		if err := p.items.add(li); err != nil {
-			return err
-		}
+	work := func(li *ledger.LineItem) error {
 		p.LineCount++
 		l := p.line(li)
 		if !p.InvoicedOnly {
@@ -294,11 +298,56 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 		}
 		negative[k] = negative[k].Add(neg)
 		return nil
+	}
+	// ready is when the dispute is done; the items from worked on, in
+	// p.items' memory, wait for it.
+	ready, worked := false, 0
+	catchUp := func() error {
+		<-disputed
+		if disputeErr != nil {
+			return disputeErr
+		}
+		ready = true
+		var li ledger.LineItem // one copy for them all: work keeps no item
+		for ; worked < p.items.n; worked++ {
+			li = p.items.at(worked)
+			if err := work(&li); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	read, err := ledger.ItemsOf(lineColumns, func(li *ledger.LineItem) error {
+		if !ready && p.items.n >= memItems {
+			// The next item goes to the file: work out those in memory.
+			if err := catchUp(); err != nil {
+				return err
+			}
+		}
+		if err := p.items.add(li); err != nil {
+			return err
+		}
+		if ready {
+			return work(li)
+		}
+		select {
+		case <-disputed:
+			return catchUp()
+		default:
+			return nil
+		}
 	})
 	if err != nil {
 		return fmt.Errorf("packet: %w", err)
 	}
-	if err := db.Scan(ctx, q, args, read); err != nil {
+	err = db.Scan(ctx, q, args, read)
+	if err == nil && !ready {
+		err = catchUp()
+	}
+	if <-disputed; disputeErr != nil {
+		return disputeErr
+	}
+	if err != nil {
 		return fmt.Errorf("packet: %w", err)
 	}
 	if err := p.items.done(); err != nil {
@@ -466,7 +515,9 @@ func (p *Packet) dispute(ctx context.Context, db *ledger.DB) error {
 	if err != nil {
 		return fmt.Errorf("packet: %w", err)
 	}
-	fs, err := db.Findings(ctx, p.Month)
+	// Only the reasons are wanted: not the evidence's costs, a read of
+	// every evidence line.
+	fs, err := db.FindingsWithoutCosts(ctx, p.Month)
 	if err != nil {
 		return fmt.Errorf("packet: %w", err)
 	}

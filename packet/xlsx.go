@@ -143,6 +143,7 @@ type sheetOut struct {
 	heights map[int]float64
 	merges  [][2]string
 	written int // rows up to this one are written
+	cols    int // the most cells a row has had
 }
 
 // styleKey names a cell style of the workbook.
@@ -262,9 +263,15 @@ func (x *xw) setCell(col, row int, c excelize.Cell) error {
 		return fmt.Errorf("row %d written already (internal error)", row)
 	}
 	r := o.rows[row]
-	for len(r) < col {
-		r = append(r, nil)
+	if len(r) < col {
+		// A row is made as wide as the widest so far at once: grown a
+		// cell at a time, 明细's rows took a tenth of a packet's memory.
+		if cap(r) < col {
+			r = append(make([]any, 0, max(col, o.cols)), r...)
+		}
+		r = r[:col]
 	}
+	o.cols = max(o.cols, col)
 	r[col-1] = c
 	o.rows[row] = r
 	return nil
