@@ -81,10 +81,11 @@ var columns = []column{
 	{"x_CashPaid", typeMoney},
 	{"x_OtherPaid", typeMoney},
 	{"x_Unpaid", typeMoney},
-	{ledger.SourceFileColumn, typeText},
-	{ledger.SourceSheetColumn, typeText},
-	{ledger.SourceRowColumn, typeInt},
-	{ledger.SourceFormatColumn, typeText},
+	{SourceFileColumn, typeText},
+	{SourceSheetColumn, typeText},
+	{SourceRowColumn, typeInt},
+	{SourceFormatColumn, typeText},
+	{SourceIDsColumn, typeText},
 	{"x_LineItemId", typeInt},
 	{"x_RowKey", typeText},
 	{"x_LineKey", typeText},
@@ -153,9 +154,9 @@ type lineFindings struct {
 }
 
 // row fills cells (len(columns)) with line item li. src is its source as
-// findings cite it (Row 0: none); lf its findings (nil: none); dataEnd the
-// end of its provider's data in the ledger.
-func row(cells []cell, li *ledger.LineItem, src ledger.Source, lf *lineFindings, dataEnd time.Time) {
+// findings cite it (Row 0: none); ids its x_SourceIds cell; lf its
+// findings (nil: none); dataEnd the end of its provider's data in the ledger.
+func row(cells []cell, li *ledger.LineItem, src Source, ids string, lf *lineFindings, dataEnd time.Time) {
 	start, end := monthBounds(li.BillingPeriod)
 	provider := platform.Name(li.Provider, "en")
 	set := func(i int, c cell) { cells[i] = c }
@@ -219,6 +220,7 @@ func row(cells []cell, li *ledger.LineItem, src ledger.Source, lf *lineFindings,
 		next(cell{null: true})
 	}
 	next(textCell(src.Format))
+	next(textCell(ids))
 	next(intCell(li.ID))
 	next(textCell(li.RowKey))
 	next(textCell(li.LineKey)) // "": the source named no line id

@@ -108,7 +108,15 @@ func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64
 		return p, err
 	}
 	cells := make([]cell, len(columns))
-	err = db.EachLineItem(ctx, ledger.Filter{Month: m}, ledger.Read{NoRaw: true}, func(li *ledger.LineItem) error {
+	// The source cells are read only of the imports with ids to carry.
+	read, idCols := ledger.Read{RawOf: []int64{}}, map[int64]idColumns{}
+	for id, im := range imports {
+		if c := idColumnsOf(im.Header); c.any() {
+			read.RawOf, idCols[id] = append(read.RawOf, id), c
+		}
+	}
+	slices.Sort(read.RawOf)
+	err = db.EachLineItem(ctx, ledger.Filter{Month: m}, read, func(li *ledger.LineItem) error {
 		if enc == nil { // the partition's file, at its first row
 			if err := os.MkdirAll(filepath.Dir(p.Path), 0o700); err != nil {
 				return err
@@ -126,9 +134,13 @@ func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64
 				return err
 			}
 		}
-		src := source(li, imports[li.ImportID])
+		im := imports[li.ImportID]
+		src, ids := source(li, im), ""
+		if c, ok := idCols[li.ImportID]; ok && len(li.Raw) > 0 {
+			ids = idsText(c.ids(li.Raw))
+		}
 		srcRow := src.Row
-		row(cells, li, src, byLine[li.ID], ends[li.Provider])
+		row(cells, li, src, ids, byLine[li.ID], ends[li.Provider])
 		if err := enc.encode(cells); err != nil {
 			var fe *FitError
 			if errors.As(err, &fe) {
@@ -294,8 +306,8 @@ func shareAtRisk(f *ledger.Finding) []decimal.NullDecimal {
 // source is where line item li, of import im (nil: unknown), came from, as
 // findings cite it: the spreadsheet row and sheet of the import's row map
 // where it has one, else the record number.
-func source(li *ledger.LineItem, im *ledger.Import) ledger.Source {
-	src := ledger.Source{File: li.File, Row: li.SourceRow}
+func source(li *ledger.LineItem, im *ledger.Import) Source {
+	src := Source{File: li.File, Row: li.SourceRow}
 	if im == nil {
 		return src
 	}

@@ -215,9 +215,22 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, r Read, fn func(*LineI
 	if err != nil {
 		return err
 	}
-	cols, list, _ := selectColumns(nil, r.NoRaw)
-	ir := newItemReader(cols, paths)
+	cols, list, _ := selectColumns(nil, r.NoRaw || r.RawOf != nil)
 	where, args := f.where()
+	if r.RawOf != nil && !r.NoRaw {
+		cols = append(cols, &lineItemColumns[columnIndex["raw"]])
+		if len(r.RawOf) == 0 {
+			list += ", NULL"
+		} else {
+			list += ", CASE WHEN li.import_id IN (" + placeholders(len(r.RawOf)) + ") THEN li.raw END"
+		}
+		of := make([]any, len(r.RawOf))
+		for i, id := range r.RawOf {
+			of[i] = id
+		}
+		args = append(of, args...)
+	}
+	ir := newItemReader(cols, paths)
 	return db.Scan(ctx, "SELECT "+list+" FROM line_items li"+where+r.Order.orderBy(), args, func(row Row) error {
 		li := &LineItem{}
 		if err := ir.read(row, li); err != nil {

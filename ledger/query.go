@@ -30,6 +30,9 @@ type Filter struct {
 type Read struct {
 	NoRaw bool  // leave LineItem.Raw empty: the source cells are not read at all
 	Order Order // the zero value is ByResource
+	// RawOf, when set (and NoRaw is not), reads the source cells of only
+	// the items of these imports; the others' Raw is empty.
+	RawOf []int64
 }
 
 // Order is the order in which a read hands over its rows.

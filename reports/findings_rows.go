@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpubill/gpubill/export"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/platform"
 )
@@ -20,11 +21,11 @@ import (
 // cited by the API and the vendor's own line id (ledger.LineIDColumn),
 // read from the cited lines' raw cells. Evidence from lines imported from
 // gpubill's own FOCUS export is cited, the same way, by the vendor's file
-// and row the export carried (ledger.ExportedSource).
+// and row the export carried (export.LineSource).
 type rowCiter struct {
 	imports map[string]*ledger.Import
 	lineIDs map[int64]string        // line item id → the vendor's line id, for api: evidence
-	sources map[int64]ledger.Source // line item id → the vendor's file, sheet and row, for exported lines
+	sources map[int64]export.Source // line item id → the vendor's file, sheet and row, for exported lines
 }
 
 // newRowCiter reads the imports of db into a rowCiter, and the line ids of
@@ -50,7 +51,7 @@ func newRowCiter(ctx context.Context, db *ledger.DB, fs []ledger.Finding) (*rowC
 	for i := range ims {
 		im := &ims[i]
 		_, _, api := ledger.APIImport(im.Path)
-		if api || ledger.ExportedHeader(im.Header) {
+		if api || export.HasSources(im.Header) {
 			carries[im.Path] = true
 		}
 	}
@@ -83,7 +84,7 @@ func newRowCiter(ctx context.Context, db *ledger.DB, fs []ledger.Finding) (*rowC
 		if _, _, api := ledger.APIImport(im.Path); api {
 			col = slices.Index(im.Header, ledger.LineIDColumn)
 		}
-		if col < 0 && !ledger.ExportedHeader(im.Header) {
+		if col < 0 && !export.HasSources(im.Header) {
 			continue
 		}
 		f := ledger.Filter{ImportID: im.ID, IDMin: r[0], IDMax: r[1]}
@@ -96,9 +97,9 @@ func newRowCiter(ctx context.Context, db *ledger.DB, fs []ledger.Finding) (*rowC
 					c.lineIDs = map[int64]string{}
 				}
 				c.lineIDs[li.ID] = li.Raw[col]
-			} else if src, ok := ledger.ExportedSource(im.Header, li.Raw); ok {
+			} else if src, ok := export.LineSource(im.Header, li.Raw); ok {
 				if c.sources == nil {
-					c.sources = map[int64]ledger.Source{}
+					c.sources = map[int64]export.Source{}
 				}
 				c.sources[li.ID] = src
 			}
@@ -149,9 +150,9 @@ func (c *rowCiter) lineID(id int64) string {
 
 // source is the vendor's file, sheet and row of line item id when it was
 // imported from gpubill's FOCUS export; ok is false otherwise.
-func (c *rowCiter) source(id int64) (ledger.Source, bool) {
+func (c *rowCiter) source(id int64) (export.Source, bool) {
 	if c == nil {
-		return ledger.Source{}, false
+		return export.Source{}, false
 	}
 	s, ok := c.sources[id]
 	return s, ok

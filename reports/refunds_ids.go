@@ -8,40 +8,21 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpubill/gpubill/export"
 	"github.com/gpubill/gpubill/ledger"
 )
 
 // The platform's own identifiers in a claim's evidence rows: support finds
 // a charge by its order, transaction or bill id (订单号, 交易ID, BillID),
 // not by a row number in the user's file. They are read from the raw cells
-// the ledger keeps for every row, under the header of its import.
+// the ledger keeps for every row, under the header of its import, or from
+// the ids a gpubill export carried (export.SourceIDs).
 
 // platformID is one identifier column of a claim's rows with its values.
 type platformID struct {
-	col    int      // its column, for the order
+	col    int      // its place among the identifier columns, for the order
 	header string   // as the bill spells it
 	values []string // distinct, in row order
-}
-
-// idHeaders are the identifier columns, normalised (idHeaderKey).
-var idHeaders = map[string]bool{
-	"交易id": true, "交易号": true, "交易流水号": true, "流水号": true,
-	"订单id": true, "订单号": true, "子订单号": true, "订单号/交易号": true,
-	"账单id": true, "账单明细id": true, "明细id": true,
-	"billid": true, "billdetailid": true, "orderid": true, "transactionid": true, "invoiceid": true,
-	"实例uuid": true, "uuid": true, "instanceuuid": true,
-	// an instance or resource id: cited only where it is not the claim's resource id
-	"实例id": true, "资源id": true, "instanceid": true, "resourceid": true,
-}
-
-// idHeaderKey normalises a header: lower case, no spaces, no unit in
-// brackets.
-func idHeaderKey(h string) string {
-	h = strings.ToLower(strings.Join(strings.Fields(h), ""))
-	if i := strings.IndexAny(h, "(（"); i > 0 {
-		h = h[:i]
-	}
-	return h
 }
 
 // maxIDValues is how many values of one identifier a ticket lists.
@@ -62,11 +43,8 @@ func (c *RefundClaim) findPlatformIDs(items map[int64]*ledger.LineItem, imports 
 		if im == nil || len(cells) == 0 {
 			continue
 		}
-		for i, h := range im.Header {
-			if i >= len(cells) || !idHeaders[idHeaderKey(h)] {
-				continue
-			}
-			v := strings.TrimSpace(cells[i])
+		for i, id := range export.SourceIDs(im.Header, cells) {
+			h, v := id.Header, strings.TrimSpace(id.Value)
 			if v == "" || v == "-" || v == "--" || v == c.ResourceID || seen[[2]string{h, v}] {
 				continue
 			}
@@ -158,7 +136,7 @@ func billedLower(ctx context.Context, db *ledger.DB, month string, claims []Refu
 		c := &claims[i]
 		c.earlierRow = rowCite{file: filepath.Base(e.File), row: e.SourceRow, record: true}
 		if im := imports[e.ImportID]; im != nil {
-			if src, ok := ledger.ExportedSource(im.Header, raw[e.ID]); ok {
+			if src, ok := export.LineSource(im.Header, raw[e.ID]); ok {
 				c.earlierRow = rowCite{file: filepath.Base(src.File), sheet: src.Sheet, row: src.Row}
 			} else if row, ok := im.RowOf(e.SourceRow); ok {
 				c.earlierRow = rowCite{file: filepath.Base(e.File), sheet: im.Sheet, row: row}

@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/billing"
+	"github.com/gpubill/gpubill/export"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/platform"
 )
@@ -141,7 +142,7 @@ type rowCite struct {
 // citeRows fills c.cites from its evidence and c.template, from the imports
 // of its line items and, for fetched lines, their raw cells (the line id).
 // A line imported from gpubill's own FOCUS export is cited by the vendor's
-// file, sheet and row the export carried (ledger.ExportedSource), not by
+// file, sheet and row the export carried (export.LineSource), not by
 // the export's row, and is the template's when the export says it was.
 func (c *RefundClaim) citeRows(items map[int64]*ledger.LineItem, imports map[int64]*ledger.Import, raw map[int64][]string) {
 	c.cites = c.cites[:0]
@@ -163,7 +164,7 @@ func (c *RefundClaim) citeRows(items map[int64]*ledger.LineItem, imports map[int
 		format := ""
 		if im != nil {
 			format = im.Format
-			if src, ok := ledger.ExportedSource(im.Header, raw[e.LineItemID]); ok {
+			if src, ok := export.LineSource(im.Header, raw[e.LineItemID]); ok {
 				rc = rowCite{file: filepath.Base(src.File), sheet: src.Sheet, row: src.Row}
 				format = src.Format
 			} else if row, ok := im.RowOf(e.Row); ok {

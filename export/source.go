@@ -1,0 +1,168 @@
+package export
+
+import (
+	"encoding/json"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gpubill/gpubill/ledger"
+	"github.com/gpubill/gpubill/platform"
+)
+
+// SourceFileColumn, SourceSheetColumn, SourceRowColumn,
+// SourceFormatColumn and SourceIDsColumn are the columns in which an
+// export names where each line came from: the vendor's file as the ledger
+// stored its path, a workbook's sheet, the row a person sees opening it in
+// a spreadsheet (the import's row map already applied), the format the
+// file was read as, and the platform's own ids in that row (SourceIDs). A
+// ledger that imports the export keeps them in the lines' raw cells, so
+// that its citations can name the vendor's bill and ids instead of the
+// export, and tell a bill the user filled in (the gpubill template) from
+// one the platform exported.
+const (
+	SourceFileColumn   = "x_SourceFile"
+	SourceSheetColumn  = "x_SourceSheet"
+	SourceRowColumn    = "x_SourceRow"
+	SourceFormatColumn = "x_SourceFormat"
+	SourceIDsColumn    = "x_SourceIds"
+)
+
+// Source is where a line of a FOCUS export of gpubill came from. Sheet and
+// Format are empty in an export written before they were carried.
+type Source struct {
+	File, Sheet string
+	Row         int // a spreadsheet row already: not to go through a row map again
+	Format      string
+}
+
+// LineSource reads the Source columns from the raw cells of a line
+// whose import has header. ok is false when the header lacks the file or
+// the row column, either cell is blank, the row is no positive number, or
+// the file is a fetch (an api: path has no rows to open).
+func LineSource(header, raw []string) (Source, bool) {
+	cell := func(name string) string {
+		if i := slices.Index(header, name); i >= 0 && i < len(raw) {
+			return strings.TrimSpace(raw[i])
+		}
+		return ""
+	}
+	file := cell(SourceFileColumn)
+	row, err := strconv.Atoi(cell(SourceRowColumn))
+	if file == "" || err != nil || row <= 0 {
+		return Source{}, false
+	}
+	if _, _, api := ledger.APIImport(file); api {
+		return Source{}, false
+	}
+	return Source{File: file, Sheet: cell(SourceSheetColumn), Row: row, Format: cell(SourceFormatColumn)}, true
+}
+
+// HasSources reports whether header is that of a FOCUS export of
+// gpubill that names its lines' sources.
+func HasSources(header []string) bool {
+	return slices.Contains(header, SourceFileColumn) && slices.Contains(header, SourceRowColumn)
+}
+
+// An ID is one identifier cell of a vendor's row: its column's header as
+// the bill spells it (platform.IDHeader) and the cell as it was.
+type ID struct{ Header, Value string }
+
+// SourceIDs are the identifier cells of a row of an import with header:
+// every identifier column of the header, in its order, a cell the row
+// lacks blank. A line that was itself imported from an export keeps the
+// ids its x_SourceIds cell names.
+func SourceIDs(header, raw []string) []ID { return idColumnsOf(header).ids(raw) }
+
+// idColumns are where the ids of an import's rows are: its x_SourceIds
+// column (carried, -1 when none), else its identifier columns.
+type idColumns struct {
+	header  []string
+	carried int
+	cols    []int
+}
+
+func idColumnsOf(header []string) idColumns {
+	c := idColumns{header: header, carried: slices.Index(header, SourceIDsColumn)}
+	if c.carried < 0 {
+		for i, h := range header {
+			if platform.IDHeader(h) {
+				c.cols = append(c.cols, i)
+			}
+		}
+	}
+	return c
+}
+
+// any reports whether the rows have ids to carry.
+func (c idColumns) any() bool { return c.carried >= 0 || len(c.cols) > 0 }
+
+func (c idColumns) ids(raw []string) []ID {
+	if c.carried >= 0 {
+		ids, _ := LineIDs(c.header, raw)
+		return ids
+	}
+	var ids []ID
+	for _, i := range c.cols {
+		v := ""
+		if i < len(raw) {
+			v = raw[i]
+		}
+		ids = append(ids, ID{c.header[i], v})
+	}
+	return ids
+}
+
+// idsText is ids as the x_SourceIds cell: a JSON object in column order,
+// "" when there are none.
+func idsText(ids []ID) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	b := []byte{'{'}
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(id.Header) // a string always marshals
+		v, _ := json.Marshal(id.Value)
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return string(append(b, '}'))
+}
+
+// LineIDs reads the x_SourceIds cell of a line whose import has header, in
+// its order. ok is false when the header has no such column; a blank or
+// malformed cell (an export edited by hand) gives no ids.
+func LineIDs(header, raw []string) (ids []ID, ok bool) {
+	i := slices.Index(header, SourceIDsColumn)
+	if i < 0 {
+		return nil, false
+	}
+	if i >= len(raw) || strings.TrimSpace(raw[i]) == "" {
+		return nil, true
+	}
+	d := json.NewDecoder(strings.NewReader(raw[i]))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil, true
+	}
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return nil, true
+		}
+		var v string
+		if err := d.Decode(&v); err != nil {
+			return nil, true
+		}
+		ids = append(ids, ID{k.(string), v}) // a key is a string once the object has begun
+	}
+	if t, err := d.Token(); err != nil || t != json.Delim('}') {
+		return nil, true
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, true
+	}
+	return ids, true
+}
