@@ -109,13 +109,12 @@ func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64
 	}
 	cells := make([]cell, len(columns))
 	// The source cells are read only of the imports with ids to carry.
-	read, idCols := ledger.Read{RawOf: []int64{}}, map[int64]idColumns{}
+	read, idCols := ledger.Read{Cells: map[int64][]int{}}, map[int64]idColumns{}
 	for id, im := range imports {
-		if c := idColumnsOf(im.Header); c.any() {
-			read.RawOf, idCols[id] = append(read.RawOf, id), c
+		if c := idColumnsOf(im.Header); len(c.cols) > 0 {
+			read.Cells[id], idCols[id] = c.cols, c
 		}
 	}
-	slices.Sort(read.RawOf)
 	err = db.EachLineItem(ctx, ledger.Filter{Month: m}, read, func(li *ledger.LineItem) error {
 		if enc == nil { // the partition's file, at its first row
 			if err := os.MkdirAll(filepath.Dir(p.Path), 0o700); err != nil {

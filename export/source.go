@@ -73,41 +73,52 @@ type ID struct{ Header, Value string }
 // every identifier column of the header, in its order, a cell the row
 // lacks blank. A line that was itself imported from an export keeps the
 // ids its x_SourceIds cell names.
-func SourceIDs(header, raw []string) []ID { return idColumnsOf(header).ids(raw) }
+func SourceIDs(header, raw []string) []ID {
+	c := idColumnsOf(header)
+	cells := make([]string, len(c.cols))
+	for k, i := range c.cols {
+		if i < len(raw) {
+			cells[k] = raw[i]
+		}
+	}
+	return c.ids(cells)
+}
 
-// idColumns are where the ids of an import's rows are: its x_SourceIds
-// column (carried, -1 when none), else its identifier columns.
+// idColumns are the columns of an import's rows that hold their ids: its
+// x_SourceIds column (carried), else its identifier columns.
 type idColumns struct {
 	header  []string
-	carried int
+	carried bool
 	cols    []int
 }
 
 func idColumnsOf(header []string) idColumns {
-	c := idColumns{header: header, carried: slices.Index(header, SourceIDsColumn)}
-	if c.carried < 0 {
-		for i, h := range header {
-			if platform.IDHeader(h) {
-				c.cols = append(c.cols, i)
-			}
+	c := idColumns{header: header}
+	if i := slices.Index(header, SourceIDsColumn); i >= 0 {
+		c.carried, c.cols = true, []int{i}
+		return c
+	}
+	for i, h := range header {
+		if platform.IDHeader(h) {
+			c.cols = append(c.cols, i)
 		}
 	}
 	return c
 }
 
-// any reports whether the rows have ids to carry.
-func (c idColumns) any() bool { return c.carried >= 0 || len(c.cols) > 0 }
-
-func (c idColumns) ids(raw []string) []ID {
-	if c.carried >= 0 {
-		ids, _ := LineIDs(c.header, raw)
-		return ids
+// ids are the ids in cells, a row's cells of c.cols.
+func (c idColumns) ids(cells []string) []ID {
+	if c.carried {
+		if len(cells) == 0 {
+			return nil
+		}
+		return parseIDs(cells[0])
 	}
-	var ids []ID
-	for _, i := range c.cols {
+	ids := make([]ID, 0, len(c.cols))
+	for k, i := range c.cols {
 		v := ""
-		if i < len(raw) {
-			v = raw[i]
+		if k < len(cells) {
+			v = cells[k]
 		}
 		ids = append(ids, ID{c.header[i], v})
 	}
@@ -140,29 +151,39 @@ func LineIDs(header, raw []string) (ids []ID, ok bool) {
 	if i < 0 {
 		return nil, false
 	}
-	if i >= len(raw) || strings.TrimSpace(raw[i]) == "" {
+	if i >= len(raw) {
 		return nil, true
 	}
-	d := json.NewDecoder(strings.NewReader(raw[i]))
+	return parseIDs(raw[i]), true
+}
+
+// parseIDs reads an x_SourceIds cell (idsText); nil when it is blank or
+// is not such a cell.
+func parseIDs(cell string) []ID {
+	if strings.TrimSpace(cell) == "" {
+		return nil
+	}
+	d := json.NewDecoder(strings.NewReader(cell))
 	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return nil, true
+		return nil
 	}
+	var ids []ID
 	for d.More() {
 		k, err := d.Token()
 		if err != nil {
-			return nil, true
+			return nil
 		}
 		var v string
 		if err := d.Decode(&v); err != nil {
-			return nil, true
+			return nil
 		}
 		ids = append(ids, ID{k.(string), v}) // a key is a string once the object has begun
 	}
 	if t, err := d.Token(); err != nil || t != json.Delim('}') {
-		return nil, true
+		return nil
 	}
 	if _, err := d.Token(); err != io.EOF {
-		return nil, true
+		return nil
 	}
-	return ids, true
+	return ids
 }

@@ -227,28 +227,35 @@ func scanLineItem(rows *sql.Rows) (*LineItem, error) {
 	return &li, nil
 }
 
-// TestReadRawOf reads the source cells of one import's items only, with a
-// filter's own placeholders after the list's.
-func TestReadRawOf(t *testing.T) {
+// TestReadCells reads some of the source cells of one import's items
+// only, with a filter's own placeholders after the list's.
+func TestReadCells(t *testing.T) {
 	db := openTest(t)
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
 	item := func(key string) LineItem {
 		return LineItem{Provider: "autodl", BillingPeriod: "2026-10", ChargePeriodStart: start,
 			ChargePeriodEnd: start.Add(time.Hour), ChargeCategory: CategoryUsage, Kind: KindCompute,
-			BilledCost: decimal.RequireFromString("1"), Currency: "CNY", RowKey: key, Raw: []string{key, "T9"}}
+			BilledCost: decimal.RequireFromString("1"), Currency: "CNY", RowKey: key, Raw: []string{key, "T9", `"q",`}}
 	}
 	importItems(t, db, []LineItem{item("a")})
 	importItems(t, db, []LineItem{item("b")})
 	for _, tc := range []struct {
-		of   []int64
-		want string
-	}{{[]int64{2}, "[] [b T9]"}, {[]int64{1, 2}, "[a T9] [b T9]"}, {[]int64{}, "[] []"}, {nil, "[a T9] [b T9]"}} {
-		items := readItems(t, db, Filter{Month: "2026-10", Providers: []string{"autodl"}}, Read{RawOf: tc.of, Order: IDDescending})
+		cells map[int64][]int
+		want  string
+	}{
+		{map[int64][]int{2: {1}}, `[] ["T9"]`},
+		{map[int64][]int{1: {2, 0}, 2: {0, 5}}, `["\"q\",","a"] ["b",""]`}, // 5: no such cell
+		{map[int64][]int{}, `[] []`},
+		{nil, `["a","T9","\"q\","] ["b","T9","\"q\","]`},
+	} {
+		items := readItems(t, db, Filter{Month: "2026-10", Providers: []string{"autodl"}}, Read{Cells: tc.cells, Order: IDDescending})
 		if len(items) != 2 {
-			t.Fatalf("RawOf %v: %d items", tc.of, len(items))
+			t.Fatalf("Cells %v: %d items", tc.cells, len(items))
 		}
-		if got := fmt.Sprint(items[1].Raw, " ", items[0].Raw); got != tc.want || items[0].Raw == nil || items[1].Raw == nil {
-			t.Errorf("RawOf %v: raw cells %s, want %s", tc.of, got, tc.want)
+		a, _ := json.Marshal(items[1].Raw)
+		b, _ := json.Marshal(items[0].Raw)
+		if got := string(a) + " " + string(b); got != tc.want {
+			t.Errorf("Cells %v: raw cells %s, want %s", tc.cells, got, tc.want)
 		}
 	}
 }

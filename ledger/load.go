@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -215,20 +216,11 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, r Read, fn func(*LineI
 	if err != nil {
 		return err
 	}
-	cols, list, _ := selectColumns(nil, r.NoRaw || r.RawOf != nil)
+	cols, list, _ := selectColumns(nil, r.NoRaw || r.Cells != nil)
 	where, args := f.where()
-	if r.RawOf != nil && !r.NoRaw {
-		cols = append(cols, &lineItemColumns[columnIndex["raw"]])
-		if len(r.RawOf) == 0 {
-			list += ", NULL"
-		} else {
-			list += ", CASE WHEN li.import_id IN (" + placeholders(len(r.RawOf)) + ") THEN li.raw END"
-		}
-		of := make([]any, len(r.RawOf))
-		for i, id := range r.RawOf {
-			of[i] = id
-		}
-		args = append(of, args...)
+	if r.Cells != nil && !r.NoRaw {
+		sel, selArgs := cellsOf(r.Cells)
+		cols, list, args = append(cols, &lineItemColumns[columnIndex["raw"]]), list+", "+sel, append(selArgs, args...)
 	}
 	ir := newItemReader(cols, paths)
 	return db.Scan(ctx, "SELECT "+list+" FROM line_items li"+where+r.Order.orderBy(), args, func(row Row) error {
@@ -241,6 +233,33 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, r Read, fn func(*LineI
 		}
 		return fn(li)
 	})
+}
+
+// cellsOf is the select-list expression of Read.Cells, with its arguments:
+// the listed cells of each import's raw cells as a JSON array (SQLite's
+// ->> reads a missing cell as NULL, which decodes as "").
+func cellsOf(cells map[int64][]int) (string, []any) {
+	imports := slices.Sorted(maps.Keys(cells))
+	if len(imports) == 0 {
+		return "NULL", nil
+	}
+	var b strings.Builder
+	var args []any
+	b.WriteString("CASE li.import_id")
+	for _, id := range imports {
+		b.WriteString(" WHEN ? THEN json_array(")
+		args = append(args, id)
+		for i, c := range cells[id] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("li.raw ->> ?")
+			args = append(args, fmt.Sprintf("$[%d]", c))
+		}
+		b.WriteString(")")
+	}
+	b.WriteString(" END")
+	return b.String(), args
 }
 
 // LineItems returns the line items selected by f, with their raw cells, in

@@ -30,9 +30,10 @@ type Filter struct {
 type Read struct {
 	NoRaw bool  // leave LineItem.Raw empty: the source cells are not read at all
 	Order Order // the zero value is ByResource
-	// RawOf, when set (and NoRaw is not), reads the source cells of only
-	// the items of these imports; the others' Raw is empty.
-	RawOf []int64
+	// Cells, when set (and NoRaw is not), reads of the source cells only
+	// those listed for each import (column indexes), in the listed order:
+	// the Raw of an item of an import not listed is empty.
+	Cells map[int64][]int
 }
 
 // Order is the order in which a read hands over its rows.
