@@ -227,8 +227,8 @@ func scanLineItem(rows *sql.Rows) (*LineItem, error) {
 	return &li, nil
 }
 
-// TestReadCells reads some of the source cells of one import's items
-// only, with a filter's own placeholders after the list's.
+// TestReadCells reads some of the source cells of some imports' items
+// only, beside a filter's placeholders.
 func TestReadCells(t *testing.T) {
 	db := openTest(t)
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
@@ -244,6 +244,7 @@ func TestReadCells(t *testing.T) {
 		want  string
 	}{
 		{map[int64][]int{2: {1}}, `[] ["T9"]`},
+		{map[int64][]int{1: {1}, 2: {1}}, `["T9"] ["T9"]`}, // one branch
 		{map[int64][]int{1: {2, 0}, 2: {0, 5}}, `["\"q\",","a"] ["b",""]`}, // 5: no such cell
 		{map[int64][]int{}, `[] []`},
 		{nil, `["a","T9","\"q\","] ["b","T9","\"q\","]`},

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -219,8 +220,7 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, r Read, fn func(*LineI
 	cols, list, _ := selectColumns(nil, r.NoRaw || r.Cells != nil)
 	where, args := f.where()
 	if r.Cells != nil && !r.NoRaw {
-		sel, selArgs := cellsOf(r.Cells)
-		cols, list, args = append(cols, &lineItemColumns[columnIndex["raw"]]), list+", "+sel, append(selArgs, args...)
+		cols, list = append(cols, &lineItemColumns[columnIndex["raw"]]), list+", "+cellsOf(r.Cells)
 	}
 	ir := newItemReader(cols, paths)
 	return db.Scan(ctx, "SELECT "+list+" FROM line_items li"+where+r.Order.orderBy(), args, func(row Row) error {
@@ -235,31 +235,45 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, r Read, fn func(*LineI
 	})
 }
 
-// cellsOf is the select-list expression of Read.Cells, with its arguments:
-// the listed cells of each import's raw cells as a JSON array (SQLite's
-// ->> reads a missing cell as NULL, which decodes as "").
-func cellsOf(cells map[int64][]int) (string, []any) {
-	imports := slices.Sorted(maps.Keys(cells))
-	if len(imports) == 0 {
-		return "NULL", nil
-	}
-	var b strings.Builder
-	var args []any
-	b.WriteString("CASE li.import_id")
-	for _, id := range imports {
-		b.WriteString(" WHEN ? THEN json_array(")
-		args = append(args, id)
-		for i, c := range cells[id] {
+// cellsOf is the select-list expression of Read.Cells: the listed cells
+// of each import's raw cells as a JSON array (SQLite's ->> reads a missing
+// cell as NULL, which decodes as ""). Imports that list the same cells (the
+// bills of one format) share one branch, and the ids and indexes are the
+// ledger's own integers, written out: a ledger of many imports meets no
+// limit on placeholders.
+func cellsOf(cells map[int64][]int) string {
+	groups := map[string][]int64{} // the branch's json_array → its imports
+	for id, cs := range cells {
+		var b strings.Builder
+		b.WriteString("json_array(")
+		for i, c := range cs {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString("li.raw ->> ?")
-			args = append(args, fmt.Sprintf("$[%d]", c))
+			fmt.Fprintf(&b, "li.raw ->> '$[%d]'", c)
 		}
 		b.WriteString(")")
+		groups[b.String()] = append(groups[b.String()], id)
+	}
+	if len(groups) == 0 {
+		return "NULL"
+	}
+	var b strings.Builder
+	b.WriteString("CASE")
+	for _, arr := range slices.Sorted(maps.Keys(groups)) {
+		ids := groups[arr]
+		slices.Sort(ids)
+		b.WriteString(" WHEN li.import_id IN (")
+		for i, id := range ids {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(strconv.FormatInt(id, 10))
+		}
+		b.WriteString(") THEN " + arr)
 	}
 	b.WriteString(" END")
-	return b.String(), args
+	return b.String()
 }
 
 // LineItems returns the line items selected by f, with their raw cells, in
