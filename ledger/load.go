@@ -235,56 +235,28 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, r Read, fn func(*LineI
 	})
 }
 
-// cellsOf is the select-list expression of Read.Cells: the listed cells
-// of each import's raw cells as a JSON array (SQLite's ->> reads a missing
-// cell as NULL, which decodes as ""). Imports that list the same cells (the
-// bills of one format) share one branch, and the ids and indexes are the
-// ledger's own integers, written out: a ledger of many imports meets no
-// limit on placeholders.
+// cellsOf is Read.Cells' select-list expression: each import's cells as a
+// JSON array (->> reads a missing one as NULL: ""), a branch per cell list,
+// the ids written out (many imports meet no placeholder limit).
 func cellsOf(cells map[int64][]int) string {
-	groups := map[string][]int64{} // the branch's json_array → its imports
+	groups := map[string][]string{} // a branch's json_array → its imports
 	for id, cs := range cells {
-		var b strings.Builder
-		b.WriteString("json_array(")
+		paths := make([]string, len(cs))
 		for i, c := range cs {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "li.raw ->> '$[%d]'", c)
+			paths[i] = fmt.Sprintf("li.raw ->> '$[%d]'", c)
 		}
-		b.WriteString(")")
-		groups[b.String()] = append(groups[b.String()], id)
+		arr := "json_array(" + strings.Join(paths, ", ") + ")"
+		groups[arr] = append(groups[arr], strconv.FormatInt(id, 10))
 	}
 	if len(groups) == 0 {
 		return "NULL"
 	}
-	var b strings.Builder
-	b.WriteString("CASE")
+	sel := "CASE"
 	for _, arr := range slices.Sorted(maps.Keys(groups)) {
-		ids := groups[arr]
-		slices.Sort(ids)
-		b.WriteString(" WHEN li.import_id IN (")
-		for i, id := range ids {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			b.WriteString(strconv.FormatInt(id, 10))
-		}
-		b.WriteString(") THEN " + arr)
+		slices.Sort(groups[arr])
+		sel += " WHEN li.import_id IN (" + strings.Join(groups[arr], ",") + ") THEN " + arr
 	}
-	b.WriteString(" END")
-	return b.String()
-}
-
-// LineItems returns the line items selected by f, with their raw cells, in
-// ByResource order.
-func (db *DB) LineItems(ctx context.Context, f Filter) ([]LineItem, error) {
-	var out []LineItem
-	err := db.EachLineItem(ctx, f, Read{}, func(li *LineItem) error {
-		out = append(out, *li)
-		return nil
-	})
-	return out, err
+	return sel + " END"
 }
 
 // LineItemsByID returns the line items of month (all months when "") whose
