@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gpubill/gpubill/fetch/fetchtest"
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
 )
@@ -34,7 +35,7 @@ func openLedger(t *testing.T) *ledger.DB {
 // ledgerState is the line count and billed total of a ledger.
 func ledgerState(t *testing.T, db *ledger.DB) (int, string) {
 	t.Helper()
-	items, err := db.LineItems(context.Background(), ledger.Filter{})
+	items, err := testkit.LineItems(context.Background(), db, ledger.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpubill/gpubill/fetch/fetchtest"
 	"github.com/gpubill/gpubill/ingest"
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -152,7 +153,7 @@ func TestHuaweiPagesAndAgreesWithCSV(t *testing.T) {
 	if n != 10 || sum != "41.6" {
 		t.Errorf("ledger %d lines %s, want 10 lines 41.6", n, sum)
 	}
-	items, _ := db.LineItems(ctx, ledger.Filter{})
+	items, _ := testkit.LineItems(ctx, db, ledger.Filter{})
 	var vm *ledger.LineItem
 	for i := range items {
 		if items[i].ResourceType == "云主机" {

@@ -27,7 +27,7 @@ func forgetLineKeys(t *testing.T, db *ledger.DB) {
 // lineKeys lists the ledger's line keys, sorted.
 func lineKeys(t *testing.T, db *ledger.DB) []string {
 	t.Helper()
-	items, err := db.LineItems(context.Background(), ledger.Filter{})
+	items, err := testkit.LineItems(context.Background(), db, ledger.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpubill/gpubill/internal/testkit"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
 )
@@ -116,7 +117,7 @@ func toGolden(li *ledger.LineItem, withRaw bool) goldenItem {
 // storedItems reads every line item back from the ledger, in insertion order.
 func storedItems(t testing.TB, db *ledger.DB) []ledger.LineItem {
 	t.Helper()
-	items, err := db.LineItems(context.Background(), ledger.Filter{})
+	items, err := testkit.LineItems(context.Background(), db, ledger.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func TestRowOf(t *testing.T) {
 	for i := range imps {
 		byID[imps[i].ID] = &imps[i]
 	}
-	items, err := db.LineItems(ctx, ledger.Filter{Month: "2026-10"})
+	items, err := testkit.LineItems(ctx, db, ledger.Filter{Month: "2026-10"})
 	if err != nil {
 		t.Fatal(err)
 	}

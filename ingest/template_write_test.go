@@ -674,7 +674,7 @@ func TestTemplateImport(t *testing.T) {
 				t.Errorf("import: got new %d skipped %d duplicate %d want new %d and nothing else",
 					res.New, res.Skipped, res.Duplicate, tt.wantLines+tt.wantTxs)
 			}
-			items, err := db.LineItems(ctx, ledger.Filter{})
+			items, err := testkit.LineItems(ctx, db, ledger.Filter{})
 			if err != nil {
 				t.Fatal(err)
 			}

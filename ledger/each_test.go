@@ -49,7 +49,7 @@ func TestEachLineItemEqualsPlainScan(t *testing.T) {
 	if err != nil || len(parts) != 1 || parts[0].IDMin != 1 || parts[0].IDMax != 4 {
 		t.Fatalf("parts: got %+v, %v; want ids 1 to 4", parts, err)
 	}
-	mid, err := db.LineItems(ctx, Filter{IDMin: 2, IDMax: 3})
+	mid, err := lineItems(ctx, db, Filter{IDMin: 2, IDMax: 3})
 	if err != nil || len(mid) != 2 || mid[0].ID+mid[1].ID != 5 {
 		t.Fatalf("ids 2..3: got %d items (%v)", len(mid), err)
 	}
@@ -227,8 +227,8 @@ func scanLineItem(rows *sql.Rows) (*LineItem, error) {
 	return &li, nil
 }
 
-// TestReadCells reads some of the source cells of one import's items
-// only, with a filter's own placeholders after the list's.
+// TestReadCells reads some of the source cells of some imports' items
+// only, beside a filter's placeholders.
 func TestReadCells(t *testing.T) {
 	db := openTest(t)
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
@@ -244,6 +244,7 @@ func TestReadCells(t *testing.T) {
 		want  string
 	}{
 		{map[int64][]int{2: {1}}, `[] ["T9"]`},
+		{map[int64][]int{1: {1}, 2: {1}}, `["T9"] ["T9"]`},                 // one branch
 		{map[int64][]int{1: {2, 0}, 2: {0, 5}}, `["\"q\",","a"] ["b",""]`}, // 5: no such cell
 		{map[int64][]int{}, `[] []`},
 		{nil, `["a","T9","\"q\","] ["b","T9","\"q\","]`},
@@ -258,4 +259,15 @@ func TestReadCells(t *testing.T) {
 			t.Errorf("Cells %v: raw cells %s, want %s", tc.cells, got, tc.want)
 		}
 	}
+}
+
+// lineItems returns the line items f selects, with their raw cells, in
+// ByResource order (testkit.LineItems, which this package cannot import).
+func lineItems(ctx context.Context, db *DB, f Filter) ([]LineItem, error) {
+	var out []LineItem
+	err := db.EachLineItem(ctx, f, Read{}, func(li *LineItem) error {
+		out = append(out, *li)
+		return nil
+	})
+	return out, err
 }

@@ -138,7 +138,7 @@ func TestInsertIgnoresKnownRowKeys(t *testing.T) {
 	if n := importItems(t, db, []LineItem{item("k2", "2"), item("k3", "3")}); n != 1 {
 		t.Fatalf("overlapping import added %d, want 1", n)
 	}
-	items, err := db.LineItems(context.Background(), Filter{Month: "2026-10"})
+	items, err := lineItems(context.Background(), db, Filter{Month: "2026-10"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -605,7 +605,7 @@ func TestImportsAndUndo(t *testing.T) {
 		t.Errorf("undo removed %d rows, want 1 (c; b belongs to the first import)", n)
 	}
 	var keys []string
-	items, _ := db.LineItems(ctx, Filter{})
+	items, _ := lineItems(ctx, db, Filter{})
 	for _, li := range items {
 		keys = append(keys, li.RowKey)
 	}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -219,8 +220,7 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, r Read, fn func(*LineI
 	cols, list, _ := selectColumns(nil, r.NoRaw || r.Cells != nil)
 	where, args := f.where()
 	if r.Cells != nil && !r.NoRaw {
-		sel, selArgs := cellsOf(r.Cells)
-		cols, list, args = append(cols, &lineItemColumns[columnIndex["raw"]]), list+", "+sel, append(selArgs, args...)
+		cols, list = append(cols, &lineItemColumns[columnIndex["raw"]]), list+", "+cellsOf(r.Cells)
 	}
 	ir := newItemReader(cols, paths)
 	return db.Scan(ctx, "SELECT "+list+" FROM line_items li"+where+r.Order.orderBy(), args, func(row Row) error {
@@ -235,42 +235,28 @@ func (db *DB) EachLineItem(ctx context.Context, f Filter, r Read, fn func(*LineI
 	})
 }
 
-// cellsOf is the select-list expression of Read.Cells, with its arguments:
-// the listed cells of each import's raw cells as a JSON array (SQLite's
-// ->> reads a missing cell as NULL, which decodes as "").
-func cellsOf(cells map[int64][]int) (string, []any) {
-	imports := slices.Sorted(maps.Keys(cells))
-	if len(imports) == 0 {
-		return "NULL", nil
-	}
-	var b strings.Builder
-	var args []any
-	b.WriteString("CASE li.import_id")
-	for _, id := range imports {
-		b.WriteString(" WHEN ? THEN json_array(")
-		args = append(args, id)
-		for i, c := range cells[id] {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("li.raw ->> ?")
-			args = append(args, fmt.Sprintf("$[%d]", c))
+// cellsOf is Read.Cells' select-list expression: each import's cells as a
+// JSON array (->> reads a missing one as NULL: ""), a branch per cell list,
+// the ids written out (many imports meet no placeholder limit).
+func cellsOf(cells map[int64][]int) string {
+	groups := map[string][]string{} // a branch's json_array → its imports
+	for id, cs := range cells {
+		paths := make([]string, len(cs))
+		for i, c := range cs {
+			paths[i] = fmt.Sprintf("li.raw ->> '$[%d]'", c)
 		}
-		b.WriteString(")")
+		arr := "json_array(" + strings.Join(paths, ", ") + ")"
+		groups[arr] = append(groups[arr], strconv.FormatInt(id, 10))
 	}
-	b.WriteString(" END")
-	return b.String(), args
-}
-
-// LineItems returns the line items selected by f, with their raw cells, in
-// ByResource order.
-func (db *DB) LineItems(ctx context.Context, f Filter) ([]LineItem, error) {
-	var out []LineItem
-	err := db.EachLineItem(ctx, f, Read{}, func(li *LineItem) error {
-		out = append(out, *li)
-		return nil
-	})
-	return out, err
+	if len(groups) == 0 {
+		return "NULL"
+	}
+	sel := "CASE"
+	for _, arr := range slices.Sorted(maps.Keys(groups)) {
+		slices.Sort(groups[arr])
+		sel += " WHEN li.import_id IN (" + strings.Join(groups[arr], ",") + ") THEN " + arr
+	}
+	return sel + " END"
 }
 
 // LineItemsByID returns the line items of month (all months when "") whose

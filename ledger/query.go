@@ -30,9 +30,8 @@ type Filter struct {
 type Read struct {
 	NoRaw bool  // leave LineItem.Raw empty: the source cells are not read at all
 	Order Order // the zero value is ByResource
-	// Cells, when set (and NoRaw is not), reads of the source cells only
-	// those listed for each import (column indexes), in the listed order:
-	// the Raw of an item of an import not listed is empty.
+	// Cells, when set (and NoRaw is not), reads only the source cells listed
+	// per import (column indexes, in order); other imports' items have none.
 	Cells map[int64][]int
 }
 

@@ -262,7 +262,7 @@ func TestInstancesTotalsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	items, err := s.db.LineItems(ctx, ledger.Filter{Month: "2026-10"})
+	items, err := testkit.LineItems(ctx, s.db, ledger.Filter{Month: "2026-10"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,7 +159,7 @@ func manyItemsLedger(t *testing.T) *ledger.DB {
 
 func TestSpendTotalsExact(t *testing.T) {
 	db := manyItemsLedger(t)
-	stored, err := db.LineItems(context.Background(), ledger.Filter{Month: "2026-10"})
+	stored, err := testkit.LineItems(context.Background(), db, ledger.Filter{Month: "2026-10"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,9 +85,6 @@ func register(r Rule) {
 	})
 }
 
-// Rules returns the registered rules in order.
-func Rules() []Rule { return append([]Rule(nil), registry...) }
-
 // Config is what an audit runs with.
 type Config struct {
 	// TZ cuts days and nights (default Asia/Shanghai).

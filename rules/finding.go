@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"math"
-	"math/bits"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -133,23 +131,3 @@ func isUsage(li *ledger.LineItem) bool {
 func quantityPositive(li *ledger.LineItem) bool {
 	return li.PricingQuantity.Valid && li.PricingQuantity.Decimal.IsPositive()
 }
-
-// mulDivRound is a × b ÷ den rounded half up, through a 128-bit product;
-// false when the result does not fit a uint64 (or den is 0).
-func mulDivRound(a, b, den uint64) (uint64, bool) {
-	hi, lo := bits.Mul64(a, b)
-	if hi >= den {
-		return 0, false
-	}
-	quo, rem := bits.Div64(hi, lo, den)
-	if rem >= den-rem { // 2 × rem ≥ den, without overflow
-		if quo == math.MaxUint64 {
-			return 0, false
-		}
-		quo++
-	}
-	return quo, true
-}
-
-// pow10u are the powers of ten to 10^8.
-var pow10u = [9]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}

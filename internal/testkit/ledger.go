@@ -23,7 +23,7 @@ func OpenLedger(t testing.TB) *ledger.DB {
 
 // ImportItems writes items into db as one imported file called path (format
 // "gpubill-bill", SHA-256 "sha-"+path), in one import transaction, and
-// returns them as stored (with IDs), as db.LineItems reads them back for
+// returns them as stored (with IDs), as LineItems reads them back for
 // that import. The caller's slice is not changed. Each stored copy gets the
 // import's ID and, where the field is empty: SourceRow its 1-based position,
 // RowKey path+"#"+position, ChargeCategory usage and Currency CNY.
@@ -70,9 +70,20 @@ func ImportItems(t testing.TB, db *ledger.DB, path string, items []ledger.LineIt
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	out, err := db.LineItems(ctx, ledger.Filter{ImportID: imp.ID})
+	out, err := LineItems(ctx, db, ledger.Filter{ImportID: imp.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// LineItems returns the line items of db that f selects, with their raw
+// cells, in ledger.ByResource order.
+func LineItems(ctx context.Context, db *ledger.DB, f ledger.Filter) ([]ledger.LineItem, error) {
+	var out []ledger.LineItem
+	err := db.EachLineItem(ctx, f, ledger.Read{}, func(li *ledger.LineItem) error {
+		out = append(out, *li)
+		return nil
+	})
+	return out, err
 }
