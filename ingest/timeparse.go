@@ -22,7 +22,7 @@ import (
 //
 // Seconds may carry a fraction (kept to the nanosecond). Text without a zone
 // is wall-clock time in loc (nil means UTC). Impossible dates (2026-02-30,
-// 25:00) and years outside 1900–9998 are errors.
+// 25:00) and years outside 1900–9998, in loc or in UTC, are errors.
 func ParseTime(s string, loc *time.Location) (time.Time, error) {
 	t, ok := parseTime(trimCell(s), loc)
 	if !ok {
@@ -69,7 +69,12 @@ func (p *timeScanner) spaces() int {
 
 func parseTime(s string, loc *time.Location) (time.Time, bool) {
 	t, ok := parseTimeWall(s, loc)
-	return t.UTC(), ok
+	// The years' bounds hold in UTC too (1900-01-01 in Shanghai is 1899 in
+	// UTC), so that the stored form of every time reads back.
+	if u := t.UTC(); ok && u.Year() >= 1900 && u.Year() <= 9998 {
+		return u, true
+	}
+	return time.Time{}, false
 }
 
 // parseTimeWall is parseTime keeping the zone the text was written in (or
