@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
@@ -115,7 +116,7 @@ func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64
 			read.Cells[id], idCols[id] = c.cols, c
 		}
 	}
-	err = db.EachLineItem(ctx, ledger.Filter{Month: m}, read, func(li *ledger.LineItem) error {
+	write := func(li *ledger.LineItem) error {
 		if enc == nil { // the partition's file, at its first row
 			if err := os.MkdirAll(filepath.Dir(p.Path), 0o700); err != nil {
 				return err
@@ -150,7 +151,10 @@ func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64
 		}
 		p.Rows++
 		return nil
-	})
+	}
+	err = pipelined(ctx, func(ctx context.Context, fn func(*ledger.LineItem) error) error {
+		return db.EachLineItem(ctx, ledger.Filter{Month: m}, read, fn)
+	}, write)
 	if err != nil {
 		if _, ok := err.(*FitError); ok {
 			return fail(err)
@@ -300,6 +304,50 @@ func shareAtRisk(f *ledger.Finding) []decimal.NullDecimal {
 		shares[j] = decimal.NullDecimal{Decimal: take, Valid: true}
 	}
 	return shares
+}
+
+// pipelined runs scan, which hands items to the function it is given,
+// beside write: the items reach write in batches on a goroutine of its own,
+// so that reading the ledger and encoding the file overlap. The first error
+// of either stops both and is returned.
+func pipelined(ctx context.Context, scan func(context.Context, func(*ledger.LineItem) error) error, write func(*ledger.LineItem) error) error {
+	const batchSize = 256
+	batches := make(chan []*ledger.LineItem, 4)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(batches)
+		batch := make([]*ledger.LineItem, 0, batchSize)
+		send := func() error {
+			select {
+			case batches <- batch:
+				batch = make([]*ledger.LineItem, 0, batchSize)
+				return nil
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		err := scan(gctx, func(li *ledger.LineItem) error {
+			if batch = append(batch, li); len(batch) == batchSize {
+				return send()
+			}
+			return nil
+		})
+		if err == nil && len(batch) > 0 {
+			err = send()
+		}
+		return err
+	})
+	g.Go(func() error {
+		for b := range batches {
+			for _, li := range b {
+				if err := write(li); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return g.Wait()
 }
 
 // source is where line item li, of import im (nil: unknown), came from, as
