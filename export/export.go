@@ -110,9 +110,9 @@ func exportMonth(ctx context.Context, db *ledger.DB, m string, imports map[int64
 	}
 	cells := make([]cell, len(columns))
 	// The source cells are read only of the imports with ids to carry.
-	read, idCols := ledger.Read{Cells: map[int64][]int{}}, map[int64]idColumns{}
+	read, idCols := ledger.Read{Cells: map[int64][]int{}}, map[int64]IDColumns{}
 	for id, im := range imports {
-		if c := idColumnsOf(im.Header); len(c.cols) > 0 {
+		if c := IDColumnsOf(im.Header); len(c.cols) > 0 {
 			read.Cells[id], idCols[id] = c.cols, c
 		}
 	}

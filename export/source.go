@@ -16,7 +16,7 @@ import (
 // export names where each line came from: the vendor's file as the ledger
 // stored its path, a workbook's sheet, the row a person sees opening it in
 // a spreadsheet (the import's row map already applied), the format the
-// file was read as, and the platform's own ids in that row (SourceIDs). A
+// file was read as, and the platform's own ids in that row (IDColumns). A
 // ledger that imports the export keeps them in the lines' raw cells, so
 // that its citations can name the vendor's bill and ids instead of the
 // export, and tell a bill the user filled in (the gpubill template) from
@@ -69,31 +69,19 @@ func HasSources(header []string) bool {
 // the bill spells it (platform.IDHeader) and the cell as it was.
 type ID struct{ Header, Value string }
 
-// SourceIDs are the identifier cells of a row of an import with header:
-// every identifier column of the header, in its order, a cell the row
-// lacks blank. A line that was itself imported from an export keeps the
-// ids its x_SourceIds cell names.
-func SourceIDs(header, raw []string) []ID {
-	c := idColumnsOf(header)
-	cells := make([]string, len(c.cols))
-	for k, i := range c.cols {
-		if i < len(raw) {
-			cells[k] = raw[i]
-		}
-	}
-	return c.ids(cells)
-}
-
-// idColumns are the columns of an import's rows that hold their ids: its
-// x_SourceIds column (carried), else its identifier columns.
-type idColumns struct {
+// IDColumns are the columns of an import's rows that hold their ids: its
+// x_SourceIds column (carried: a line imported from an export keeps the
+// ids it names), else every identifier column of its header
+// (platform.IDHeader), in the header's order.
+type IDColumns struct {
 	header  []string
 	carried bool
 	cols    []int
 }
 
-func idColumnsOf(header []string) idColumns {
-	c := idColumns{header: header}
+// IDColumnsOf finds the id columns of an import with header.
+func IDColumnsOf(header []string) IDColumns {
+	c := IDColumns{header: header}
 	if i := slices.Index(header, SourceIDsColumn); i >= 0 {
 		c.carried, c.cols = true, []int{i}
 		return c
@@ -106,8 +94,20 @@ func idColumnsOf(header []string) idColumns {
 	return c
 }
 
+// Row is the ids of a row of the import, raw its cells: a cell the row
+// lacks is blank.
+func (c IDColumns) Row(raw []string) []ID {
+	cells := make([]string, len(c.cols))
+	for k, i := range c.cols {
+		if i < len(raw) {
+			cells[k] = raw[i]
+		}
+	}
+	return c.ids(cells)
+}
+
 // ids are the ids in cells, a row's cells of c.cols.
-func (c idColumns) ids(cells []string) []ID {
+func (c IDColumns) ids(cells []string) []ID {
 	if c.carried {
 		if len(cells) == 0 {
 			return nil
@@ -141,20 +141,6 @@ func idsText(ids []ID) string {
 		b = append(append(append(b, k...), ':'), v...)
 	}
 	return string(append(b, '}'))
-}
-
-// LineIDs reads the x_SourceIds cell of a line whose import has header, in
-// its order. ok is false when the header has no such column; a blank or
-// malformed cell (an export edited by hand) gives no ids.
-func LineIDs(header, raw []string) (ids []ID, ok bool) {
-	i := slices.Index(header, SourceIDsColumn)
-	if i < 0 {
-		return nil, false
-	}
-	if i >= len(raw) {
-		return nil, true
-	}
-	return parseIDs(raw[i]), true
 }
 
 // parseIDs reads an x_SourceIds cell (idsText); nil when it is blank or

@@ -40,52 +40,54 @@ func TestLineSource(t *testing.T) {
 
 func TestSourceIDs(t *testing.T) {
 	vendor := []string{"时间", "交易ID", "金额", "订单号/交易号", "实例ID"}
-	ids := SourceIDs(vendor, []string{"2026-10-01", " T9 ", "1.00", ""}) // the row lacks its last cell
+	ids := IDColumnsOf(vendor).Row([]string{"2026-10-01", " T9 ", "1.00", ""}) // the row lacks its last cell
 	want := []ID{{"交易ID", " T9 "}, {"订单号/交易号", ""}, {"实例ID", ""}}
 	if !slices.Equal(ids, want) {
-		t.Fatalf("SourceIDs = %v, want %v", ids, want)
+		t.Fatalf("Row = %v, want %v", ids, want)
 	}
 	text := idsText(ids)
 	if text != `{"交易ID":" T9 ","订单号/交易号":"","实例ID":""}` {
 		t.Errorf("idsText = %s", text)
 	}
 	exported := []string{"BilledCost", SourceFileColumn, SourceIDsColumn}
-	if len(idColumnsOf(vendor).cols) != 3 || len(idColumnsOf(exported).cols) != 1 || len(idColumnsOf([]string{"BilledCost", "x_SourceRow"}).cols) != 0 {
-		t.Error("idColumnsOf: wrong columns")
+	if len(IDColumnsOf(vendor).cols) != 3 || len(IDColumnsOf(exported).cols) != 1 || len(IDColumnsOf([]string{"BilledCost", "x_SourceRow"}).cols) != 0 {
+		t.Error("IDColumnsOf: wrong columns")
 	}
 	// An export of a ledger that imported an export carries the first ids.
-	if got := SourceIDs(exported, []string{"1.00", "a.csv", text}); !slices.Equal(got, want) {
-		t.Errorf("SourceIDs of an exported line = %v, want %v", got, want)
+	if got := IDColumnsOf(exported).Row([]string{"1.00", "a.csv", text}); !slices.Equal(got, want) {
+		t.Errorf("Row of an exported line = %v, want %v", got, want)
 	}
-	if got := idsText(SourceIDs([]string{"BilledCost"}, []string{"1"})); got != "" {
+	if got := idsText(IDColumnsOf([]string{"BilledCost"}).Row([]string{"1"})); got != "" {
 		t.Errorf("no ids: %q", got)
 	}
 	for _, cell := range []string{"", " ", "{", `{"a":1}`, `["a"]`, `{"a":"b"} x`, `{"a":"b"`, "null"} {
-		if got, ok := LineIDs(exported, []string{"1", "a.csv", cell}); !ok || got != nil {
-			t.Errorf("LineIDs(%q) = %v, %v; want none, true", cell, got, ok)
+		if got := IDColumnsOf(exported).Row([]string{"1", "a.csv", cell}); got != nil {
+			t.Errorf("Row with x_SourceIds %q = %v; want none", cell, got)
 		}
 	}
-	if _, ok := LineIDs(vendor, []string{"x"}); ok {
-		t.Error("LineIDs of a header without the column: ok")
+	if got := IDColumnsOf(exported).Row([]string{"1", "a.csv"}); got != nil {
+		t.Errorf("Row of a line without its x_SourceIds cell = %v; want none", got)
+	}
+	// A header without the column names its ids by its own columns: a cell
+	// is not read as JSON.
+	if got := IDColumnsOf(vendor).Row([]string{"x", `{"交易ID":"T9"}`}); !slices.Equal(got, []ID{{"交易ID", `{"交易ID":"T9"}`}, {"订单号/交易号", ""}, {"实例ID", ""}}) {
+		t.Errorf("Row of a vendor line = %v", got)
 	}
 }
 
-// FuzzLineIDs reads any x_SourceIds cell without panicking, and what it
+// FuzzSourceIDs reads any x_SourceIds cell without panicking, and what it
 // reads writes back as a cell that reads the same.
-func FuzzLineIDs(f *testing.F) {
+func FuzzSourceIDs(f *testing.F) {
 	f.Add(`{"交易ID":"T9","订单号":""}`)
 	f.Add(`{"a":"\u0000"}`)
 	f.Add(`{}`)
-	header := []string{SourceIDsColumn}
+	cols := IDColumnsOf([]string{SourceIDsColumn})
 	f.Fuzz(func(t *testing.T, cell string) {
-		ids, ok := LineIDs(header, []string{cell})
-		if !ok {
-			t.Fatal("not ok with the column present")
-		}
+		ids := cols.Row([]string{cell})
 		if len(ids) == 0 {
 			return
 		}
-		again, _ := LineIDs(header, []string{idsText(ids)})
+		again := cols.Row([]string{idsText(ids)})
 		if !slices.Equal(again, ids) {
 			t.Errorf("%q: read %v, written and read again %v", cell, ids, again)
 		}

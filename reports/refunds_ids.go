@@ -16,7 +16,7 @@ import (
 // a charge by its order, transaction or bill id (订单号, 交易ID, BillID),
 // not by a row number in the user's file. They are read from the raw cells
 // the ledger keeps for every row, under the header of its import, or from
-// the ids a gpubill export carried (export.SourceIDs).
+// the ids a gpubill export carried (export.IDColumns).
 
 // platformID is one identifier column of a claim's rows with its values.
 type platformID struct {
@@ -33,6 +33,7 @@ func (c *RefundClaim) findPlatformIDs(items map[int64]*ledger.LineItem, imports 
 	c.platformIDs = c.platformIDs[:0]
 	idx := map[string]int{}
 	seen := map[[2]string]bool{}
+	cols := map[int64]export.IDColumns{} // by import: its header is read once
 	for _, e := range c.Evidence {
 		li := items[e.LineItemID]
 		if li == nil {
@@ -43,7 +44,12 @@ func (c *RefundClaim) findPlatformIDs(items map[int64]*ledger.LineItem, imports 
 		if im == nil || len(cells) == 0 {
 			continue
 		}
-		for i, id := range export.SourceIDs(im.Header, cells) {
+		ic, ok := cols[im.ID]
+		if !ok {
+			ic = export.IDColumnsOf(im.Header)
+			cols[im.ID] = ic
+		}
+		for i, id := range ic.Row(cells) {
 			h, v := id.Header, strings.TrimSpace(id.Value)
 			if v == "" || v == "-" || v == "--" || v == c.ResourceID || seen[[2]string{h, v}] {
 				continue
