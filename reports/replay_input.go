@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -131,34 +132,20 @@ func loadReplayInput(in ReplaySource, month string, cfg ReplayConfig) *replayInp
 		}
 		return p
 	}
-	sessions := in.Sessions()
-	out.Sessions = make([]replaySession, 0, len(sessions))
-	for _, s := range sessions {
-		rs := replaySession{Provider: s.Provider(), Resource: s.ResourceID(), Currency: s.Currency(),
-			Parts: make([]replayPart, 0, len(s.Items))}
-		for _, li := range s.Items {
-			if li.BillingPeriod != month {
-				continue
-			}
-			if len(rs.Parts) == 0 {
-				rs.PricingModel = li.PricingModel
-			}
-			rs.Parts = append(rs.Parts, part(li))
-		}
-		if len(rs.Parts) > 0 {
-			rs.Parts = slices.Clip(rs.Parts)
-			sort.SliceStable(rs.Parts, func(i, j int) bool { return rs.Parts[i].Start.Before(rs.Parts[j].Start) })
-			out.Sessions = append(out.Sessions, rs)
-		}
-	}
+	// The sessions and the month's other items are read side by side:
+	// each builds a cache of in's (the sessions; whom a charge serves).
+	var sessions []replaySession
+	var side sync.WaitGroup
+	side.Go(func() { sessions = replaySessions(in.Sessions(), month, part) })
+	var prepaid []replaySession
 	for _, li := range in.MonthItems() {
 		running := li.Kind == ledger.KindCompute && billing.IsRunning(li)
 		switch {
 		case running && billing.IsPrepaid(li):
-			out.Sessions = append(out.Sessions, replaySession{Provider: li.Provider, Resource: li.ResourceID,
+			prepaid = append(prepaid, replaySession{Provider: li.Provider, Resource: li.ResourceID,
 				Currency: li.Currency, PricingModel: li.PricingModel, Prepaid: true, Parts: []replayPart{part(li)}})
 		case running && li.ResourceID != "":
-			// in a session above
+			// in a session (replaySessions)
 		case li.Kind != ledger.KindCompute && !li.BilledCost.IsNegative() &&
 			(li.ChargeCategory == ledger.CategoryUsage || li.ChargeCategory == ledger.CategoryPurchase || li.ChargeCategory == ""):
 			c := replayCharge{ID: li.ID, Provider: li.Provider, Currency: li.Currency, Kind: li.Kind, Category: li.ChargeCategory,
@@ -185,7 +172,34 @@ func loadReplayInput(in ReplaySource, month string, cfg ReplayConfig) *replayInp
 				Kind: li.Kind, Category: li.ChargeCategory, Cost: li.BilledCost})
 		}
 	}
+	side.Wait()
+	out.Sessions = append(sessions, prepaid...)
 	out.Policies, out.Prices = loadReplayCatalog(cfg)
+	return out
+}
+
+// replaySessions are the month's parts of the rules' sessions, each
+// session's parts ordered by start.
+func replaySessions(sessions []billing.Session, month string, part func(*ledger.LineItem) replayPart) []replaySession {
+	out := make([]replaySession, 0, len(sessions))
+	for _, s := range sessions {
+		rs := replaySession{Provider: s.Provider(), Resource: s.ResourceID(), Currency: s.Currency(),
+			Parts: make([]replayPart, 0, len(s.Items))}
+		for _, li := range s.Items {
+			if li.BillingPeriod != month {
+				continue
+			}
+			if len(rs.Parts) == 0 {
+				rs.PricingModel = li.PricingModel
+			}
+			rs.Parts = append(rs.Parts, part(li))
+		}
+		if len(rs.Parts) > 0 {
+			rs.Parts = slices.Clip(rs.Parts)
+			sort.SliceStable(rs.Parts, func(i, j int) bool { return rs.Parts[i].Start.Before(rs.Parts[j].Start) })
+			out = append(out, rs)
+		}
+	}
 	return out
 }
 
