@@ -82,6 +82,11 @@ func TestHostileXLSXRows(t *testing.T) {
 			charge(2, "2026-10-02 10:00", "2026-10-02 11:00", xnum("F2", "b", "0")) +
 			charge(3, "2026-10-02 11:00", "2026-10-02 12:00", xnum("F3", "e", "#DIV/0!")),
 			`x.xlsx: 账单!F2: column 应付金额: "FALSE" is not an amount`, nil},
+		// Excel's last day, 9999-12-31, is past the years a stored time
+		// reads back in (in UTC it is 9999 here, 10000 west of UTC).
+		{"a date of Excel's last day", xrow(1, xlsxHeader...) +
+			xrowCells(2, []string{"AutoDL", "hx-1", "GPU计算"}, xnum("D2", "", "2958465"), xnum("E2", "", "2958465.5"), a(2, "1")),
+			`x.xlsx: 账单!D2: column 开始时间: "2958465" is not a date-time`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -69,13 +69,17 @@ func (p *timeScanner) spaces() int {
 
 func parseTime(s string, loc *time.Location) (time.Time, bool) {
 	t, ok := parseTimeWall(s, loc)
-	// The years' bounds hold in UTC too (1900-01-01 in Shanghai is 1899 in
-	// UTC), so that the stored form of every time reads back.
-	if u := t.UTC(); ok && u.Year() >= 1900 && u.Year() <= 9998 {
+	if u := t.UTC(); ok && storable(u) {
 		return u, true
 	}
 	return time.Time{}, false
 }
+
+// storable reports whether the UTC time u is within the years every reader
+// of a time accepts (1900–9998). The bounds hold in UTC as well as in the
+// bill's zone (1900-01-01 in Shanghai is 1899 in UTC; 9999-12-31 west of
+// UTC is 10000), so that the stored form of every time reads back.
+func storable(u time.Time) bool { return u.Year() >= 1900 && u.Year() <= 9998 }
 
 // parseTimeWall is parseTime keeping the zone the text was written in (or
 // loc), so that callers can take the calendar date as written.
@@ -235,8 +239,9 @@ func daysIn(year, month int) int {
 // 12:00) as XLSX files store dates, in the 1900 date system (date1904: the
 // 1904 one, serial 0 = 1904-01-01), with the wall clock in loc (nil means
 // UTC); the result is in UTC, rounded to the second. ok is false for text
-// that is not a number, or a number outside 1900-01-01 to 9999-12-31, or
-// Excel's phantom 1900-02-29 (serial 60).
+// that is not a number, a time whose UTC year is outside those ParseTime
+// accepts (storable; Excel's own range ends at 9999-12-31), or Excel's
+// phantom 1900-02-29 (serial 60).
 func excelSerial(s string, loc *time.Location, date1904 bool) (time.Time, bool) {
 	if loc == nil {
 		loc = time.UTC
@@ -272,5 +277,9 @@ func excelSerial(s string, loc *time.Location, date1904 bool) (time.Time, bool) 
 		base = time.Date(1899, 12, 30, 0, 0, 0, 0, loc)
 	}
 	y, m, d := base.Date()
-	return time.Date(y, m, d+days, 0, 0, secs, 0, loc).UTC(), true
+	u := time.Date(y, m, d+days, 0, 0, secs, 0, loc).UTC()
+	if !storable(u) {
+		return time.Time{}, false
+	}
+	return u, true
 }

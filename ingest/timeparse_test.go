@@ -97,6 +97,12 @@ func TestExcelSerial(t *testing.T) {
 		{name: "negative", in: "-1"},
 		{name: "text", in: "2026-10-03"},
 		{name: "too large", in: "3000000"},
+		// Excel's last day, 9999-12-31, is past the years ParseTime reads back
+		// (in Shanghai, as in UTC), and serial 1 in Shanghai is 1899 in UTC.
+		{name: "last day", in: "2958465"},
+		{name: "last day in UTC", in: "2958465", utc: true},
+		{name: "first day in Shanghai", in: "1"},
+		{name: "last readable day", in: "2958100.5", want: "9998-12-31T04:00:00Z"},
 		{name: "empty", in: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,6 +132,16 @@ func FuzzParseTime(f *testing.F) {
 		f.Add(tc.in)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		// A serial date read from a sheet is stored as ParseTime's are:
+		// its RFC 3339 form must parse back to itself too.
+		for _, loc := range []*time.Location{shanghai, time.UTC} {
+			if got, ok := excelSerial(s, loc, false); ok {
+				back, err := ParseTime(got.Format(time.RFC3339Nano), loc)
+				if err != nil || !back.Equal(got) {
+					t.Fatalf("excelSerial(%q, %v) = %v; its RFC 3339 form parses to %v, %v", s, loc, got, back, err)
+				}
+			}
+		}
 		got, err := ParseTime(s, shanghai)
 		if err != nil {
 			return
@@ -138,6 +154,5 @@ func FuzzParseTime(f *testing.F) {
 		if err != nil || !back.Equal(got) {
 			t.Fatalf("ParseTime(%q) = %v; its RFC 3339 form parses to %v, %v", s, got, back, err)
 		}
-		excelSerial(s, shanghai, false) // must not panic
 	})
 }
