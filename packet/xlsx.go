@@ -2,6 +2,7 @@ package packet
 
 import (
 	"archive/zip"
+	"compress/flate"
 	"context"
 	"fmt"
 	"io"
@@ -505,6 +506,7 @@ func (p *Packet) WriteXLSX(w io.Writer) error {
 		tmp.Close()
 		os.Remove(tmp.Name())
 	}()
+	f.SetZipWriter(packetZip)
 	if err := f.Write(tmp); err != nil {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
@@ -512,6 +514,22 @@ func (p *Packet) WriteXLSX(w io.Writer) error {
 		return fmt.Errorf("packet: xlsx: %w", err)
 	}
 	return nil
+}
+
+// deflateLevel is the compression of the workbook's members. archive/zip
+// deflates at level 5: for a big month's 明细 (250 MB of sheet XML) that
+// was a fifth of the packet's time, spent after every sheet was written.
+// Level 2 takes half as long, for a package about a fifth larger.
+const deflateLevel = 2
+
+// packetZip is the zip writer excelize writes the package with, deflating
+// at deflateLevel.
+func packetZip(w io.Writer) excelize.ZipWriter {
+	zw := zip.NewWriter(w)
+	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+		return flate.NewWriter(out, deflateLevel)
+	})
+	return zw
 }
 
 // sortedZip copies the zip package data to w with its members in name
