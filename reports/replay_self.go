@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -57,22 +58,28 @@ func (rp *replayer) selfRow(g *workGroup, works []sessionWork, out *ReplayGroup)
 // billed time; what it does not reproduce is attributed. gpuSecs is the
 // policy-rounded time of the components that name the GPU.
 func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool) (replayed decimal.Decimal, gpuSecs int64, atts []ReplayAttribution) {
-	// components in order of first appearance
+	// components in order of first appearance (a session has one, or a
+	// few: Tencent's GPU, CPU and memory)
 	var comps []string
-	parts := map[string][]replayPart{}
-	for _, p := range s.Parts {
-		if _, ok := parts[p.Component]; !ok {
-			comps = append(comps, p.Component)
+	for i := range s.Parts {
+		if c := s.Parts[i].Component; !slices.Contains(comps, c) {
+			comps = append(comps, c)
 		}
-		parts[p.Component] = append(parts[p.Component], p)
 	}
 	for _, c := range comps {
-		ps := parts[c]
-		var run, charged []span
+		var first *replayPart
+		run, charged := make([]span, 0, len(s.Parts)), make([]span, 0, len(s.Parts))
+		ids := make([]int64, 0, len(s.Parts))
 		var costSum, billedSum money.Sum
-		var ids []int64
 		var chargedSecs int64
-		for _, p := range ps {
+		for i := range s.Parts {
+			p := &s.Parts[i]
+			if p.Component != c {
+				continue
+			}
+			if first == nil {
+				first = p
+			}
 			run = append(run, span{p.Start, p.End})
 			charged = append(charged, span{p.ChargeStart, p.ChargeEnd})
 			chargedSecs += int64(p.ChargeEnd.Sub(p.ChargeStart) / time.Second)
@@ -90,7 +97,7 @@ func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool)
 		if billed.IsPositive() {
 			r = trimZeros(cost.Mul(decimal.NewFromInt(allowed)).DivRound(billed, 8))
 		}
-		if c == ps[0].Component && rp.in.NormalizeGPU(ps[0].GPUModel) != "" {
+		if rp.in.NormalizeGPU(first.GPUModel) != "" {
 			gpuSecs += allowed
 		}
 		replayed = replayed.Add(r)
