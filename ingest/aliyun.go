@@ -253,7 +253,7 @@ func aliyunParseMonth(s string) (string, bool) {
 	if m := aliyunMonthRe.FindStringSubmatch(t); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2] + m[3])
-		if y >= 1900 && y <= 9998 && mo >= 1 && mo <= 12 {
+		if billYear(y) && mo >= 1 && mo <= 12 {
 			return fmt.Sprintf("%04d-%02d", y, mo), true
 		}
 		return "", false

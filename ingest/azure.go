@@ -255,7 +255,7 @@ func usDate(s string) (time.Time, bool) {
 		n[k] = v
 	}
 	m, day, y := n[0], n[1], n[2]
-	if m < 1 || m > 12 || day < 1 || day > 31 || y < 1900 || y > 9998 {
+	if m < 1 || m > 12 || day < 1 || day > 31 || !billYear(y) {
 		return time.Time{}, false
 	}
 	t := time.Date(y, time.Month(m), day, 0, 0, 0, 0, time.UTC)

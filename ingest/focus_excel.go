@@ -68,7 +68,7 @@ func excelDate(s string) (time.Time, bool) {
 	if len(ymd[2]) == 2 {
 		y += 2000
 	}
-	if m < 1 || m > 12 || d < 1 || d > 31 || y < 1900 || y > 9998 {
+	if m < 1 || m > 12 || d < 1 || d > 31 || !billYear(y) {
 		return time.Time{}, false
 	}
 	var hh, mm, ss int

@@ -619,7 +619,7 @@ func billingMonth(s string) (string, bool) {
 			}
 		}
 	}
-	if !ok1 || !ok2 || y < 1900 || y > 9998 || m < 1 || m > 12 {
+	if !ok1 || !ok2 || !billYear(y) || m < 1 || m > 12 {
 		return "", false
 	}
 	return time.Date(y, time.Month(m), 1, 0, 0, 0, 0, time.UTC).Format("2006-01"), true

@@ -75,11 +75,19 @@ func parseTime(s string, loc *time.Location) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// firstYear and lastYear bound the years every reader of a time or a
+// billing month accepts: years outside are no bill's, and the bound keeps
+// UTC within four-digit years.
+const firstYear, lastYear = 1900, 9998
+
+// billYear reports whether y is within firstYear..lastYear.
+func billYear(y int) bool { return y >= firstYear && y <= lastYear }
+
 // storable reports whether the UTC time u is within the years every reader
-// of a time accepts (1900–9998). The bounds hold in UTC as well as in the
+// of a time accepts (billYear). The bounds hold in UTC as well as in the
 // bill's zone (1900-01-01 in Shanghai is 1899 in UTC; 9999-12-31 west of
 // UTC is 10000), so that the stored form of every time reads back.
-func storable(u time.Time) bool { return u.Year() >= 1900 && u.Year() <= 9998 }
+func storable(u time.Time) bool { return billYear(u.Year()) }
 
 // parseTimeWall is parseTime keeping the zone the text was written in (or
 // loc), so that callers can take the calendar date as written.
@@ -129,9 +137,7 @@ func parseTimeWall(s string, loc *time.Location) (time.Time, bool) {
 	default:
 		return time.Time{}, false
 	}
-	// Years outside 1900..9998 are no bill's, and keep UTC conversion within
-	// four-digit years.
-	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || year < 1900 || year > 9998 {
+	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || !billYear(year) {
 		return time.Time{}, false
 	}
 	var hour, min, sec, nsec int
