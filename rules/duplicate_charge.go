@@ -25,10 +25,12 @@ func init() { register(duplicateCharge{}) }
 // risk = all but one of them.
 //
 // Two items are copies only if nothing in the bill tells them apart: besides
-// the fields above, their account, currency, charge category, pricing model
-// and component (sku, resource type, service name) must be equal too, so
-// that a Tencent-style bill with one row per component of an instance, or
-// two disks of one size, is not taken for a duplicate. Only ordinary charges
+// the fields above, their account, currency, charge category, pricing model,
+// component (sku, resource type, service name) and quantities (pricing and
+// consumed, with their units) must be equal too, so that a Tencent-style
+// bill with one row per component of an instance, two disks of one size, or
+// two runs of one day that cost the same (a 阿里云 bill with a 日期 only
+// gives each run the whole day as its period), is not taken for a duplicate. Only ordinary charges
 // count (not credits, tax or adjustments, not zero) and only items that name
 // a resource: account-level rows without a resource id cannot be called "the
 // same resource".
@@ -47,8 +49,8 @@ func (duplicateCharge) Info() Info {
 		ID:            "duplicate_charge",
 		TitleZH:       "重复计费",
 		TitleEN:       "Duplicate charge",
-		DescriptionZH: "同一平台、同一资源、同一费用类型、同一计费时段、同一金额的两条或多条记录（不论是不同的账单行号，还是同一文件中的相同行；重复导入不会产生重复记录）。风险金额 = 除一条以外的全部金额。",
-		DescriptionEN: "Two or more line items with the same provider, resource, kind, charge period and amount, whether under different vendor line ids or identical rows of one file (a re-import adds nothing, so what is in the ledger twice was charged twice). Money at risk = all of them but one.",
+		DescriptionZH: "同一平台、同一资源、同一费用类型、同一计费时段、同一金额、同一用量的两条或多条记录（不论是不同的账单行号，还是同一文件中的相同行；重复导入不会产生重复记录）。风险金额 = 除一条以外的全部金额。",
+		DescriptionEN: "Two or more line items with the same provider, resource, kind, charge period, amount and quantity, whether under different vendor line ids or identical rows of one file (a re-import adds nothing, so what is in the ledger twice was charged twice). Money at risk = all of them but one.",
 		Columns:       []string{"service_name", "resource_type", "sku"},
 		Params: append([]Param{
 			{Name: "min_amount", Type: ParamAmount, Default: "0.01",
@@ -178,12 +180,29 @@ func duplicateKeyCompare(a, b *ledger.LineItem) int {
 		return c
 	}
 	for _, p := range [...][2]string{{a.BillingAccountID, b.BillingAccountID}, {a.ChargeCategory, b.ChargeCategory},
-		{a.PricingModel, b.PricingModel}, {a.SKU, b.SKU}, {a.ResourceType, b.ResourceType}, {a.ServiceName, b.ServiceName}} {
+		{a.PricingModel, b.PricingModel}, {a.SKU, b.SKU}, {a.ResourceType, b.ResourceType}, {a.ServiceName, b.ServiceName},
+		{a.PricingUnit, b.PricingUnit}, {a.ConsumedUnit, b.ConsumedUnit}} {
 		if c := strings.Compare(p[0], p[1]); c != 0 {
 			return c
 		}
 	}
-	return 0
+	if c := compareQuantity(a.PricingQuantity, b.PricingQuantity); c != 0 {
+		return c
+	}
+	return compareQuantity(a.ConsumedQuantity, b.ConsumedQuantity)
+}
+
+// compareQuantity orders quantities: unknown first, then by value.
+func compareQuantity(a, b decimal.NullDecimal) int {
+	switch {
+	case a.Valid != b.Valid && !a.Valid:
+		return -1
+	case a.Valid != b.Valid:
+		return 1
+	case !a.Valid:
+		return 0
+	}
+	return a.Decimal.Cmp(b.Decimal)
 }
 
 // duplicateCompare is duplicateKeyCompare, then billing period, file, row

@@ -71,6 +71,26 @@ func TestDuplicateCharge(t *testing.T) {
 			},
 		},
 		{
+			name: "runs_of_one_day_told_apart_by_quantity_are_clean",
+			items: func(t *testing.T) []ledger.LineItem {
+				// a 阿里云 bill with a 日期 only: two runs of the day that happen to cost the same.
+				return []ledger.LineItem{
+					item(t, "aliyun", compute, "i-7", "2026-10-03 00:00", "2026-10-04 00:00", "28.72", qty("1.935", "hour")),
+					item(t, "aliyun", compute, "i-7", "2026-10-03 00:00", "2026-10-04 00:00", "28.72", qty("1.936", "hour")),
+				}
+			},
+		},
+		{
+			name: "same_quantity_at_another_precision_is_a_copy",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "aliyun", compute, "i-8", "2026-10-03 00:00", "2026-10-04 00:00", "28.72", qty("1.9", "hour"), consumed("1.9", "hour")),
+					item(t, "aliyun", compute, "i-8", "2026-10-03 00:00", "2026-10-04 00:00", "28.72", qty("1.900", "hour"), consumed("1.90", "hour")),
+				}
+			},
+			want: []want{{rule: "duplicate_charge", resource: "i-8", amount: "28.72", severity: "medium", evidence: 2}},
+		},
+		{
 			name: "same_value_at_another_precision",
 			items: func(t *testing.T) []ledger.LineItem {
 				return []ledger.LineItem{

@@ -24,7 +24,14 @@ func init() { register(overlappingCharge{}) }
 // on every hourly row (matpool), so they cannot say which row billed which
 // time. They only clear a pair: when both items give usage times that do not
 // overlap, the items are two separate runs each rounded up to a billed step
-// (min_duration_rounding's business), not the same time billed twice.
+// (min_duration_rounding's business), not the same time billed twice. An
+// item that gives no usage times and bills less time than its period holds
+// (a daily 阿里云 row that bills 0.8 小时: billing.ActiveSpan) ran somewhere
+// in that period, unknown where: it overlaps another item only as far as
+// their billed times cannot fit their periods apart. Two items over the
+// same period that bill different quantities of something other than time
+// (the 系统盘 and 数据盘 of one day in GB-hours, two traffic rows in GB)
+// bill two things, not one time twice.
 // Touching periods (end == next start) do not overlap, and neither do
 // periods that share less than min_overlap (timestamps rounded by the
 // exporter). Items must agree on account, currency and component (sku,
@@ -40,7 +47,10 @@ func init() { register(overlappingCharge{}) }
 // period length × the stretch (pro rata, 8 decimals), and all shares but the
 // largest are at risk. For a pair with one rate this is the overlap at the
 // billed rate; with two rates, the cheaper share (the claim never exceeds
-// what was surely charged twice). A chain is reported by the latest billing
+// what was surely charged twice). A chain with an item placed only by its
+// billed time is measured by time alone: what its items bill beyond the
+// time their periods cover was surely charged twice, at the lowest rate
+// among them (billed cost ÷ billed time). A chain is reported by the latest billing
 // period among its items (compute items of the neighbouring months are in
 // Input.Context).
 type overlappingCharge struct{}
@@ -52,8 +62,8 @@ func (overlappingCharge) Info() Info {
 		ID:            "overlapping_charge",
 		TitleZH:       "计费时段重叠",
 		TitleEN:       "Overlapping charges",
-		DescriptionZH: "同一平台、同一资源、同一费用类型的记录计费时段相互重叠（但不完全相同，完全相同的归重复计费）。风险金额 = 重叠部分按计费单价（应付金额 ÷ 时段长度 × 重叠时长）计算的金额；相互重叠的一串记录为一条发现。首尾相接不算重叠。",
-		DescriptionEN: "Line items of the same provider, resource and kind whose periods overlap without being identical (identical ones are duplicate charges). Money at risk = the overlapping part at the billed rate (billed cost ÷ period length × overlap); a chain of overlapping items is one finding. Touching periods do not overlap.",
+		DescriptionZH: "同一平台、同一资源、同一费用类型的记录计费时段相互重叠（但不完全相同，完全相同的归重复计费）。风险金额 = 重叠部分按计费单价（应付金额 ÷ 时段长度 × 重叠时长）计算的金额；相互重叠的一串记录为一条发现。首尾相接不算重叠。只给日期、计费时长短于时段的记录（如阿里云按天的明细行）只在计费时长放不下时才算重叠，风险金额 = 超出时段的计费时长 × 其中最低的单价；时段相同、用量不同的非时长计费（如同一天的系统盘与数据盘、几条流量）是不同的费用。",
+		DescriptionEN: "Line items of the same provider, resource and kind whose periods overlap without being identical (identical ones are duplicate charges). Money at risk = the overlapping part at the billed rate (billed cost ÷ period length × overlap); a chain of overlapping items is one finding. Touching periods do not overlap. Items that give a date only and bill less time than their period (阿里云 daily rows) overlap only when their billed time cannot fit, and then the billed time beyond the period is at risk at the lowest rate among them; items over the same period that bill different quantities of something other than time (the system and data disk of a day, traffic rows) are different charges.",
 		Columns:       []string{"service_name", "resource_type", "sku"},
 		Params: append([]Param{
 			{Name: "min_overlap", Type: ParamDuration, Default: "1m",
@@ -72,12 +82,30 @@ type overlapGroupKey struct {
 
 // overlapItem is one candidate with its charge period and usage times in
 // Unix seconds (the ledger keeps times to the second); hasUsage is false
-// when the bill does not give both usage times.
+// when the bill does not give both usage times. billed is the time it ran
+// somewhere in its period: the period's length but for an item that bills
+// less time and gives no usage times (its ActiveSpan's length).
 type overlapItem struct {
 	li                   *ledger.LineItem
 	start, end           int64
 	usageStart, usageEnd int64
 	hasUsage             bool
+	billed               int64
+	// byQuantity: the item states a quantity in a unit that is not time
+	byQuantity bool
+}
+
+// placed reports whether the item ran for its whole period.
+func (it *overlapItem) placed() bool { return it.billed == it.end-it.start }
+
+// forcedOverlap is the time two items share however their billed times lie
+// in their periods: their overlap when both are placed, else the least of
+// the two arrangements farthest apart (a before b, b before a).
+func forcedOverlap(a, b *overlapItem) int64 {
+	apart := func(x, y *overlapItem) int64 { // x at its period's start, y at its end
+		return max(0, min(x.start+x.billed, y.end)-max(x.start, y.end-y.billed))
+	}
+	return min(apart(a, b), apart(b, a))
 }
 
 func (r overlappingCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding, error) {
@@ -107,8 +135,15 @@ func (r overlappingCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding
 				continue // no length, no rate
 			}
 			it := overlapItem{li: li, start: li.ChargePeriodStart.Unix(), end: li.ChargePeriodEnd.Unix()}
+			it.billed = it.end - it.start
+			if _, isTime := billing.ParseTimeUnit(li.PricingUnit); !isTime && li.PricingQuantity.Valid {
+				it.byQuantity = true
+			}
 			if !li.UsageStart.IsZero() && !li.UsageEnd.IsZero() {
 				it.usageStart, it.usageEnd, it.hasUsage = li.UsageStart.Unix(), li.UsageEnd.Unix(), true
+			} else if li.UsageStart.IsZero() && li.UsageEnd.IsZero() {
+				s, e := billing.ActiveSpan(li)
+				it.billed = min(it.billed, int64(e.Sub(s)/time.Second))
 			}
 			k := overlapKeyOf(li)
 			n := 0
@@ -154,7 +189,7 @@ func (r overlappingCharge) Run(ctx context.Context, in *Input) ([]ledger.Finding
 					continue
 				}
 				m := measureOverlap(chain)
-				if m.amount.Cmp(minAmount) < 0 {
+				if m.doubled <= 0 || m.amount.Cmp(minAmount) < 0 {
 					continue
 				}
 				out = append(out, r.finding(in, sub.key, chain, m, th))
@@ -210,6 +245,12 @@ func overlapChains(items []overlapItem, minSecs int64, active []int) ([][]overla
 			if min(items[j].end, it.end)-it.start < minSecs {
 				continue
 			}
+			if o := &items[j]; (!o.placed() || !it.placed()) && forcedOverlap(o, &it) < minSecs {
+				continue // their billed times fit their periods apart
+			} else if o.byQuantity && it.byQuantity && o.start == it.start && o.end == it.end &&
+				(o.li.PricingUnit != it.li.PricingUnit || !o.li.PricingQuantity.Decimal.Equal(it.li.PricingQuantity.Decimal)) {
+				continue // two things billed over one period
+			}
 			if o := items[j]; o.hasUsage && it.hasUsage &&
 				min(o.usageEnd, it.usageEnd)-max(o.usageStart, it.usageStart) < minSecs {
 				continue // two separate runs, each rounded up
@@ -254,12 +295,22 @@ type overlapMeasure struct {
 	start, end time.Time     // first and last doubled instant
 	stretches  int           // doubled stretches between item boundaries
 	pairShares []decimal.Decimal
-	pairRates  []string // for a single two-item stretch: "¥3.80 ÷ 1h"
+	pairRates  []string // for a single two-item stretch: "¥3.80 ÷ 1h"; by billed time, the lowest rate
+	// by billed time (stretches 0): the time the items bill and the time
+	// their periods cover
+	billed, covered time.Duration
 }
 
 // measureOverlap cuts the chain at every item boundary and, on each stretch
-// covered by several items, puts every share but the largest at risk.
+// covered by several items, puts every share but the largest at risk; a
+// chain with an item that is not placed is measured by billed time
+// (measureBilledOverlap).
 func measureOverlap(chain []overlapItem) overlapMeasure {
+	for i := range chain {
+		if !chain[i].placed() {
+			return measureBilledOverlap(chain)
+		}
+	}
 	var bounds []int64
 	for _, it := range chain {
 		bounds = append(bounds, it.start, it.end)
@@ -311,6 +362,39 @@ func measureOverlap(chain []overlapItem) overlapMeasure {
 	return m
 }
 
+// measureBilledOverlap is what a chain surely charged twice when some of
+// its items ran an unknown part of their periods: the time they bill beyond
+// the time their periods cover (doubled, stretches 0), at the lowest rate
+// of an item (its billed cost ÷ billed time, 8 decimals). start and end are
+// the periods' bounds: where in them the doubled time lies is unknown.
+func measureBilledOverlap(chain []overlapItem) overlapMeasure {
+	var billed, covered, reach int64
+	m := overlapMeasure{start: time.Unix(chain[0].start, 0).UTC()}
+	for _, it := range chain { // ordered by start
+		billed += it.billed
+		if it.end > reach {
+			covered += it.end - max(it.start, reach)
+			reach = it.end
+		}
+	}
+	m.end = time.Unix(reach, 0).UTC()
+	extra := billed - covered
+	if extra <= 0 {
+		return m
+	}
+	m.doubled = time.Duration(extra) * time.Second
+	m.billed, m.covered = time.Duration(billed)*time.Second, time.Duration(covered)*time.Second
+	for i, it := range chain {
+		share := billing.ProRata(it.li.BilledCost, extra, it.billed)
+		if i == 0 || share.LessThan(m.amount) {
+			m.amount = share
+			m.pairRates = []string{formatExact(it.li.BilledCost, it.li.Currency) + " ÷ " +
+				formatDuration(time.Duration(it.billed)*time.Second)}
+		}
+	}
+	return m
+}
+
 func (overlappingCharge) finding(in *Input, k overlapGroupKey, chain []overlapItem, m overlapMeasure, th thresholds) ledger.Finding {
 	cur := k.currency
 	items := make([]*ledger.LineItem, 0, len(chain))
@@ -323,7 +407,20 @@ func (overlappingCharge) finding(in *Input, k overlapGroupKey, chain []overlapIt
 		span = formatTime(m.start, in.TZ) + "–" + m.end.In(in.TZ).Format("15:04")
 	}
 	var basis string
-	if m.stretches == 1 && len(m.pairShares) == 2 {
+	kindZH, kindEN := duplicateKindName(k.kind, "zh"), duplicateKindName(k.kind, "en")
+	reasonZH := fmt.Sprintf("资源 %s 有 %d 条%s费用记录的时段相互重叠，共重叠 %s（%s），这段时间被重复计费约 %s。",
+		k.resource, len(items), kindZH, formatDurationZH(m.doubled), span, amount)
+	reasonEN := fmt.Sprintf("Resource %s has %d %s line items whose periods overlap for %s (%s), so that time was charged twice, about %s.",
+		k.resource, len(items), kindEN, formatDuration(m.doubled), span, amount)
+	if m.stretches == 0 {
+		basis = fmt.Sprintf("billed time %s within periods covering %s: %s charged twice at least, at the lowest rate %s × %s = %s",
+			formatDuration(m.billed), formatDuration(m.covered), formatDuration(m.doubled), m.pairRates[0],
+			formatDuration(m.doubled), formatExact(m.amount, cur))
+		reasonZH = fmt.Sprintf("资源 %s 有 %d 条%s费用记录在 %s（%s）内共计费 %s，超出时段 %s，至少这部分被重复计费，约 %s。",
+			k.resource, len(items), kindZH, formatDurationZH(m.covered), span, formatDurationZH(m.billed), formatDurationZH(m.doubled), amount)
+		reasonEN = fmt.Sprintf("Resource %s has %d %s line items that bill %s within %s of periods (%s), so at least %s was charged twice, about %s.",
+			k.resource, len(items), kindEN, formatDuration(m.billed), formatDuration(m.covered), span, formatDuration(m.doubled), amount)
+	} else if m.stretches == 1 && len(m.pairShares) == 2 {
 		d := formatDuration(m.doubled)
 		basis = fmt.Sprintf("overlap %s at the billed rate: %s × %s = %s, %s × %s = %s; the smaller share is at risk = %s",
 			d, m.pairRates[0], d, formatExact(m.pairShares[0], cur), m.pairRates[1], d, formatExact(m.pairShares[1], cur),
@@ -332,7 +429,6 @@ func (overlappingCharge) finding(in *Input, k overlapGroupKey, chain []overlapIt
 		basis = fmt.Sprintf("over %s of doubled time in %d stretches: each item's share (billed cost ÷ period length × stretch, 8 decimals), all but the largest per stretch = %s",
 			formatDuration(m.doubled), m.stretches, formatExact(m.amount, cur))
 	}
-	kindZH, kindEN := duplicateKindName(k.kind, "zh"), duplicateKindName(k.kind, "en")
 	return ledger.Finding{
 		Severity:     th.severity(m.amount),
 		Provider:     k.provider,
@@ -342,12 +438,10 @@ func (overlappingCharge) finding(in *Input, k overlapGroupKey, chain []overlapIt
 		AmountAtRisk: valid(m.amount),
 		Currency:     cur,
 		Basis:        basis,
-		ReasonZH: fmt.Sprintf("资源 %s 有 %d 条%s费用记录的时段相互重叠，共重叠 %s（%s），这段时间被重复计费约 %s。",
-			k.resource, len(items), kindZH, formatDurationZH(m.doubled), span, amount),
-		ReasonEN: fmt.Sprintf("Resource %s has %d %s line items whose periods overlap for %s (%s), so that time was charged twice, about %s.",
-			k.resource, len(items), kindEN, formatDuration(m.doubled), span, amount),
-		AdviceZH: "在平台控制台核对这些记录是否为同一段使用重复计费（如结算行与小时行重叠）；若是，凭这些记录联系客服申请退还重叠部分。",
-		AdviceEN: "Check in the platform's console whether these rows bill the same use twice (a settlement row over hourly rows, say); if so, ask support to refund the overlapping part with these rows.",
-		Evidence: evidenceOf(items),
+		ReasonZH:     reasonZH,
+		ReasonEN:     reasonEN,
+		AdviceZH:     "在平台控制台核对这些记录是否为同一段使用重复计费（如结算行与小时行重叠）；若是，凭这些记录联系客服申请退还重叠部分。",
+		AdviceEN:     "Check in the platform's console whether these rows bill the same use twice (a settlement row over hourly rows, say); if so, ask support to refund the overlapping part with these rows.",
+		Evidence:     evidenceOf(items),
 	}
 }

@@ -207,6 +207,70 @@ func TestOverlappingCharge(t *testing.T) {
 			want: []want{{rule: "overlapping_charge", resource: "ins-9", amount: "0.25", severity: "info", evidence: 2}},
 		},
 		{
+			name: "day_rows_billing_parts_of_the_day_are_clean",
+			items: func(t *testing.T) []ledger.LineItem {
+				// a 阿里云 bill with a 日期 only: each hourly run is a row of the whole day.
+				var out []ledger.LineItem
+				for i, q := range []string{"0.8", "0.340556", "2", "0.220833"} {
+					out = append(out, item(t, "aliyun", compute, "i-3", "2026-10-03 00:00", "2026-10-04 00:00",
+						fmt.Sprintf("%d.50", i+1), qty(q, "hour")))
+				}
+				return out
+			},
+		},
+		{
+			name: "day_rows_billing_more_than_the_day_the_excess_at_the_lowest_rate",
+			items: func(t *testing.T) []ledger.LineItem {
+				// 40h billed in a day: at least 16h twice, at ¥1/h (the cheaper row's rate).
+				return []ledger.LineItem{
+					item(t, "aliyun", compute, "i-4", "2026-10-03 00:00", "2026-10-04 00:00", "20.00", qty("20", "hour")),
+					item(t, "aliyun", compute, "i-4", "2026-10-03 00:00", "2026-10-04 00:00", "40.00", qty("20", "hour")),
+				}
+			},
+			want: []want{{rule: "overlapping_charge", resource: "i-4", amount: "16", severity: "medium", evidence: 2}},
+		},
+		{
+			name: "an_hourly_row_and_a_day_row_that_fit_apart_are_clean",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "aliyun", compute, "i-5", "2026-10-03 00:00", "2026-10-04 00:00", "2.00", qty("2", "hour")),
+					item(t, "aliyun", compute, "i-5", "2026-10-03 10:00", "2026-10-03 11:00", "3.80", qty("1", "hour")),
+				}
+			},
+		},
+		{
+			name: "an_hourly_row_inside_a_day_row_of_23h30m",
+			items: func(t *testing.T) []ledger.LineItem {
+				// 24h30m billed in 24h: 30m twice, at the day row's ¥1/h rather than the hour's ¥3.80.
+				return []ledger.LineItem{
+					item(t, "aliyun", compute, "i-6", "2026-10-03 00:00", "2026-10-04 00:00", "23.50", qty("23.5", "hour")),
+					item(t, "aliyun", compute, "i-6", "2026-10-03 10:00", "2026-10-03 11:00", "3.80", qty("1", "hour")),
+				}
+			},
+			want: []want{{rule: "overlapping_charge", resource: "i-6", amount: "0.5", severity: "info", evidence: 2}},
+		},
+		{
+			name: "disks_and_traffic_rows_of_one_day_are_clean",
+			items: func(t *testing.T) []ledger.LineItem {
+				// 阿里云 day rows: 系统盘 and 数据盘 in GB-hours, and two traffic rows in GB.
+				day := func(kind, cost, q, unit string) ledger.LineItem {
+					return item(t, "aliyun", kind, "i-9", "2026-10-03 00:00", "2026-10-04 00:00", cost, qty(q, unit))
+				}
+				return []ledger.LineItem{day(storage, "1.68", "2400", "GB-hour"), day(storage, "36.00", "24000", "GB-hour"),
+					day(ledger.KindNetwork, "54.13", "67.661", "GB"), day(ledger.KindNetwork, "76.03", "95.036", "GB")}
+			},
+		},
+		{
+			name: "one_disk_billed_twice_for_a_day_at_two_prices",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					item(t, "aliyun", storage, "d-2", "2026-10-03 00:00", "2026-10-04 00:00", "1.68", qty("2400", "GB-hour")),
+					item(t, "aliyun", storage, "d-2", "2026-10-03 00:00", "2026-10-04 00:00", "1.92", qty("2400", "GB-hour")),
+				}
+			},
+			want: []want{{rule: "overlapping_charge", resource: "d-2", amount: "1.68", severity: "low", evidence: 2}},
+		},
+		{
 			name: "two_currencies_never_added",
 			items: func(t *testing.T) []ledger.LineItem {
 				return []ledger.LineItem{
