@@ -84,46 +84,80 @@ func idsText(c *RefundClaim, lang string) string {
 
 // billedLower finds, for each price claim, the bill's own evidence: a
 // compute line of the same resource, pricing unit and currency billed at a
-// lower unit price (the lowest, then the earliest), so that the ticket
-// leads with "you billed ¥2.20/h, then ¥2.88/h" before any catalog price.
-// Only the providers with a price claim are read, compute only; the raw
+// lower unit price (the lowest, then the earliest, then the first stored),
+// so that the ticket leads with "you billed ¥2.20/h, then ¥2.88/h" before
+// any catalog price. One scan of the month's compute of the providers with
+// a price claim, keeping only the lines of the claimed resources; the raw
 // cells only of the lines found, for their citation (as citeRows).
 func billedLower(ctx context.Context, db *ledger.DB, month string, claims []RefundClaim, imports map[int64]*ledger.Import) error {
 	var providers []string
-	for i := range claims {
-		if claims[i].RuleID == "price_deviation" && len(claims[i].items) > 0 && !slices.Contains(providers, claims[i].Provider) {
-			providers = append(providers, claims[i].Provider)
-		}
-	}
-	if len(providers) == 0 {
-		return nil
-	}
-	items, err := db.LoadLineItems(ctx, ledger.Filter{Month: month, Providers: providers, Kinds: []string{ledger.KindCompute}})
-	if err != nil {
-		return fmt.Errorf("reports: refunds: %w", err)
-	}
-	var earlier []int64
+	byResource := map[[2]string][]int{} // provider, resource → the price claims
+	cited := make([]map[int64]bool, len(claims))
 	for i := range claims {
 		c := &claims[i]
 		if c.RuleID != "price_deviation" || len(c.items) == 0 || !c.items[0].ListUnitPrice.Valid {
 			continue
 		}
-		first := c.items[0]
-		cited := map[int64]bool{}
+		if !slices.Contains(providers, c.Provider) {
+			providers = append(providers, c.Provider)
+		}
+		k := [2]string{c.Provider, c.ResourceID}
+		byResource[k] = append(byResource[k], i)
+		cited[i] = map[int64]bool{}
 		for _, e := range c.Evidence {
-			cited[e.LineItemID] = true
+			cited[i][e.LineItemID] = true
 		}
-		for _, li := range items {
-			if cited[li.ID] || li.Provider != c.Provider || li.ResourceID != c.ResourceID || li.Currency != c.Currency ||
-				li.PricingUnit != first.PricingUnit || !li.ListUnitPrice.Valid || li.ListUnitPrice.Decimal.Cmp(first.ListUnitPrice.Decimal) >= 0 {
-				continue
+	}
+	if len(providers) == 0 {
+		return nil
+	}
+	// lower reports whether li is the better evidence than e (nil: none yet).
+	lower := func(li, e *ledger.LineItem) bool {
+		if e == nil {
+			return true
+		}
+		if c := li.ListUnitPrice.Decimal.Cmp(e.ListUnitPrice.Decimal); c != 0 {
+			return c < 0
+		}
+		if c := li.ChargePeriodStart.Compare(e.ChargePeriodStart); c != 0 {
+			return c < 0
+		}
+		return li.ID < e.ID
+	}
+	var found [][]*ledger.LineItem // per part, per claim
+	cols := []string{"id", "provider", "resource_id", "currency", "pricing_unit", "list_unit_price",
+		"charge_period_start", "import_id", "source_row"}
+	_, err := db.ScanItems(ctx, ledger.Filter{Month: month, Providers: providers, Kinds: []string{ledger.KindCompute}},
+		ledger.AnyOrder, cols, func(int) func(*ledger.LineItem) error {
+			best := make([]*ledger.LineItem, len(claims))
+			found = append(found, best) // parts are set up one after another
+			return func(li *ledger.LineItem) error {
+				for _, i := range byResource[[2]string{li.Provider, li.ResourceID}] {
+					c, first := &claims[i], claims[i].items[0]
+					if cited[i][li.ID] || li.Currency != c.Currency || li.PricingUnit != first.PricingUnit ||
+						!li.ListUnitPrice.Valid || li.ListUnitPrice.Decimal.Cmp(first.ListUnitPrice.Decimal) >= 0 || !lower(li, best[i]) {
+						continue
+					}
+					cp := *li // li is the scan's, reused
+					best[i] = &cp
+				}
+				return nil
 			}
-			if e := c.earlier; e == nil || li.ListUnitPrice.Decimal.LessThan(e.ListUnitPrice.Decimal) ||
-				(li.ListUnitPrice.Decimal.Equal(e.ListUnitPrice.Decimal) && li.ChargePeriodStart.Before(e.ChargePeriodStart)) {
-				c.earlier = li
+		})
+	if err != nil {
+		return fmt.Errorf("reports: refunds: %w", err)
+	}
+	var earlier []int64
+	for i := range claims {
+		for _, best := range found {
+			if e := best[i]; e != nil && lower(e, claims[i].earlier) {
+				claims[i].earlier = e
 			}
 		}
-		if e := c.earlier; e != nil {
+		if e := claims[i].earlier; e != nil {
+			if im := imports[e.ImportID]; im != nil {
+				e.File = im.Path
+			}
 			earlier = append(earlier, e.ID)
 		}
 	}
