@@ -199,7 +199,7 @@ func aliyunLines(b *binding, env *mapEnv) (lineMapper, error) {
 			text(c, ix.method)+" "+li.Description+" "+li.ResourceType+" "+text(c, ix.config), "")
 		li.ChargeCategory = aliyunCategory(billType, li.Kind, li.PricingModel)
 		if li.Kind == ledger.KindCompute {
-			li.GPUModel = derived.gpuModel.get(li.SKU, text(c, ix.config), "")
+			derived.gpu.get(li.SKU, text(c, ix.config), "").set(li)
 		}
 		li.Raw = c.raw()
 		return false, nil
@@ -209,8 +209,9 @@ func aliyunLines(b *binding, env *mapEnv) (lineMapper, error) {
 // aliyunDerived caches what the 阿里云 and 火山引擎 mappers derive from texts
 // that repeat row after row (textMemo).
 type aliyunDerived struct {
-	kind, pricing, tags, gpuModel *textMemo[string]
-	month                         *textMemo[billMonth]
+	kind, pricing, tags *textMemo[string]
+	gpu                 *textMemo[cloudGPU]
+	month               *textMemo[billMonth]
 }
 
 // billMonth is what aliyunParseMonth found.
@@ -221,10 +222,10 @@ type billMonth struct {
 
 func newAliyunDerived(provider string) aliyunDerived {
 	return aliyunDerived{
-		kind:     newTextMemo(aliyunKind),
-		pricing:  newTextMemo(func(mode, detail, _ string) string { return aliyunPricing(mode, detail) }),
-		tags:     newTextMemo(func(s, _, _ string) string { return aliyunTags(s) }),
-		gpuModel: newTextMemo(func(spec, config, _ string) string { return cloudGPUModel(provider, spec+" "+config) }),
+		kind:    newTextMemo(aliyunKind),
+		pricing: newTextMemo(func(mode, detail, _ string) string { return aliyunPricing(mode, detail) }),
+		tags:    newTextMemo(func(s, _, _ string) string { return aliyunTags(s) }),
+		gpu:     newTextMemo(func(spec, config, _ string) cloudGPU { return cloudGPUOf(provider, spec+" "+config) }),
 		month: newTextMemo(func(s, _, _ string) billMonth {
 			m, ok := aliyunParseMonth(s)
 			return billMonth{m, ok}

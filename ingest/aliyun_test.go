@@ -312,19 +312,23 @@ func TestAliyunPricing(t *testing.T) {
 }
 
 func TestAliyunGPUModel(t *testing.T) {
-	for _, tc := range []struct{ spec, config, want string }{
-		{"ecs.gn7i-c8g1.2xlarge", "", "A10"},
-		{"ecs.gn6v-c8g1.2xlarge", "", "V100"},
-		{"ecs.gn6e-c12g1.3xlarge", "", "V100"},
-		{"ecs.gn6i-c4g1.xlarge", "", "T4"},
-		{"ecs.gn7-c12g1.3xlarge", "", "A100"},
-		{"ecs.gn8is-2x.8xlarge", "CPU:32核;GPU:NVIDIA L20*2", "L20"}, // no family entry: the configuration names it
-		{"ecs.gn7e-c16g1.4xlarge", "GPU:NVIDIA A100*1", "A100"},
-		{"ecs.g7.xlarge", "CPU:4核;内存:16GB", ""},
-		{"", "", ""},
+	for _, tc := range []struct {
+		spec, config, want string
+		count              int
+	}{
+		{"ecs.gn7i-c8g1.2xlarge", "", "A10", 0},
+		{"ecs.gn6v-c8g1.2xlarge", "", "V100", 0},
+		{"ecs.gn6e-c12g1.3xlarge", "", "V100", 0},
+		{"ecs.gn6i-c4g1.xlarge", "", "T4", 0},
+		{"ecs.gn7-c12g1.3xlarge", "", "A100", 0},
+		{"ecs.gn8is-2x.8xlarge", "CPU:32核;GPU:NVIDIA L20*2", "L20", 2}, // no family entry: the configuration names it
+		{"ecs.gn7e-c16g1.4xlarge", "GPU:NVIDIA A100*1", "A100", 1},
+		{"ecs.gn7i-c32g1.32xlarge", "CPU:128核;内存:752GB;GPU:NVIDIA A10*4", "A10", 4},
+		{"ecs.g7.xlarge", "CPU:4核;内存:16GB", "", 0},
+		{"", "", "", 0},
 	} {
-		if got := cloudGPUModel("aliyun", tc.spec+" "+tc.config); got != tc.want {
-			t.Errorf("GPU model of %q, %q = %q, want %q", tc.spec, tc.config, got, tc.want)
+		if got := cloudGPUOf("aliyun", tc.spec+" "+tc.config); got != (cloudGPU{tc.want, tc.count}) {
+			t.Errorf("GPU of %q, %q = %+v, want %q × %d", tc.spec, tc.config, got, tc.want, tc.count)
 		}
 	}
 }

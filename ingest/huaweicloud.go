@@ -210,7 +210,7 @@ func huaweiLines(b *binding, env *mapEnv) (lineMapper, error) {
 			li.Kind, li.ChargeCategory = ledger.KindAdjustment, ledger.CategoryAdjustment
 		}
 		if li.Kind == ledger.KindCompute {
-			li.GPUModel = derived.gpuModel.get(li.SKU, "", "")
+			derived.gpu.get(li.SKU, "", "").set(li)
 		}
 		li.Tags = derived.tags.get(text(ix.tag), "", "")
 		usageCode := text(ix.usageTypeCode)

@@ -70,8 +70,8 @@ func TestAliyunDerivedEqualsDirect(t *testing.T) {
 		}
 	}
 	for _, tc := range [][2]string{{"ecs.gn7i-c8g1.2xlarge", "GPU:NVIDIA A10*1"}, {"ecs.g7.large", ""}, {"", "NVIDIA V100"}} {
-		if got, want := d.gpuModel.get(tc[0], tc[1], ""), cloudGPUModel("aliyun", tc[0]+" "+tc[1]); got != want {
-			t.Errorf("GPU model of %q: %q, want %q", tc, got, want)
+		if got, want := d.gpu.get(tc[0], tc[1], ""), cloudGPUOf("aliyun", tc[0]+" "+tc[1]); got != want {
+			t.Errorf("GPU of %q: %+v, want %+v", tc, got, want)
 		}
 	}
 }
@@ -94,8 +94,8 @@ func TestCloudDerivedEqualsDirect(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"GPU加速型|pi2.2xlarge.4|8vCPUs", "GN10Xp.2XLARGE40", "S5.LARGE8", "RTX 4090"} {
-		if got, want := d.gpuModel.get(s, "", ""), cloudGPUModel("huaweicloud", s); got != want {
-			t.Errorf("GPU model of %q: %q, want %q", s, got, want)
+		if got, want := d.gpu.get(s, "", ""), cloudGPUOf("huaweicloud", s); got != want {
+			t.Errorf("GPU of %q: %+v, want %+v", s, got, want)
 		}
 	}
 	for _, tc := range [][3]string{{"按量计费", "-", "按量计费小时结"}, {"包年包月", "", "包年包月新购"}, {"按量计费", "竞价实例", "竞价"}} {

@@ -280,7 +280,7 @@ func tencentLines(b *binding, env *mapEnv) (lineMapper, error) {
 			li.Kind, li.ChargeCategory = ledger.KindAdjustment, ledger.CategoryAdjustment
 		}
 		if li.Kind == ledger.KindCompute {
-			li.GPUModel = derived.gpuModel.get(li.SKU+" "+li.ResourceType+" "+text(ix.config), "", "")
+			derived.gpu.get(li.SKU+" "+li.ResourceType+" "+text(ix.config), "", "").set(li)
 		}
 		if len(tags) > 0 {
 			m := map[string]string{}
@@ -509,14 +509,15 @@ func cloudKindOf(s string) string {
 // 腾讯云's tags are columns of their own, and tags is nil). Without it
 // these took a third of a 华为云 import's parsing.
 type cloudDerived struct {
-	kindOf, gpuModel, pricing, tags *textMemo[string]
+	kindOf, pricing, tags *textMemo[string]
+	gpu                   *textMemo[cloudGPU]
 }
 
 func newCloudDerived(provider string, pricing func(a, b, c string) string, tags func(string) string) cloudDerived {
 	d := cloudDerived{
-		kindOf:   newTextMemo(func(s, _, _ string) string { return cloudKindOf(s) }),
-		gpuModel: newTextMemo(func(s, _, _ string) string { return cloudGPUModel(provider, s) }),
-		pricing:  newTextMemo(pricing),
+		kindOf:  newTextMemo(func(s, _, _ string) string { return cloudKindOf(s) }),
+		gpu:     newTextMemo(func(s, _, _ string) cloudGPU { return cloudGPUOf(provider, s) }),
+		pricing: newTextMemo(pricing),
 	}
 	if tags != nil {
 		d.tags = newTextMemo(func(s, _, _ string) string { return tags(s) })
@@ -572,12 +573,27 @@ func cloudCategory(kind, pricing string) string {
 	return ledger.CategoryUsage
 }
 
-// cloudGPUModel is the GPU of a compute line of provider, from its spec
-// texts (billing.GPUModelOf: a GPU named in the text, else the provider's
-// instance family); "" when unsure.
-func cloudGPUModel(provider, text string) string {
-	m, _, _ := billing.GPUModelOf(provider, text)
-	return m
+// cloudGPU is the GPU of a compute line: its model, "" when unsure, and
+// how many, 0 when the text does not say ("GPU:NVIDIA A10*4" says 4).
+type cloudGPU struct {
+	model string
+	count int
+}
+
+// cloudGPUOf is the GPU of a compute line of provider, from its spec texts
+// (billing.GPUModelOf: a GPU named in the text, else the provider's
+// instance family).
+func cloudGPUOf(provider, text string) cloudGPU {
+	m, n, _ := billing.GPUModelOf(provider, text)
+	return cloudGPU{m, n}
+}
+
+// set gives li the GPU: its model, and its count where the text states it.
+func (g cloudGPU) set(li *ledger.LineItem) {
+	li.GPUModel = g.model
+	if g.count > 0 {
+		li.GPUCount = g.count
+	}
 }
 
 // billingMonth reads a billing period: 2026-10, 2026/10, 202610 or 2026年10月

@@ -392,8 +392,8 @@ func TestCloudGPUModel(t *testing.T) {
 		{"huaweicloud", "Ascend 910B", "Ascend 910B"},
 		{"tencentcloud", "GN70", ""},
 	} {
-		if got := cloudGPUModel(tc.provider, tc.in); got != tc.want {
-			t.Errorf("cloudGPUModel(%q, %q) = %q, want %q", tc.provider, tc.in, got, tc.want)
+		if got := cloudGPUOf(tc.provider, tc.in).model; got != tc.want {
+			t.Errorf("cloudGPUOf(%q, %q).model = %q, want %q", tc.provider, tc.in, got, tc.want)
 		}
 	}
 }

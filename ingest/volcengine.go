@@ -194,7 +194,7 @@ func volcengineLines(b *binding, env *mapEnv) (lineMapper, error) {
 		li.PricingModel = derived.pricing.get(mode, li.Description+" "+li.SKU, "")
 		li.ChargeCategory = aliyunCategory(category, li.Kind, li.PricingModel)
 		if li.Kind == ledger.KindCompute {
-			li.GPUModel = derived.gpuModel.get(li.SKU, "", "")
+			derived.gpu.get(li.SKU, "", "").set(li)
 		}
 		li.LineKey = text(c, detailID)
 		li.Raw = c.raw()
