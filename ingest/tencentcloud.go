@@ -3,10 +3,10 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/gpubill/gpubill/billing"
 	"strings"
 	"time"
 
+	"github.com/gpubill/gpubill/billing"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/shopspring/decimal"
 )
