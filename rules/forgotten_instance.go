@@ -91,12 +91,13 @@ func (r forgottenInstance) Run(ctx context.Context, in *Input) ([]ledger.Finding
 		}
 		dataEnd, ok := in.DataEnd[s.Provider()]
 		// still running: the last item reaches the end of the data, the bill
-		// does not say the instance stopped before its charge period ended,
-		// and the last item is not a shorter settlement row than the ones
-		// before it (platforms that bill hourly rows add a partial one at
-		// shutdown).
-		running := ok && !last.ChargePeriodEnd.Before(dataEnd) &&
-			(last.UsageEnd.IsZero() || !last.UsageEnd.Before(last.ChargePeriodEnd)) &&
+		// does not say the instance ran less than its charge period (a usage
+		// end before it, or less time billed than the period holds: the
+		// item's ActiveSpan ends before the period does), and the last item
+		// is not a shorter settlement row than the ones before it (platforms
+		// that bill hourly rows add a partial one at shutdown).
+		_, activeEnd := billing.ActiveSpan(last)
+		running := ok && !last.ChargePeriodEnd.Before(dataEnd) && !activeEnd.Before(last.ChargePeriodEnd) &&
 			!endsWithPartialItem(s)
 		dur := s.End.Sub(s.Start)
 		over := dur > limit

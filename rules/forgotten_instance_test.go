@@ -151,6 +151,27 @@ func TestForgottenInstanceDailyRows(t *testing.T) {
 			},
 		},
 		{
+			name: "daily_row_billing_1h_on_the_last_day_is_not_still_running",
+			items: func(t *testing.T) []ledger.LineItem {
+				// the row reaches the end of the data, but it bills 1h of its day: the
+				// session is that hour, which the bill does not place at the day's end.
+				return []ledger.LineItem{
+					endMarker(t, "aliyun"),
+					item(t, "aliyun", compute, "i-a10", "2026-10-20 00:00", "2026-10-21 00:00", "14.84", qty("1", "hour")),
+				}
+			},
+		},
+		{
+			name: "daily_row_billing_its_whole_last_day_is_still_running",
+			items: func(t *testing.T) []ledger.LineItem {
+				return []ledger.LineItem{
+					endMarker(t, "aliyun"),
+					item(t, "aliyun", compute, "i-a10", "2026-10-20 00:00", "2026-10-21 00:00", "356.16", qty("24", "hour")),
+				}
+			},
+			want: []want{{rule: "forgotten_instance", resource: "i-a10", amount: "237.44", severity: "high", evidence: 1}},
+		},
+		{
 			name: "daily_rows_billing_whole_days_are_a_long_session",
 			items: func(t *testing.T) []ledger.LineItem {
 				return []ledger.LineItem{
