@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -282,4 +283,30 @@ func TestOverlappingCharge(t *testing.T) {
 			want: []want{{rule: "overlapping_charge", resource: "i-2", amount: "0.55", currency: "USD", severity: "info", evidence: 2}},
 		},
 	})
+}
+
+// TestForcedOverlap: forcedOverlap is the least overlap of two billed
+// times over every way they can lie in their periods (tried second by
+// second on small random periods).
+func TestForcedOverlap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	item := func() overlapItem {
+		s := rng.Int64N(20)
+		e := s + 1 + rng.Int64N(20)
+		return overlapItem{start: s, end: e, billed: 1 + rng.Int64N(e-s)}
+	}
+	for range 2000 {
+		a, b := item(), item()
+		least := int64(-1)
+		for x := a.start; x+a.billed <= a.end; x++ {
+			for y := b.start; y+b.billed <= b.end; y++ {
+				if o := max(0, min(x+a.billed, y+b.billed)-max(x, y)); least < 0 || o < least {
+					least = o
+				}
+			}
+		}
+		if got := forcedOverlap(&a, &b); got != least {
+			t.Fatalf("forcedOverlap(%+v, %+v) = %d, want %d", a, b, got, least)
+		}
+	}
 }
