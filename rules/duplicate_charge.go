@@ -30,10 +30,10 @@ func init() { register(duplicateCharge{}) }
 // consumed, with their units) must be equal too, so that a Tencent-style
 // bill with one row per component of an instance, two disks of one size, or
 // two runs of one day that cost the same (a 阿里云 bill with a 日期 only
-// gives each run the whole day as its period), is not taken for a duplicate. Only ordinary charges
-// count (not credits, tax or adjustments, not zero) and only items that name
-// a resource: account-level rows without a resource id cannot be called "the
-// same resource".
+// gives each run the whole day as its period), is not taken for a
+// duplicate. Only ordinary charges count (not credits, tax or adjustments,
+// not zero) and only items that name a resource: account-level rows without
+// a resource id cannot be called "the same resource".
 //
 // A set of copies whose items are billed in different months (compute items
 // of the neighbouring months are in Input.Context) is reported once, by the

@@ -50,9 +50,9 @@ func init() { register(overlappingCharge{}) }
 // what was surely charged twice). A chain with an item placed only by its
 // billed time is measured by time alone: what its items bill beyond the
 // time their periods cover was surely charged twice, at the lowest rate
-// among them (billed cost ÷ billed time). A chain is reported by the latest billing
-// period among its items (compute items of the neighbouring months are in
-// Input.Context).
+// among them (billed cost ÷ billed time). A chain is reported by the latest
+// billing period among its items (compute items of the neighbouring months
+// are in Input.Context).
 type overlappingCharge struct{}
 
 func (overlappingCharge) ID() string { return "overlapping_charge" }
@@ -384,9 +384,14 @@ func measureBilledOverlap(chain []overlapItem) overlapMeasure {
 	}
 	m.doubled = time.Duration(extra) * time.Second
 	m.billed, m.covered = time.Duration(billed)*time.Second, time.Duration(covered)*time.Second
-	for i, it := range chain {
+	found := false
+	for _, it := range chain {
+		if it.billed <= 0 {
+			continue // no time billed: no rate
+		}
 		share := billing.ProRata(it.li.BilledCost, extra, it.billed)
-		if i == 0 || share.LessThan(m.amount) {
+		if !found || share.LessThan(m.amount) {
+			found = true
 			m.amount = share
 			m.pairRates = []string{formatExact(it.li.BilledCost, it.li.Currency) + " ÷ " +
 				formatDuration(time.Duration(it.billed)*time.Second)}
