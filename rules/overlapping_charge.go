@@ -245,14 +245,15 @@ func overlapChains(items []overlapItem, minSecs int64, active []int) ([][]overla
 			if min(items[j].end, it.end)-it.start < minSecs {
 				continue
 			}
-			if o := &items[j]; (!o.placed() || !it.placed()) && forcedOverlap(o, &it) < minSecs {
+			o := &items[j]
+			if (!o.placed() || !it.placed()) && forcedOverlap(o, &it) < minSecs {
 				continue // their billed times fit their periods apart
-			} else if o.byQuantity && it.byQuantity && o.start == it.start && o.end == it.end &&
+			}
+			if o.byQuantity && it.byQuantity && o.start == it.start && o.end == it.end &&
 				(o.li.PricingUnit != it.li.PricingUnit || !o.li.PricingQuantity.Decimal.Equal(it.li.PricingQuantity.Decimal)) {
 				continue // two things billed over one period
 			}
-			if o := items[j]; o.hasUsage && it.hasUsage &&
-				min(o.usageEnd, it.usageEnd)-max(o.usageStart, it.usageStart) < minSecs {
+			if o.hasUsage && it.hasUsage && min(o.usageEnd, it.usageEnd)-max(o.usageStart, it.usageStart) < minSecs {
 				continue // two separate runs, each rounded up
 			}
 			if parent == nil {
@@ -368,16 +369,17 @@ func measureOverlap(chain []overlapItem) overlapMeasure {
 // of an item (its billed cost ÷ billed time, 8 decimals). start and end are
 // the periods' bounds: where in them the doubled time lies is unknown.
 func measureBilledOverlap(chain []overlapItem) overlapMeasure {
-	var billed, covered, reach int64
-	m := overlapMeasure{start: time.Unix(chain[0].start, 0).UTC()}
-	for _, it := range chain { // ordered by start
+	var billed, covered int64
+	periods := make([]secSpan, len(chain))
+	for i, it := range chain {
 		billed += it.billed
-		if it.end > reach {
-			covered += it.end - max(it.start, reach)
-			reach = it.end
-		}
+		periods[i] = secSpan{it.start, it.end}
 	}
-	m.end = time.Unix(reach, 0).UTC()
+	merged := mergeIntervals(periods)
+	for _, p := range merged {
+		covered += p.end - p.start
+	}
+	m := overlapMeasure{start: secTime(merged[0].start), end: secTime(merged[len(merged)-1].end)}
 	extra := billed - covered
 	if extra <= 0 {
 		return m
@@ -411,12 +413,14 @@ func (overlappingCharge) finding(in *Input, k overlapGroupKey, chain []overlapIt
 	if formatDay(m.start, in.TZ) == formatDay(m.end, in.TZ) {
 		span = formatTime(m.start, in.TZ) + "–" + m.end.In(in.TZ).Format("15:04")
 	}
-	var basis string
+	var basis, reasonZH, reasonEN string
 	kindZH, kindEN := duplicateKindName(k.kind, "zh"), duplicateKindName(k.kind, "en")
-	reasonZH := fmt.Sprintf("资源 %s 有 %d 条%s费用记录的时段相互重叠，共重叠 %s（%s），这段时间被重复计费约 %s。",
-		k.resource, len(items), kindZH, formatDurationZH(m.doubled), span, amount)
-	reasonEN := fmt.Sprintf("Resource %s has %d %s line items whose periods overlap for %s (%s), so that time was charged twice, about %s.",
-		k.resource, len(items), kindEN, formatDuration(m.doubled), span, amount)
+	if m.stretches > 0 {
+		reasonZH = fmt.Sprintf("资源 %s 有 %d 条%s费用记录的时段相互重叠，共重叠 %s（%s），这段时间被重复计费约 %s。",
+			k.resource, len(items), kindZH, formatDurationZH(m.doubled), span, amount)
+		reasonEN = fmt.Sprintf("Resource %s has %d %s line items whose periods overlap for %s (%s), so that time was charged twice, about %s.",
+			k.resource, len(items), kindEN, formatDuration(m.doubled), span, amount)
+	}
 	if m.stretches == 0 {
 		basis = fmt.Sprintf("billed time %s within periods covering %s: %s charged twice at least, at the lowest rate %s × %s = %s",
 			formatDuration(m.billed), formatDuration(m.covered), formatDuration(m.doubled), m.pairRates[0],
