@@ -368,7 +368,7 @@ func (rp *replayer) group() []*workGroup {
 			order = append(order, g)
 		}
 		g.sessions = append(g.sessions, s)
-		cost := partsCost(s.Parts)
+		cost := s.Cost
 		ik := [2]string{s.Provider, s.Resource}
 		if c, ok := instCost[ik]; !ok || cost.GreaterThan(c) {
 			instCost[ik], instGroup[ik] = cost, g
@@ -505,6 +505,35 @@ func computeCost(billedSecs int64, perHour decimal.Decimal, gpus int) decimal.De
 	return trimZeros(decimal.NewFromInt(billedSecs).Mul(perHour).Mul(decimal.NewFromInt(int64(gpus))).DivRound(decimal.NewFromInt(3600), 8))
 }
 
+// hourPricer prices GPU-seconds at one price per GPU-hour as computeCost
+// does, to 8 decimals, with one division per distinct remainder: q
+// GPU-seconds are k whole hours, k × the price (exact), and r < 3600
+// seconds, whose rounded price is added. The sum is rounded as computeCost
+// rounds it, since k × the price has 8 decimals or fewer.
+type hourPricer struct {
+	perHour decimal.Decimal
+	rest    map[int64]decimal.Decimal // r → r seconds' price, 8 decimals
+}
+
+func newHourPricer(perHour decimal.Decimal) *hourPricer {
+	return &hourPricer{perHour: perHour, rest: map[int64]decimal.Decimal{}}
+}
+
+// cost is computeCost(billedSecs, the price, gpus).
+func (h *hourPricer) cost(billedSecs int64, gpus int) decimal.Decimal {
+	q := billedSecs * int64(gpus)
+	if h.perHour.Exponent() < -8 || gpus <= 0 || q < 0 || q/int64(gpus) != billedSecs {
+		return computeCost(billedSecs, h.perHour, gpus)
+	}
+	k, r := q/3600, q%3600
+	rest, ok := h.rest[r]
+	if !ok {
+		rest = decimal.NewFromInt(r).Mul(h.perHour).DivRound(decimal.NewFromInt(3600), 8)
+		h.rest[r] = rest
+	}
+	return trimZeros(h.perHour.Mul(decimal.NewFromInt(k)).Add(rest))
+}
+
 // partsCost is the billed cost of parts.
 func partsCost(parts []replayPart) decimal.Decimal {
 	var sum money.Sum
@@ -515,8 +544,14 @@ func partsCost(parts []replayPart) decimal.Decimal {
 }
 
 // trimZeros drops the trailing zeros a division to 8 decimals leaves
-// ("87.42000000" → "87.42"): the value is the same.
-func trimZeros(d decimal.Decimal) decimal.Decimal { return decimal.RequireFromString(d.String()) }
+// ("87.42000000" → "87.42", "87.00000000" → "87"): the value is the same,
+// and so is the form, whatever form d had.
+func trimZeros(d decimal.Decimal) decimal.Decimal {
+	if d.IsInteger() {
+		return d.Round(0)
+	}
+	return d.Normalize()
+}
 
 // sessionWork is what a session asks of a target: its GPU model, GPUs and
 // run time (the union of the run times of its GPU component: the parts
@@ -577,9 +612,7 @@ func (rp *replayer) replayGroup(g *workGroup, targets []string) ReplayGroup {
 		if !works[i].known {
 			unknownCount++
 		}
-		for _, p := range s.Parts {
-			compute.Add(p.Cost)
-		}
+		compute.Add(s.Cost)
 	}
 	out.ActualCompute = compute.Decimal()
 	out.RunHours = decimal.NewFromInt(runGPUSecs).DivRound(decimal.NewFromInt(3600), 4)
@@ -796,9 +829,10 @@ func (rp *replayer) targetRow(g *workGroup, works []sessionWork, target string, 
 		compute, gpuSecs = packageCost(works, period, perHour)
 	} else {
 		var sum money.Sum
+		price := newHourPricer(perHour)
 		for _, w := range works {
 			b := billedSeconds(w.runSecs, pol.Step, pol.Minimum)
-			c := computeCost(b, perHour, w.gpus)
+			c := price.cost(b, w.gpus)
 			if pol.MinimumCharge.Valid && b > 0 && c.LessThan(pol.MinimumCharge.Decimal) {
 				c = pol.MinimumCharge.Decimal
 			}

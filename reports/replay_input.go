@@ -56,7 +56,8 @@ type replaySession struct {
 	Provider, Resource, Currency string
 	PricingModel                 string // of its first item
 	Prepaid                      bool
-	Parts                        []replayPart // ordered by start
+	Parts                        []replayPart    // ordered by start
+	Cost                         decimal.Decimal // the parts' billed cost
 }
 
 // replayPart is one compute line item of a session.
@@ -142,8 +143,9 @@ func loadReplayInput(in ReplaySource, month string, cfg ReplayConfig) *replayInp
 		running := li.Kind == ledger.KindCompute && billing.IsRunning(li)
 		switch {
 		case running && billing.IsPrepaid(li):
+			parts := []replayPart{part(li)}
 			prepaid = append(prepaid, replaySession{Provider: li.Provider, Resource: li.ResourceID,
-				Currency: li.Currency, PricingModel: li.PricingModel, Prepaid: true, Parts: []replayPart{part(li)}})
+				Currency: li.Currency, PricingModel: li.PricingModel, Prepaid: true, Parts: parts, Cost: partsCost(parts)})
 		case running && li.ResourceID != "":
 			// in a session (replaySessions)
 		case li.Kind != ledger.KindCompute && !li.BilledCost.IsNegative() &&
@@ -196,6 +198,7 @@ func replaySessions(sessions []billing.Session, month string, part func(*ledger.
 		}
 		if len(rs.Parts) > 0 {
 			rs.Parts = slices.Clip(rs.Parts)
+			rs.Cost = partsCost(rs.Parts)
 			sort.SliceStable(rs.Parts, func(i, j int) bool { return rs.Parts[i].Start.Before(rs.Parts[j].Start) })
 			out = append(out, rs)
 		}

@@ -43,6 +43,7 @@ type ReplayJob struct {
 // jobs computes the --jobs view of the CNY groups.
 func (rp *replayer) jobs(groups []*workGroup, targets []string) []ReplayJob {
 	var out []ReplayJob
+	var sc selfScratch
 	for _, g := range groups {
 		if g.key.currency != "CNY" || g.key.model == "" {
 			continue
@@ -56,11 +57,11 @@ func (rp *replayer) jobs(groups []*workGroup, targets []string) []ReplayJob {
 			j := ReplayJob{Provider: s.Provider, Resource: s.Resource, GPUModel: g.text, Currency: s.Currency,
 				Start: w.start, End: w.end, Cheapest: s.Provider,
 				RunHours: decimal.NewFromInt(w.runSecs*int64(w.gpus)).DivRound(decimal.NewFromInt(3600), 4)}
-			j.Actual = partsCost(s.Parts)
+			j.Actual = s.Cost
 			j.Replayed = j.Actual
 			if !s.Prepaid {
 				pol, hasPol := rp.in.Policies[s.Provider]
-				j.Replayed, _, _ = rp.selfSession(s, pol, hasPol)
+				j.Replayed, _, _ = rp.selfSession(s, pol, hasPol, &sc)
 			}
 			j.CheapestCost = j.Replayed
 			var cheapestPerHour decimal.Decimal

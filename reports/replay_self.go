@@ -21,6 +21,7 @@ func (rp *replayer) selfRow(g *workGroup, works []sessionWork, out *ReplayGroup)
 	row := ReplayRow{Target: g.key.provider, TargetGPU: g.text, Status: ReplaySelf, PricingModel: rp.dominantPricing(g)}
 	var sum money.Sum
 	var billedSecs int64 // GPU-seconds
+	var sc selfScratch
 	for i, s := range g.sessions {
 		gpus := int64(works[i].gpus)
 		if s.Prepaid {
@@ -30,7 +31,7 @@ func (rp *replayer) selfRow(g *workGroup, works []sessionWork, out *ReplayGroup)
 			}
 			continue
 		}
-		r, secs, atts := rp.selfSession(s, pol, hasPol)
+		r, secs, atts := rp.selfSession(s, pol, hasPol, &sc)
 		sum.Add(r)
 		billedSecs += secs * gpus
 		out.Attributions = append(out.Attributions, atts...)
@@ -53,23 +54,29 @@ func (rp *replayer) selfRow(g *workGroup, works []sessionWork, out *ReplayGroup)
 	return row
 }
 
+// selfScratch is selfSession's working memory, reused from one session to
+// the next (a group's sessions are replayed one after another).
+type selfScratch struct {
+	comps        []string
+	run, charged []span
+}
+
 // selfSession replays session s onto its own platform with the bill's own
 // prices: each component's cost × its run time rounded by the policy ÷ its
 // billed time; what it does not reproduce is attributed. gpuSecs is the
 // policy-rounded time of the components that name the GPU.
-func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool) (replayed decimal.Decimal, gpuSecs int64, atts []ReplayAttribution) {
+func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool, sc *selfScratch) (replayed decimal.Decimal, gpuSecs int64, atts []ReplayAttribution) {
 	// components in order of first appearance (a session has one, or a
 	// few: Tencent's GPU, CPU and memory)
-	var comps []string
+	sc.comps = sc.comps[:0]
 	for i := range s.Parts {
-		if c := s.Parts[i].Component; !slices.Contains(comps, c) {
-			comps = append(comps, c)
+		if c := s.Parts[i].Component; !slices.Contains(sc.comps, c) {
+			sc.comps = append(sc.comps, c)
 		}
 	}
-	for _, c := range comps {
+	for _, c := range sc.comps {
 		var first *replayPart
-		run, charged := make([]span, 0, len(s.Parts)), make([]span, 0, len(s.Parts))
-		ids := make([]int64, 0, len(s.Parts))
+		run, charged := sc.run[:0], sc.charged[:0]
 		var costSum, billedSum money.Sum
 		var chargedSecs int64
 		for i := range s.Parts {
@@ -85,8 +92,8 @@ func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool)
 			chargedSecs += int64(p.ChargeEnd.Sub(p.ChargeStart) / time.Second)
 			costSum.Add(p.Cost)
 			billedSum.Add(p.BilledSeconds)
-			ids = append(ids, p.ID)
 		}
+		sc.run, sc.charged = run, charged
 		cost, billed := costSum.Decimal(), billedSum.Decimal()
 		runSecs := unionSeconds(run)
 		allowed := runSecs
@@ -94,8 +101,12 @@ func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool)
 			allowed = billedSeconds(runSecs, pol.Step, pol.Minimum)
 		}
 		r := cost
-		if billed.IsPositive() {
-			r = trimZeros(cost.Mul(decimal.NewFromInt(allowed)).DivRound(billed, 8))
+		switch a := decimal.NewFromInt(allowed); {
+		case !billed.IsPositive():
+		case a.Equal(billed): // the bill followed the policy: cost × 1
+			r = trimZeros(cost.Round(8))
+		default:
+			r = trimZeros(cost.Mul(a).DivRound(billed, 8))
 		}
 		if rp.in.NormalizeGPU(first.GPUModel) != "" {
 			gpuSecs += allowed
@@ -104,6 +115,12 @@ func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool)
 		diff := cost.Sub(r)
 		if diff.Round(2).IsZero() {
 			continue
+		}
+		var ids []int64 // the component's line items, the evidence
+		for i := range s.Parts {
+			if s.Parts[i].Component == c {
+				ids = append(ids, s.Parts[i].ID)
+			}
 		}
 		if diff.IsNegative() {
 			atts = append(atts, ReplayAttribution{Reason: ReplayBilledBelow, Resource: s.Resource, Amount: diff, LineItemIDs: ids})
@@ -127,7 +144,7 @@ func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool)
 func (rp *replayer) dominantPricing(g *workGroup) string {
 	by := map[string]decimal.Decimal{}
 	for _, s := range g.sessions {
-		by[s.PricingModel] = by[s.PricingModel].Add(partsCost(s.Parts))
+		by[s.PricingModel] = by[s.PricingModel].Add(s.Cost)
 	}
 	best := ledger.PricingOnDemand
 	for _, pm := range []string{ledger.PricingOnDemand, ledger.PricingPackage, ledger.PricingSpot, ledger.PricingReserved} {

@@ -173,7 +173,7 @@ func synthInput(runs []time.Duration, gpuModel string) *replayInput {
 			BilledSeconds: decimal.NewFromInt(int64(d / time.Second)), Cost: decimal.NewFromInt(int64(d / time.Second)).Mul(decimal.RequireFromString("1.88")).Div(decimal.NewFromInt(3600)),
 			GPUModel: gpuModel, GPUCount: 1}
 		in.Sessions = append(in.Sessions, replaySession{Provider: "autodl", Resource: fmt.Sprintf("i-%d", i), Currency: "CNY",
-			PricingModel: ledger.PricingOnDemand, Parts: []replayPart{p}})
+			PricingModel: ledger.PricingOnDemand, Parts: []replayPart{p}, Cost: p.Cost})
 		at = at.Add(d + 3*time.Hour)
 	}
 	in.Policies["autodl"] = replayPolicy{Provider: "autodl", Step: time.Second, Source: "test", Seen: "2026-11-29"}
@@ -537,6 +537,44 @@ func TestReplayGPUCount(t *testing.T) {
 		want := map[string]string{"autodl": "3", "lanrui": "4"}[r.Target]
 		if r.GPUHours.Decimal.String() != want {
 			t.Errorf("%s: %s GPU-hours, want %s", r.Target, r.GPUHours.Decimal, want)
+		}
+	}
+}
+
+// TestTrimZeros checks trimZeros against the form a printed and parsed
+// value takes, for values of every sign, size and exponent.
+func TestTrimZeros(t *testing.T) {
+	var ds []decimal.Decimal
+	for _, s := range []string{"0", "0.00000000", "-0.00000000", "87.42000000", "87.00000000", "-87.00000000", "1500", "0.1",
+		"-0.00000001", "123456789012345678901234567890.10000000", "99999999999999999999.00000000"} {
+		ds = append(ds, decimal.RequireFromString(s))
+	}
+	ds = append(ds, decimal.New(15, 2), decimal.New(-7, 3), decimal.New(0, 4))
+	for i := int64(-2000); i <= 2000; i += 7 {
+		ds = append(ds, decimal.NewFromInt(i).DivRound(decimal.NewFromInt(3600), 8), decimal.New(i*1000, -8))
+	}
+	for _, d := range ds {
+		want, got := decimal.RequireFromString(d.String()), trimZeros(d)
+		if got.Exponent() != want.Exponent() || got.Coefficient().Cmp(want.Coefficient()) != 0 {
+			t.Errorf("trimZeros(%s) = %s×10^%d, want %s×10^%d", d, got.Coefficient(), got.Exponent(), want.Coefficient(), want.Exponent())
+		}
+	}
+}
+
+// TestHourPricer checks hourPricer.cost against computeCost, value and
+// form, for prices of several precisions and run times around whole hours.
+func TestHourPricer(t *testing.T) {
+	for _, price := range []string{"1.9", "2.2", "0.0001", "26.46", "7.123456789", "0.00000001", "12", "3.14159265358979", "0"} {
+		h := newHourPricer(decimal.RequireFromString(price))
+		for _, gpus := range []int{1, 2, 3, 8} {
+			for secs := int64(0); secs < 4*3600; secs += 97 {
+				for _, b := range []int64{secs, secs + 3599, secs * 3600} {
+					want, got := computeCost(b, h.perHour, gpus), h.cost(b, gpus)
+					if got.Exponent() != want.Exponent() || got.Coefficient().Cmp(want.Coefficient()) != 0 {
+						t.Fatalf("%s/GPU-hour, %d s × %d GPUs: %s (exp %d), want %s (exp %d)", price, b, gpus, got, got.Exponent(), want, want.Exponent())
+					}
+				}
+			}
 		}
 	}
 }
