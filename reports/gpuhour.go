@@ -780,9 +780,9 @@ func init() {
 		"gpuhour.none":              {"本月没有带 GPU 型号的计算费用。", "No compute charge of the month names a GPU model."},
 		"gpuhour.note.hours":        {"GPU小时 = 实际时长 × GPU数量（未知按 1）；时长依次取：实际起止时间、用量、计费数量、计费时段（括号内为行数）。", "GPU-hours = actual hours × GPU count (1 when unknown); hours come from, in order: usage start/end, consumed quantity, billed quantity, charge period (line items in brackets)."},
 		"gpuhour.note.attributed":   {"关联费用 = 服务于该型号实例的存储、镜像、快照、网络、占用费（按所属实例，否则同一资源ID）。", "Attributed = storage, image, snapshot, network and seat charges of the model's instances (by parent resource, else the same resource id)."},
-		"gpuhour.note.spread":       {"分摊费用 = 同一平台、币种下无法对应到本月实例的上述费用（共 %d 行），按计算费比例分摊到各型号；各份四舍五入到 8 位小数，余数归计算费最大的型号，合计与原金额完全一致。", "Spread = such charges of the provider and currency that serve no instance of the month (%d line items), split over its models in proportion to compute cost; each part is rounded to 8 decimals and the largest model takes the remainder, so the parts add up exactly."},
+		"gpuhour.note.spread":       {"分摊费用 = 同一平台、币种下无法对应到本月实例的上述费用（共 %d 行），按计算费比例分摊到各型号；各份四舍五入到 8 位小数，余数归计算费最大的型号，合计与原金额完全一致。", "Spread = such charges of the provider and currency that serve no instance of the month (%s), split over its models in proportion to compute cost; each part is rounded to 8 decimals and the largest model takes the remainder, so the parts add up exactly."},
 		"gpuhour.note.real":         {"真实单价 = 总成本 ÷ GPU小时（显示 4 位小数）；溢价 = 真实单价 ÷ 标价 − 1。标价取账单自己写明的单价（本月中位数），账单未写明时取价格表中该平台、型号、计费方式的价格（标为“价格表”），否则取本月计算费用 ÷ 计费数量的中位数。", "Real price = all-in cost ÷ GPU-hours (4 decimals, display only); markup = real ÷ sticker − 1. Sticker = the bill's own unit price (the month's median) where the bill states one, else the catalog price for the provider, model and pricing model (labelled catalog), else the median of billed cost ÷ billed quantity."},
-		"gpuhour.note.left_out":     {"未计入：%s %s 的 %d 行 %s（%s %s），%s。", "Left out: %d line items of %s %s, %s (%s %s): %s."},
+		"gpuhour.note.left_out":     {"未计入：%s %s 的 %d 行 %s（%s %s），%s。", "Left out: %s of %s %s, %s (%s %s): %s."},
 		"gpuhour.left.not_gpu_cost": {"不属于 GPU 成本的费用类型", "a kind of charge that is no GPU cost"},
 		"gpuhour.left.no_compute":   {"该平台本月在此币种下没有计算费用", "the provider ran no compute in this currency this month"},
 		"gpuhour.unknown_model":     {"GPU 型号未知", "GPU model unknown"},
@@ -884,8 +884,12 @@ func (r *GPUHourReport) document(opts WriteOptions) *document {
 	}
 	var notes []string
 	if len(r.Rows) > 0 {
+		var spread any = r.SpreadItems
+		if lang != "zh" {
+			spread = lineItemsEN(r.SpreadItems)
+		}
 		notes = append(notes, tr(lang, "gpuhour.note.hours"), tr(lang, "gpuhour.note.double"), tr(lang, "gpuhour.note.attributed"),
-			fmt.Sprintf(tr(lang, "gpuhour.note.spread"), r.SpreadItems), tr(lang, "gpuhour.note.real"))
+			fmt.Sprintf(tr(lang, "gpuhour.note.spread"), spread), tr(lang, "gpuhour.note.real"))
 	}
 	for _, lo := range r.LeftOut {
 		why := tr(lang, "gpuhour.left."+lo.Reason)
@@ -895,7 +899,7 @@ func (r *GPUHourReport) document(opts WriteOptions) *document {
 			notes = append(notes, fmt.Sprintf(tr(lang, "gpuhour.note.left_out"), providerName(lo.Provider, lang), lo.Currency,
 				lo.Items, kind, money, lo.Currency, why))
 		} else {
-			notes = append(notes, fmt.Sprintf(tr(lang, "gpuhour.note.left_out"), lo.Items, providerName(lo.Provider, lang),
+			notes = append(notes, fmt.Sprintf(tr(lang, "gpuhour.note.left_out"), lineItemsEN(lo.Items), providerName(lo.Provider, lang),
 				lo.Currency, kind, money, lo.Currency, why))
 		}
 	}
@@ -1016,4 +1020,12 @@ func (r *GPUHourReport) json() gpuHourJSON {
 			Items: lo.Items, Cost: jsonMoney(known(lo.Cost)), Kind: lo.Kind, IDs: append([]int64{}, lo.IDs...)})
 	}
 	return out
+}
+
+// lineItemsEN is "1 line item", "2 line items".
+func lineItemsEN(n int) string {
+	if n == 1 {
+		return "1 line item"
+	}
+	return fmt.Sprintf("%d line items", n)
 }
