@@ -511,7 +511,7 @@ func audited(ctx context.Context, db *ledger.DB, month string) (bool, error) {
 // items of the packet (see doc.go), records the exceptions and each line's
 // disputed part.
 func (p *Packet) dispute(ctx context.Context, db *ledger.DB) error {
-	rep, err := reports.Refunds(ctx, db, reports.RefundsOptions{Month: p.Month, TZ: p.TZ, Policy: p.Policy})
+	rep, err := reports.Refunds(ctx, db, reports.RefundsOptions{Month: p.Month, TZ: p.TZ, Policy: p.Policy, ClaimsOnly: true})
 	if err != nil {
 		return fmt.Errorf("packet: %w", err)
 	}

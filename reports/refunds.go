@@ -82,6 +82,10 @@ type RefundsOptions struct {
 	Month  string         // billing period YYYY-MM (required)
 	TZ     *time.Location // zone of days and dates; nil = Asia/Shanghai
 	Policy billing.PolicyLookup
+	// ClaimsOnly leaves out what only the tickets cite (the evidence rows'
+	// cells, the platform's ids, the lower billed line of a price claim):
+	// for a caller that takes the claims and their amounts, not the text.
+	ClaimsOnly bool
 }
 
 // RefundClaim is one disputable charge.
@@ -267,18 +271,10 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 			evIDs = append(evIDs, e.LineItemID)
 		}
 	}
-	raw, err := db.RawCells(ctx, evIDs)
-	if err != nil {
-		return nil, fmt.Errorf("reports: refunds: %w", err)
-	}
-	for i := range claims {
-		claims[i].citeRows(s.items, byImport, raw)
-	}
-	for i := range claims {
-		claims[i].findPlatformIDs(s.items, byImport, raw)
-	}
-	if err := billedLower(ctx, db, opts.Month, claims, byImport); err != nil {
-		return nil, err
+	if !opts.ClaimsOnly {
+		if err := citeClaims(ctx, db, opts.Month, claims, s.items, byImport, evIDs); err != nil {
+			return nil, err
+		}
 	}
 	countClaims(claims, s.items)
 
@@ -523,4 +519,24 @@ func (p *RefundPlatform) finish(month string, loc *time.Location) {
 			TextEN: p.ticket("en", month, k.account, k.currency, amount, cs, loc)})
 	}
 	p.StepsZH, p.StepsEN = p.steps("zh", month), p.steps("en", month)
+}
+
+// citeClaims works out what the tickets cite of claims: the rows of their
+// evidence (evIDs, repeated across claims), with the cells the platform
+// wrote, the platform's own ids in them, and a price claim's lower billed
+// line.
+func citeClaims(ctx context.Context, db *ledger.DB, month string, claims []RefundClaim, items map[int64]*ledger.LineItem,
+	byImport map[int64]*ledger.Import, evIDs []int64) error {
+	slices.Sort(evIDs)
+	raw, err := db.RawCells(ctx, slices.Compact(evIDs))
+	if err != nil {
+		return fmt.Errorf("reports: refunds: %w", err)
+	}
+	for i := range claims {
+		claims[i].citeRows(items, byImport, raw)
+	}
+	for i := range claims {
+		claims[i].findPlatformIDs(items, byImport, raw)
+	}
+	return billedLower(ctx, db, month, claims, byImport)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -236,5 +237,42 @@ func TestRefundsJSONContract(t *testing.T) {
 				t.Errorf("%s ticket does not ask for a refund:\n%s\n%s", p.Provider, tk.TextZH, tk.TextEN)
 			}
 		}
+	}
+}
+
+// TestRefundsClaimsOnly checks that ClaimsOnly leaves the claims, their
+// amounts, evidence and totals as the full report has them, and only the
+// ticket citations out.
+func TestRefundsClaimsOnly(t *testing.T) {
+	s := newInstSample(t)
+	saveInstFindings(t, s)
+	addTransactions(t, s.db)
+	ctx := context.Background()
+	full, err := Refunds(ctx, s.db, RefundsOptions{Month: "2026-10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	only, err := Refunds(ctx, s.db, RefundsOptions{Month: "2026-10", ClaimsOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tickets are the text: what they are made of is compared.
+	cites := map[*RefundsReport]int{}
+	for _, r := range []*RefundsReport{full, only} {
+		for i := range r.Platforms {
+			p := &r.Platforms[i]
+			p.Tickets, p.StepsZH, p.StepsEN = nil, nil, nil
+			for j := range p.Claims {
+				c := &p.Claims[j]
+				cites[r] += len(c.cites)
+				c.cites, c.platformIDs, c.earlier, c.earlierRow, c.template = nil, nil, nil, rowCite{}, false
+			}
+		}
+	}
+	if cites[full] == 0 || cites[only] != 0 {
+		t.Fatalf("rows cited: full report %d, claims only %d; want some and none", cites[full], cites[only])
+	}
+	if !reflect.DeepEqual(full, only) {
+		t.Errorf("ClaimsOnly changed more than the citations:\nfull %+v\nonly %+v", full.Platforms, only.Platforms)
 	}
 }
