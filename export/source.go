@@ -59,6 +59,21 @@ func LineSource(header, raw []string) (Source, bool) {
 	return Source{File: file, Sheet: cell(SourceSheetColumn), Row: row, Format: cell(SourceFormatColumn)}, true
 }
 
+// CitedColumns are the columns of header that LineSource and the
+// IDColumns of header read, ascending.
+func CitedColumns(header []string) []int {
+	var cols []int
+	for i, h := range header {
+		switch h {
+		case SourceFileColumn, SourceSheetColumn, SourceRowColumn, SourceFormatColumn:
+			cols = append(cols, i)
+		}
+	}
+	cols = append(cols, IDColumnsOf(header).cols...)
+	slices.Sort(cols)
+	return slices.Compact(cols)
+}
+
 // HasSources reports whether header is that of a FOCUS export of
 // gpubill that names its lines' sources.
 func HasSources(header []string) bool {

@@ -271,3 +271,34 @@ func lineItems(ctx context.Context, db *DB, f Filter) ([]LineItem, error) {
 	})
 	return out, err
 }
+
+// TestRawCells reads the listed source cells of the items asked for, each
+// at its column index, and nothing of imports not listed or ids not held.
+func TestRawCells(t *testing.T) {
+	db := openTest(t)
+	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
+	item := func(key string) LineItem {
+		return LineItem{Provider: "autodl", BillingPeriod: "2026-10", ChargePeriodStart: start,
+			ChargePeriodEnd: start.Add(time.Hour), ChargeCategory: CategoryUsage, Kind: KindCompute,
+			BilledCost: decimal.RequireFromString("1"), Currency: "CNY", RowKey: key, Raw: []string{key, "T9", `"q",`}}
+	}
+	importItems(t, db, []LineItem{item("a")}) // import 1, item 1
+	importItems(t, db, []LineItem{item("b")}) // import 2, item 2
+	for _, tc := range []struct {
+		cells map[int64][]int
+		want  string
+	}{
+		{map[int64][]int{2: {1}}, `{"2":["","T9"]}`},
+		{map[int64][]int{1: {2, 0}, 2: {0, 5}}, `{"1":["a","","\"q\","],"2":["b","","","","",""]}`}, // 5: no such cell
+		{map[int64][]int{1: {1}, 2: {1}}, `{"1":["","T9"],"2":["","T9"]}`},
+		{map[int64][]int{}, `{}`},
+	} {
+		got, err := db.RawCells(context.Background(), []int64{1, 2, 3}, tc.cells)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := json.Marshal(got); string(b) != tc.want {
+			t.Errorf("cells %v: %s, want %s", tc.cells, b, tc.want)
+		}
+	}
+}

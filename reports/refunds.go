@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/billing"
+	"github.com/gpubill/gpubill/export"
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/platform"
 )
@@ -528,7 +529,7 @@ func (p *RefundPlatform) finish(month string, loc *time.Location) {
 func citeClaims(ctx context.Context, db *ledger.DB, month string, claims []RefundClaim, items map[int64]*ledger.LineItem,
 	byImport map[int64]*ledger.Import, evIDs []int64) error {
 	slices.Sort(evIDs)
-	raw, err := db.RawCells(ctx, slices.Compact(evIDs))
+	raw, err := db.RawCells(ctx, slices.Compact(evIDs), ticketCells(byImport))
 	if err != nil {
 		return fmt.Errorf("reports: refunds: %w", err)
 	}
@@ -539,4 +540,21 @@ func citeClaims(ctx context.Context, db *ledger.DB, month string, claims []Refun
 		claims[i].findPlatformIDs(items, byImport, raw)
 	}
 	return billedLower(ctx, db, month, claims, byImport)
+}
+
+// ticketCells lists, per import, the source cells the tickets read: a
+// fetched line's id (ledger.LineIDColumn), and the vendor's source and ids
+// (export.CitedColumns). An import with none has no cells read.
+func ticketCells(imports map[int64]*ledger.Import) map[int64][]int {
+	out := map[int64][]int{}
+	for id, im := range imports {
+		cols := export.CitedColumns(im.Header)
+		if i := slices.Index(im.Header, ledger.LineIDColumn); i >= 0 {
+			cols = append(cols, i)
+		}
+		if len(cols) > 0 {
+			out[id] = cols
+		}
+	}
+	return out
 }

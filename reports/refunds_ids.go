@@ -164,7 +164,7 @@ func billedLower(ctx context.Context, db *ledger.DB, month string, claims []Refu
 	if len(earlier) == 0 {
 		return nil
 	}
-	raw, err := db.RawCells(ctx, earlier) // LoadLineItems leaves Raw empty
+	raw, err := db.RawCells(ctx, earlier, ticketCells(imports)) // LoadLineItems leaves Raw empty
 	if err != nil {
 		return fmt.Errorf("reports: refunds: %w", err)
 	}

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"reflect"
 	"strings"
 
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpubill/gpubill/billing"
+	"github.com/gpubill/gpubill/export"
 	"github.com/gpubill/gpubill/ledger"
 )
 
@@ -190,5 +192,21 @@ func TestTicketOneChargeWording(t *testing.T) {
 	two := p.ticket("en", "2026-10", "lab", "CNY", d("2.00"), append(cs, cs[0]), ledger.DefaultTZ())
 	if !strings.Contains(two, "account lab, I found 2 charges that do not follow") {
 		t.Errorf("en ticket %q: want \"I found 2 charges that do not follow\"", two)
+	}
+}
+
+// TestTicketCells lists the cells a ticket reads of each import, and none
+// of an import that has none of them.
+func TestTicketCells(t *testing.T) {
+	imports := map[int64]*ledger.Import{
+		1: {ID: 1, Header: []string{"计费项", "交易ID", "金额", ledger.LineIDColumn}},
+		2: {ID: 2, Header: []string{"BilledCost", export.SourceFileColumn, "x", export.SourceRowColumn, export.SourceSheetColumn,
+			export.SourceFormatColumn, export.SourceIDsColumn}},
+		3: {ID: 3, Header: []string{"金额", "备注"}},
+	}
+	got := ticketCells(imports)
+	want := map[int64][]int{1: {1, 3}, 2: {1, 3, 4, 5, 6}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ticketCells: got %v, want %v", got, want)
 	}
 }
