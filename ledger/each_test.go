@@ -272,8 +272,8 @@ func lineItems(ctx context.Context, db *DB, f Filter) ([]LineItem, error) {
 	return out, err
 }
 
-// TestRawCells reads the listed source cells of the items asked for, each
-// at its column index, and nothing of imports not listed or ids not held.
+// TestRawCells reads the listed source cells of the items asked for, in
+// the order listed, and nothing of imports not listed or ids not held.
 func TestRawCells(t *testing.T) {
 	db := openTest(t)
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
@@ -288,9 +288,9 @@ func TestRawCells(t *testing.T) {
 		cells map[int64][]int
 		want  string
 	}{
-		{map[int64][]int{2: {1}}, `{"2":["","T9"]}`},
-		{map[int64][]int{1: {2, 0}, 2: {0, 5}}, `{"1":["a","","\"q\","],"2":["b","","","","",""]}`}, // 5: no such cell
-		{map[int64][]int{1: {1}, 2: {1}}, `{"1":["","T9"],"2":["","T9"]}`},
+		{map[int64][]int{2: {1}}, `{"2":["T9"]}`},
+		{map[int64][]int{1: {2, 0}, 2: {0, 5}}, `{"1":["\"q\",","a"],"2":["b",""]}`}, // 5: no such cell
+		{map[int64][]int{1: {1}, 2: {1}}, `{"1":["T9"],"2":["T9"]}`},
 		{map[int64][]int{}, `{}`},
 	} {
 		got, err := db.RawCells(context.Background(), []int64{1, 2, 3}, tc.cells)

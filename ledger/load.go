@@ -341,36 +341,21 @@ func (db *DB) ImportPaths(ctx context.Context) (map[int64]string, error) {
 	return paths, err
 }
 
-// RawCells returns, by id, source cells (line_items.raw) of the line items
-// whose id is in ids: those cells lists for the item's import (column
-// indexes), each at its own index, the others empty. Items of imports cells
-// does not list, without cells, or gone, are absent. For the rows a report
-// cites (a ticket's evidence), not for a month.
+// RawCells returns, by id, the source cells that cells lists (as Read.Cells)
+// for the import of each line item in ids; items of other imports, or gone,
+// are absent. For the rows a report cites, not for a month.
 func (db *DB) RawCells(ctx context.Context, ids []int64, cells map[int64][]int) (map[int64][]string, error) {
+	cols, list, _ := selectColumns([]string{"id"}, true)
+	ir := newItemReader(append(cols, &lineItemColumns[columnIndex["raw"]]), nil)
 	out := make(map[int64][]string, len(ids))
-	if len(cells) == 0 {
-		return out, nil
-	}
-	cols, list, _ := selectColumns([]string{"id", "import_id"}, true)
-	cols = append(cols, &lineItemColumns[columnIndex["raw"]])
-	ir := newItemReader(cols, nil)
-	q := "SELECT " + list + ", " + cellsOf(cells) + " FROM line_items li WHERE li.id IN (%s)"
-	err := db.eachChunk(ctx, ids, q, nil, func(r Row) error {
+	err := db.eachChunk(ctx, ids, "SELECT "+list+", "+cellsOf(cells)+" FROM line_items li WHERE li.id IN (%s)", nil, func(r Row) error {
 		var li LineItem
 		if err := ir.read(r, &li); err != nil {
 			return err
 		}
-		at := cells[li.ImportID]
-		if len(at) == 0 || len(li.Raw) == 0 {
-			return nil
+		if len(li.Raw) > 0 {
+			out[li.ID] = li.Raw
 		}
-		row := make([]string, slices.Max(at)+1)
-		for k, c := range at {
-			if k < len(li.Raw) {
-				row[c] = li.Raw[k]
-			}
-		}
-		out[li.ID] = row
 		return nil
 	})
 	if err != nil {

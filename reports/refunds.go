@@ -529,7 +529,7 @@ func (p *RefundPlatform) finish(month string, loc *time.Location) {
 func citeClaims(ctx context.Context, db *ledger.DB, month string, claims []RefundClaim, items map[int64]*ledger.LineItem,
 	byImport map[int64]*ledger.Import, evIDs []int64) error {
 	slices.Sort(evIDs)
-	raw, err := db.RawCells(ctx, slices.Compact(evIDs), ticketCells(byImport))
+	raw, err := ticketRaw(ctx, db, slices.Compact(evIDs), items, byImport)
 	if err != nil {
 		return fmt.Errorf("reports: refunds: %w", err)
 	}
@@ -540,6 +540,28 @@ func citeClaims(ctx context.Context, db *ledger.DB, month string, claims []Refun
 		claims[i].findPlatformIDs(items, byImport, raw)
 	}
 	return billedLower(ctx, db, month, claims, byImport)
+}
+
+// ticketRaw reads the source cells the tickets read of the line items ids
+// (ticketCells), each at its column index, the others empty.
+func ticketRaw(ctx context.Context, db *ledger.DB, ids []int64, items map[int64]*ledger.LineItem,
+	imports map[int64]*ledger.Import) (map[int64][]string, error) {
+	cells := ticketCells(imports)
+	raw, err := db.RawCells(ctx, ids, cells)
+	for id, got := range raw {
+		li := items[id]
+		if li == nil || len(cells[li.ImportID]) != len(got) {
+			delete(raw, id)
+			continue
+		}
+		at := cells[li.ImportID]
+		row := make([]string, slices.Max(at)+1)
+		for k, c := range at {
+			row[c] = got[k]
+		}
+		raw[id] = row
+	}
+	return raw, err
 }
 
 // ticketCells lists, per import, the source cells the tickets read: a

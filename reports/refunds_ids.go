@@ -148,6 +148,7 @@ func billedLower(ctx context.Context, db *ledger.DB, month string, claims []Refu
 		return fmt.Errorf("reports: refunds: %w", err)
 	}
 	var earlier []int64
+	byID := map[int64]*ledger.LineItem{}
 	for i := range claims {
 		for _, best := range found {
 			if e := best[i]; e != nil && lower(e, claims[i].earlier) {
@@ -158,13 +159,13 @@ func billedLower(ctx context.Context, db *ledger.DB, month string, claims []Refu
 			if im := imports[e.ImportID]; im != nil {
 				e.File = im.Path
 			}
-			earlier = append(earlier, e.ID)
+			earlier, byID[e.ID] = append(earlier, e.ID), e
 		}
 	}
 	if len(earlier) == 0 {
 		return nil
 	}
-	raw, err := db.RawCells(ctx, earlier, ticketCells(imports)) // LoadLineItems leaves Raw empty
+	raw, err := ticketRaw(ctx, db, earlier, byID, imports) // LoadLineItems leaves Raw empty
 	if err != nil {
 		return fmt.Errorf("reports: refunds: %w", err)
 	}

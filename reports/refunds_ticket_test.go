@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"context"
 	"reflect"
 	"strings"
 
@@ -208,5 +209,50 @@ func TestTicketCells(t *testing.T) {
 	want := map[int64][]int{1: {1, 3}, 2: {1, 3, 4, 5, 6}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ticketCells: got %v, want %v", got, want)
+	}
+}
+
+// TestTicketRaw reads the cells the tickets cite of every line item of
+// the scenario's bills, each where the full row has it, the others empty.
+func TestTicketRaw(t *testing.T) {
+	db := replayLedger(t, "../testdata/scenario/2026-10/*.csv")
+	ctx := context.Background()
+	ims, err := db.Imports(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := map[int64]*ledger.Import{}
+	for i := range ims {
+		imports[ims[i].ID] = &ims[i]
+	}
+	items := map[int64]*ledger.LineItem{}
+	var ids []int64
+	if err := db.EachLineItem(ctx, ledger.Filter{}, ledger.Read{}, func(li *ledger.LineItem) error {
+		items[li.ID], ids = li, append(ids, li.ID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := ticketRaw(ctx, db, ids, items, imports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, cited := ticketCells(imports), 0
+	for _, id := range ids {
+		li, want := items[id], map[int]bool{}
+		for _, c := range cells[li.ImportID] {
+			want[c] = true
+		}
+		for c, v := range raw[id] {
+			if full := li.Raw[c]; (want[c] && v != full) || (!want[c] && v != "") {
+				t.Fatalf("line item %d, cell %d: %q, want %q (cited: %v)", id, c, v, full, want[c])
+			}
+			if v != "" {
+				cited++
+			}
+		}
+	}
+	if cited == 0 {
+		t.Fatal("no cell cited: the scenario checks nothing")
 	}
 }
