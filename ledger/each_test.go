@@ -227,18 +227,24 @@ func scanLineItem(rows *sql.Rows) (*LineItem, error) {
 	return &li, nil
 }
 
+// cellsLedger holds two imports of one item each (ids 1 and 2), whose
+// source cells are the row key, "T9" and `"q",`.
+func cellsLedger(t *testing.T) *DB {
+	t.Helper()
+	db := openTest(t)
+	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
+	for _, key := range []string{"a", "b"} {
+		importItems(t, db, []LineItem{{Provider: "autodl", BillingPeriod: "2026-10", ChargePeriodStart: start,
+			ChargePeriodEnd: start.Add(time.Hour), ChargeCategory: CategoryUsage, Kind: KindCompute,
+			BilledCost: decimal.RequireFromString("1"), Currency: "CNY", RowKey: key, Raw: []string{key, "T9", `"q",`}}})
+	}
+	return db
+}
+
 // TestReadCells reads some of the source cells of some imports' items
 // only, beside a filter's placeholders.
 func TestReadCells(t *testing.T) {
-	db := openTest(t)
-	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
-	item := func(key string) LineItem {
-		return LineItem{Provider: "autodl", BillingPeriod: "2026-10", ChargePeriodStart: start,
-			ChargePeriodEnd: start.Add(time.Hour), ChargeCategory: CategoryUsage, Kind: KindCompute,
-			BilledCost: decimal.RequireFromString("1"), Currency: "CNY", RowKey: key, Raw: []string{key, "T9", `"q",`}}
-	}
-	importItems(t, db, []LineItem{item("a")})
-	importItems(t, db, []LineItem{item("b")})
+	db := cellsLedger(t)
 	for _, tc := range []struct {
 		cells map[int64][]int
 		want  string
@@ -275,15 +281,7 @@ func lineItems(ctx context.Context, db *DB, f Filter) ([]LineItem, error) {
 // TestRawCells reads the listed source cells of the items asked for, in
 // the order listed, and nothing of imports not listed or ids not held.
 func TestRawCells(t *testing.T) {
-	db := openTest(t)
-	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
-	item := func(key string) LineItem {
-		return LineItem{Provider: "autodl", BillingPeriod: "2026-10", ChargePeriodStart: start,
-			ChargePeriodEnd: start.Add(time.Hour), ChargeCategory: CategoryUsage, Kind: KindCompute,
-			BilledCost: decimal.RequireFromString("1"), Currency: "CNY", RowKey: key, Raw: []string{key, "T9", `"q",`}}
-	}
-	importItems(t, db, []LineItem{item("a")}) // import 1, item 1
-	importItems(t, db, []LineItem{item("b")}) // import 2, item 2
+	db := cellsLedger(t)
 	for _, tc := range []struct {
 		cells map[int64][]int
 		want  string
