@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -147,8 +148,7 @@ func billedLower(ctx context.Context, db *ledger.DB, month string, claims []Refu
 	if err != nil {
 		return fmt.Errorf("reports: refunds: %w", err)
 	}
-	var earlier []int64
-	byID := map[int64]*ledger.LineItem{}
+	earlier := map[int64]*ledger.LineItem{} // the lines found, by id
 	for i := range claims {
 		for _, best := range found {
 			if e := best[i]; e != nil && lower(e, claims[i].earlier) {
@@ -159,13 +159,13 @@ func billedLower(ctx context.Context, db *ledger.DB, month string, claims []Refu
 			if im := imports[e.ImportID]; im != nil {
 				e.File = im.Path
 			}
-			earlier, byID[e.ID] = append(earlier, e.ID), e
+			earlier[e.ID] = e
 		}
 	}
 	if len(earlier) == 0 {
 		return nil
 	}
-	raw, err := ticketRaw(ctx, db, earlier, byID, imports) // LoadLineItems leaves Raw empty
+	raw, err := ticketRaw(ctx, db, slices.Sorted(maps.Keys(earlier)), earlier, imports) // the scan reads no source cells
 	if err != nil {
 		return fmt.Errorf("reports: refunds: %w", err)
 	}

@@ -101,12 +101,8 @@ func (rp *replayer) selfSession(s *replaySession, pol replayPolicy, hasPol bool,
 			allowed = billedSeconds(runSecs, pol.Step, pol.Minimum)
 		}
 		r := cost
-		switch a := decimal.NewFromInt(allowed); {
-		case !billed.IsPositive():
-		case a.Equal(billed): // the bill followed the policy: cost × 1
-			r = trimZeros(cost.Round(8))
-		default:
-			r = trimZeros(cost.Mul(a).DivRound(billed, 8))
+		if billed.IsPositive() {
+			r = trimZeros(cost.Mul(decimal.NewFromInt(allowed)).DivRound(billed, 8))
 		}
 		if rp.in.NormalizeGPU(first.GPUModel) != "" {
 			gpuSecs += allowed

@@ -415,13 +415,7 @@ func (overlappingCharge) finding(in *Input, k overlapGroupKey, chain []overlapIt
 	}
 	var basis, reasonZH, reasonEN string
 	kindZH, kindEN := duplicateKindName(k.kind, "zh"), duplicateKindName(k.kind, "en")
-	if m.stretches > 0 {
-		reasonZH = fmt.Sprintf("资源 %s 有 %d 条%s费用记录的时段相互重叠，共重叠 %s（%s），这段时间被重复计费约 %s。",
-			k.resource, len(items), kindZH, formatDurationZH(m.doubled), span, amount)
-		reasonEN = fmt.Sprintf("Resource %s has %d %s line items whose periods overlap for %s (%s), so that time was charged twice, about %s.",
-			k.resource, len(items), kindEN, formatDuration(m.doubled), span, amount)
-	}
-	if m.stretches == 0 {
+	if m.stretches == 0 { // measured by billed time (measureBilledOverlap)
 		basis = fmt.Sprintf("billed time %s within periods covering %s: %s charged twice at least, at the lowest rate %s × %s = %s",
 			formatDuration(m.billed), formatDuration(m.covered), formatDuration(m.doubled), m.pairRates[0],
 			formatDuration(m.doubled), formatExact(m.amount, cur))
@@ -429,14 +423,19 @@ func (overlappingCharge) finding(in *Input, k overlapGroupKey, chain []overlapIt
 			k.resource, len(items), kindZH, formatDurationZH(m.covered), span, formatDurationZH(m.billed), formatDurationZH(m.doubled), amount)
 		reasonEN = fmt.Sprintf("Resource %s has %d %s line items that bill %s within %s of periods (%s), so at least %s was charged twice, about %s.",
 			k.resource, len(items), kindEN, formatDuration(m.billed), formatDuration(m.covered), span, formatDuration(m.doubled), amount)
-	} else if m.stretches == 1 && len(m.pairShares) == 2 {
-		d := formatDuration(m.doubled)
-		basis = fmt.Sprintf("overlap %s at the billed rate: %s × %s = %s, %s × %s = %s; the smaller share is at risk = %s",
-			d, m.pairRates[0], d, formatExact(m.pairShares[0], cur), m.pairRates[1], d, formatExact(m.pairShares[1], cur),
-			formatExact(m.amount, cur))
 	} else {
-		basis = fmt.Sprintf("over %s of doubled time in %d stretches: each item's share (billed cost ÷ period length × stretch, 8 decimals), all but the largest per stretch = %s",
-			formatDuration(m.doubled), m.stretches, formatExact(m.amount, cur))
+		reasonZH = fmt.Sprintf("资源 %s 有 %d 条%s费用记录的时段相互重叠，共重叠 %s（%s），这段时间被重复计费约 %s。",
+			k.resource, len(items), kindZH, formatDurationZH(m.doubled), span, amount)
+		reasonEN = fmt.Sprintf("Resource %s has %d %s line items whose periods overlap for %s (%s), so that time was charged twice, about %s.",
+			k.resource, len(items), kindEN, formatDuration(m.doubled), span, amount)
+		if d := formatDuration(m.doubled); m.stretches == 1 && len(m.pairShares) == 2 {
+			basis = fmt.Sprintf("overlap %s at the billed rate: %s × %s = %s, %s × %s = %s; the smaller share is at risk = %s",
+				d, m.pairRates[0], d, formatExact(m.pairShares[0], cur), m.pairRates[1], d, formatExact(m.pairShares[1], cur),
+				formatExact(m.amount, cur))
+		} else {
+			basis = fmt.Sprintf("over %s of doubled time in %d stretches: each item's share (billed cost ÷ period length × stretch, 8 decimals), all but the largest per stretch = %s",
+				d, m.stretches, formatExact(m.amount, cur))
+		}
 	}
 	return ledger.Finding{
 		Severity:     th.severity(m.amount),
