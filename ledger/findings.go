@@ -33,12 +33,10 @@ func (db *DB) SaveAudit(ctx context.Context, month, tz, params string, findings 
 }
 
 // AuditWriter is SaveAudit in steps, for an audit that stores the findings
-// of its first rules while the others still run: BeginAudit opens the run's
-// transaction, Add stores findings as they come, Commit removes the open
-// findings of the month that the run did not produce and commits. Rollback
-// (after Commit: nothing) discards the run. The findings of one run must
-// have distinct fingerprints; their ids follow the order of Add. Foreign
-// keys are checked as on every connection.
+// of its first rules while the others still run: BeginAudit, Add as they
+// come, Commit (it removes the month's open findings the run did not
+// produce), or Rollback. A run's fingerprints are distinct; ids follow the
+// order of Add.
 type AuditWriter struct {
 	tx    *sql.Tx
 	month string
@@ -89,13 +87,11 @@ type stored struct {
 // findingBatch is how many findings one INSERT writes (18 values each).
 const findingBatch = 64
 
-// upsert stores one batch of findings: those whose fingerprint no run has
-// stored in one multi-row INSERT, in the batch's order; each of the others
-// is updated in place (its state and first run are kept) and its evidence
-// deleted, to be written anew by Add. Not one INSERT … ON CONFLICT DO
-// UPDATE: SQLite runs the DO UPDATE of a statement of many rows with a
-// statement journal to undo itself, which wrote hundreds of megabytes to a
-// temporary file for a big month.
+// upsert stores one batch of findings: the new fingerprints in one
+// multi-row INSERT, in order; the others updated in place (state and first
+// run kept), their evidence deleted for Add to write anew. Not INSERT … ON
+// CONFLICT DO UPDATE: SQLite runs that with a statement journal, hundreds of
+// megabytes of temporary file for a big month.
 func (w *AuditWriter) upsert(ctx context.Context, findings []Finding) error {
 	const insert = `INSERT OR FAIL INTO findings(fingerprint, run_id, first_run_id, month, rule_id, severity, provider,
 			resource_id, period_start, period_end, amount_at_risk, currency, basis, reason_zh, reason_en, advice_zh, advice_en, claim)

@@ -31,12 +31,10 @@ type ImportTx struct {
 
 // ImportOptions tune the transaction of one import.
 type ImportOptions struct {
-	// Bulk marks a big file. Into a ledger without line items, its
-	// transaction is written with a rollback journal instead of the WAL: the
-	// pages of a new ledger then reach the disk once, not twice (WAL, then
-	// checkpoint). The ledger goes back to WAL when the transaction ends
-	// (or, after a crash, when it is next opened); meanwhile other
-	// connections wait for it: an empty ledger has nothing to miss.
+	// Bulk marks a big file. Into a ledger without line items, it is written
+	// with a rollback journal instead of the WAL, so that its pages reach the
+	// disk once, not twice; WAL comes back when the transaction ends (after a
+	// crash, at the next Open). Other connections wait meanwhile.
 	Bulk bool
 }
 
@@ -141,21 +139,15 @@ func (t *ImportTx) LineItemCount(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// DeferIndexes drops the secondary indexes of line_items for the rest of the
-// transaction and builds them again in Commit. For a bulk import into a ledger
-// that holds fewer rows than the file, building an index once over sorted
-// data is much cheaper than updating it row by row. The unique dedupe index
-// is dropped too only with unique set, which is for an empty ledger: there a
-// file's rows cannot repeat a stored key, and the keys of one file are unique
-// by construction, so the rebuilt unique index refuses only a broken import.
-// Otherwise it stays, so duplicates are still ignored row by row. Being inside
-// the transaction, a rollback or a crash leaves the indexes as they were.
-// The indexes of liveIndexes are never deferred.
-//
-// With an index deferred, the connection's page cache shrinks to
-// deferredCacheKiB: SQLite's sorter, which builds the index at commit, keeps
-// as many bytes in memory per sort thread as the page cache holds, and the
-// rows go in at the table's right edge, which needs few pages.
+// DeferIndexes drops the secondary indexes of line_items (but liveIndexes)
+// for the rest of the transaction and builds them again in Commit: for a
+// file bigger than the ledger, building an index once over sorted data is
+// cheaper than updating it row by row. The unique dedupe index goes too only
+// with unique set, for an empty ledger, where a file's keys cannot repeat a
+// stored one. A rollback or a crash leaves the indexes as they were. The
+// page cache shrinks to deferredCacheKiB meanwhile: SQLite's sorter keeps as
+// much in memory per sort thread as the page cache holds, and the rows go in
+// at the table's right edge, which needs few pages.
 func (t *ImportTx) DeferIndexes(ctx context.Context, unique bool) error {
 	if t.deferred != nil {
 		return nil

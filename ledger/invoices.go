@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -170,6 +171,25 @@ func (db *DB) InsertInvoices(ctx context.Context, invs []Invoice) (int, error) {
 		return 0, err
 	}
 	return added, t.Commit()
+}
+
+// RemoveInvoices removes the invoices ids, which must all have been added
+// by hand (an imported one goes with its import: UndoImport): all of them
+// in one transaction, or none.
+func (db *DB) RemoveInvoices(ctx context.Context, ids []int64) error {
+	tx, err := db.BeginTx(ctx)
+	if err != nil {
+		return fmt.Errorf("ledger: remove invoices: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM invoices WHERE import_id IS NULL AND id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
+	if err != nil {
+		return fmt.Errorf("ledger: remove invoices: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != int64(len(slices.Compact(slices.Sorted(slices.Values(ids))))) {
+		return fmt.Errorf("ledger: remove invoices: %d of the ids %v are invoices added by hand", n, ids)
+	}
+	return tx.Commit()
 }
 
 // InvoiceFilter selects invoices. Empty fields select everything.

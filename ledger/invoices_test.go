@@ -74,7 +74,7 @@ func TestInvoicesInsertDedupeAndQuery(t *testing.T) {
 	}
 }
 
-func TestInvoiceInImportTxCarriesEvidenceAndUndo(t *testing.T) {
+func TestInvoiceInImportTxCarriesEvidenceRemoveAndUndo(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	tx, err := db.BeginImport(ctx)
@@ -103,6 +103,29 @@ func TestInvoiceInImportTxCarriesEvidenceAndUndo(t *testing.T) {
 	if len(got) != 1 || got[0].File != "发票.csv" || got[0].SourceRow != 3 || got[0].Title != "某大学" ||
 		!reflect.DeepEqual(got[0].Raw, []string{"潞晨云", "9"}) || money.String(got[0].Amount) != "12.34" {
 		t.Errorf("got %+v, want the invoice with its file, row, title and raw cells", got)
+	}
+	// RemoveInvoices takes invoices added by hand, all or none: with the
+	// imported one among them, nothing goes.
+	if _, err := db.InsertInvoices(ctx, []Invoice{inv("luchen", "10", "2026-11-01", "1", "2026-10", "2026-10"),
+		inv("luchen", "11", "2026-11-01", "2", "2026-10", "2026-10")}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = db.Invoices(ctx, InvoiceFilter{})
+	ids := map[string]int64{}
+	for _, x := range got {
+		ids[x.Number] = x.ID
+	}
+	if err := db.RemoveInvoices(ctx, []int64{ids["10"], ids["9"]}); err == nil {
+		t.Error("removed an imported invoice, want an error")
+	}
+	if err := db.RemoveInvoices(ctx, []int64{ids["10"], ids["10"]}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.Invoices(ctx, InvoiceFilter{}); len(got) != 2 || got[0].Number != "11" || got[1].Number != "9" {
+		t.Errorf("after removing 10, got %+v, want 11 and 9", got)
+	}
+	if err := db.RemoveInvoices(ctx, []int64{ids["11"]}); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := db.UndoImport(ctx, imp.ID); err != nil {
 		t.Fatal(err)

@@ -16,13 +16,13 @@ import (
 )
 
 // Reading line items. Every read builds its items from the column table
-// (columns.go) on a liteConn: EachLineItem streams a selection, LoadLineItems
+// (columns.go) on a liteConn: EachLineItem streams a selection, LoadColumns
 // keeps a month in memory for an analysis (the audit, whatif), reading it in
 // id ranges on several connections at once, LineItemsByID looks up the few
 // items a report cites, ScanItems hands a report the named columns of each
 // row.
 
-// loadSlab is how many items one allocation of LoadLineItems holds.
+// loadSlab is how many items one allocation of LoadColumns holds.
 const loadSlab = 1024
 
 // loadPartMin is the fewest ids worth a reader of their own.
@@ -31,18 +31,11 @@ var loadPartMin int64 = 20000
 // byIDChunk is how many ids one look-up statement binds.
 const byIDChunk = 500
 
-// LoadLineItems returns the line items f selects, every column but the raw
-// cells, in ByResource order (CompareItems). Items may share strings
-// and amounts; callers must treat them as read-only.
-func (db *DB) LoadLineItems(ctx context.Context, f Filter) ([]*LineItem, error) {
-	return db.LoadColumns(ctx, f, nil)
-}
-
-// LoadColumns is LoadLineItems reading only the named columns of the
-// column table (nil: all but raw); the fields of the others stay zero. The
-// order needs provider, resource_id, charge_period_start and id, and File
-// import_id. An analysis that reads a few of the columns of a million
-// items spares the reading of the rest.
+// LoadColumns returns the line items f selects in ByResource order
+// (CompareItems), with the named columns of the column table read (nil:
+// all but raw) and the others' fields zero. The order needs provider,
+// resource_id, charge_period_start and id, and File import_id. Items may
+// share strings and amounts; callers must treat them as read-only.
 func (db *DB) LoadColumns(ctx context.Context, f Filter, names []string) ([]*LineItem, error) {
 	cols, list, err := selectColumns(names, true)
 	if err != nil {
@@ -164,13 +157,11 @@ func (db *DB) parts(ctx context.Context, f Filter) ([]Filter, error) {
 	return out, nil
 }
 
-// ScanItems runs a SELECT of the named columns of line_items (cols, of the
-// column table) over the line items f selects, in id ranges side by side,
-// and hands each row, read into a line item (ItemsOf), to the callback of
-// its range: part(i) is called once per range, before the reads start, and
-// its callback only ever runs on range i's goroutine. It returns the number
-// of ranges (0 when nothing is selected). The ranges run side by side, so
-// order orders the rows within each range only.
+// ScanItems reads the columns cols of the line items f selects, in id
+// ranges side by side, and hands each row, as a line item (ItemsOf), to the
+// callback of its range: part(i) is called once per range before the reads
+// start, and its callback runs on range i's goroutine only, in order within
+// the range. It returns the number of ranges (0 when nothing is selected).
 func (db *DB) ScanItems(ctx context.Context, f Filter, order Order, cols []string, part func(i int) func(*LineItem) error) (int, error) {
 	_, list, err := selectColumns(cols, false)
 	if err != nil {

@@ -14,12 +14,12 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// TestLoadLineItemsEqualsEachLineItem: LoadLineItems' items are the Items
+// TestLoadColumnsEqualsEachLineItem: LoadColumns' items are the Items
 // of EachLineItem's, every field equal, in its order, whether it reads one
 // id range or several (merged), by table range (a month that fills its
 // ids) or through the indexes (months interleaved), with kinds and provider
 // filters, within an id range, and with shared texts and amounts.
-func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
+func TestLoadColumnsEqualsEachLineItem(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	start := time.Date(2026, 10, 3, 6, 0, 0, 0, time.UTC)
@@ -62,7 +62,7 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			got, err := db.LoadLineItems(ctx, f)
+			got, err := db.LoadColumns(ctx, f, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestLoadLineItemsEqualsEachLineItem(t *testing.T) {
 	}
 }
 
-// notLoaded are the fields LoadLineItems leaves empty.
+// notLoaded are the fields LoadColumns(…, nil) leaves empty.
 var notLoaded = map[string]bool{"Raw": true}
 
 // TestEachLineItemInParallel: an EachLineItem read by several
@@ -220,7 +220,7 @@ func TestMergeItems(t *testing.T) {
 
 // TestStartsBeforeAndStartsFrom: StartsBefore keeps the items whose charge
 // period or usage starts before the edge, StartsFrom exactly the others,
-// in LoadLineItems and in ScanItems alike.
+// in LoadColumns and in ScanItems alike.
 func TestStartsBeforeAndStartsFrom(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
@@ -243,7 +243,7 @@ func TestStartsBeforeAndStartsFrom(t *testing.T) {
 		if before {
 			f = Filter{Month: "2026-10", StartsBefore: edge}
 		}
-		loaded, err := db.LoadLineItems(ctx, f)
+		loaded, err := db.LoadColumns(ctx, f, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

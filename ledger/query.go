@@ -97,9 +97,9 @@ func (f Filter) where() (string, []any) {
 }
 
 // anys is ss as query arguments.
-func anys(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
+func anys[T any](vs []T) []any {
+	out := make([]any, len(vs))
+	for i, s := range vs {
 		out[i] = s
 	}
 	return out

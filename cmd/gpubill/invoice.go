@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,14 +24,15 @@ type invoiceAddOptions struct {
 func (a *app) invoiceCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "invoice",
-		Short: "Record the invoices received: add, import, list / 发票登记",
+		Short: "Record the invoices received: add, import, list, remove / 发票登记",
 		Long: `Record the invoices (发票) received from the platforms, so that gpubill reconcile can tell
 per platform and month what is invoiced, what is still to request and what was invoiced twice.
 An invoice covers the months of --period (one month, or a range such as 2026-10..2026-11);
-without one, the month it was issued in.
+without one, the month it was issued in. An invoice added by hand with a mistake is removed
+with invoice remove.
 
 登记收到的发票：手工添加（invoice add）或导入发票清单（invoice import，CSV/XLSX，表头
-平台、发票号码、开票日期、价税合计、抬头、所属月份）。`,
+平台、发票号码、开票日期、价税合计、抬头、所属月份）；录错的手工发票用 invoice remove 删除。`,
 		Args: cobra.NoArgs,
 	}
 	var o invoiceAddOptions
@@ -78,8 +80,70 @@ nothing; an invoice number recorded again with other values is kept and reported
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runInvoiceList(cmd.Context()) },
 	}
-	cmd.AddCommand(add, imp, list)
+	remove := &cobra.Command{
+		Use:   "remove ID…",
+		Short: "Remove invoices added by hand, by their id in invoice list / 删除手工录入的发票",
+		Long: `Remove invoices added by hand (a wrong amount, number or month), by the ids that gpubill
+invoice list shows: all of them, or, when one is not an invoice added by hand, none. An imported
+invoice goes with its import: undo it (gpubill imports undo ID) and import the corrected list.
+
+按 gpubill invoice list 显示的编号删除手工录入的发票（金额、号码或月份录错时）：要么全部删除，
+要么（有一个不是手工录入的发票时）一张也不删。导入的发票随其导入撤销（gpubill imports undo ID）。`,
+		Example: `  gpubill invoice list
+  gpubill invoice remove 3`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runInvoiceRemove(cmd.Context(), args) },
+	}
+	cmd.AddCommand(add, imp, list, remove)
 	return cmd
+}
+
+// runInvoiceRemove removes the hand-added invoices of the ids args, after
+// checking every one of them: nothing is removed when one is unknown or
+// imported.
+func (a *app) runInvoiceRemove(ctx context.Context, args []string) error {
+	var ids []int64
+	for _, s := range args {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			return fmt.Errorf("invoice id %q: want a number from gpubill invoice list", s)
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	db, err := a.openLedger(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	all, err := db.Invoices(ctx, ledger.InvoiceFilter{})
+	if err != nil {
+		return internal(err)
+	}
+	byID := map[int64]ledger.Invoice{}
+	for _, inv := range all {
+		byID[inv.ID] = inv
+	}
+	for _, id := range ids {
+		inv, ok := byID[id]
+		switch {
+		case !ok:
+			return fmt.Errorf("no invoice with id %d (gpubill invoice list shows the ids); nothing removed", id)
+		case inv.ImportID != 0:
+			return fmt.Errorf("invoice %s (id %d) was imported from %s: undo that import (gpubill imports undo %d) and import the corrected list; nothing removed",
+				inv.Number, id, inv.File, inv.ImportID)
+		}
+	}
+	if err := db.RemoveInvoices(ctx, ids); err != nil {
+		return internal(err)
+	}
+	for _, id := range ids {
+		inv := byID[id]
+		a.say("已删除发票 %s（编号 %d）：%s %s %s，所属 %s..%s。", "removed invoice %s (id %d): %s %s %s, covering %s..%s.",
+			inv.Number, id, platform.Name(inv.Provider, a.lang), money.String(inv.Amount), inv.Currency, inv.PeriodStart, inv.PeriodEnd)
+	}
+	return nil
 }
 
 func (a *app) runInvoiceAdd(ctx context.Context, o invoiceAddOptions) error {
@@ -222,6 +286,14 @@ func (a *app) runInvoiceList(ctx context.Context) error {
 	if err != nil {
 		return internal(err)
 	}
+	imps, err := db.Imports(ctx, 0)
+	if err != nil {
+		return internal(err)
+	}
+	imports := map[int64]*ledger.Import{}
+	for i := range imps {
+		imports[imps[i].ID] = &imps[i]
+	}
 	w, closeOut, err := a.out()
 	if err != nil {
 		return err
@@ -248,6 +320,15 @@ func (a *app) runInvoiceList(ctx context.Context) error {
 			src := a.pick("手工录入", "added by hand")
 			if x.File != "" {
 				src = x.File + ":" + strconv.Itoa(x.SourceRow)
+				if im := imports[x.ImportID]; im != nil {
+					// The row a person sees in the file, where the import
+					// mapped its records (JSON keeps the record number).
+					if row, ok := im.RowOf(x.SourceRow); ok && im.Sheet != "" {
+						src = x.File + " " + im.Sheet + "!" + strconv.Itoa(row)
+					} else if ok {
+						src = x.File + ":" + strconv.Itoa(row)
+					}
+				}
 			}
 			provider := x.Provider
 			if !exact {
