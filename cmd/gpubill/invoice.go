@@ -198,6 +198,10 @@ func (a *app) runInvoiceAdd(ctx context.Context, o invoiceAddOptions) error {
 	}
 	a.say("已添加发票 %s：%s %s %s，所属 %s..%s。", "added invoice %s: %s %s %s, covering %s..%s.",
 		inv.Number, platform.Name(slug, a.lang), money.String(inv.Amount), inv.Currency, inv.PeriodStart, inv.PeriodEnd)
+	if inv.Amount.IsNegative() {
+		a.say("金额为负：按红字发票记录，从所属月份的已开票金额中扣除；录错了可用 gpubill invoice remove 删除。",
+			"the amount is negative: recorded as a red-letter invoice (红字发票), which takes its amount off the invoiced total of its months; if that is a mistake, gpubill invoice remove takes it back.")
+	}
 	return nil
 }
 
