@@ -60,7 +60,7 @@ type Result struct {
 
 // Warning is one doubt about an imported file, in Chinese and English.
 type Warning struct {
-	Row    int // 1-based record the warning is about; 0 = the whole file
+	Row    int // 1-based line (a sheet's row) the warning is about; 0 = the whole file
 	ZH, EN string
 }
 

@@ -38,7 +38,8 @@ type FlowRow struct {
 	Reference   string
 	Description string
 	File        string
-	Row         int
+	Row         int   // 1-based record number in File (ledger.Transaction.SourceRow)
+	ImportID    int64 // the import File came from, for the row a person sees (Report.rowAt)
 }
 
 // Gap is a break in an export's balance column: the balance shown after
@@ -108,7 +109,7 @@ type DailyCharge struct {
 func flowRow(x *ledger.Transaction, paths map[int64]string) FlowRow {
 	return FlowRow{ID: x.ID, Provider: x.Provider, Account: x.Account, Time: x.Time, Type: x.Type, Amount: x.Amount,
 		Currency: x.Currency, Balance: x.Balance, Reference: x.Reference, Description: x.Description,
-		File: paths[x.ImportID], Row: x.SourceRow}
+		File: paths[x.ImportID], Row: x.SourceRow, ImportID: x.ImportID}
 }
 
 // orderFlow sorts rows by time; rows of one instant keep the order of their

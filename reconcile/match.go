@@ -59,7 +59,8 @@ type PaymentRow struct {
 	Provider        string // the platform its payee names; "" = not a known platform
 	Refund          bool
 	File            string
-	Row             int
+	Row             int   // 1-based record number in File (ledger.Payment.SourceRow)
+	ImportID        int64 // the import File came from, for the row a person sees (Report.rowAt)
 }
 
 // Pair is one platform row matched with one payment.
@@ -105,7 +106,8 @@ func isRefund(p *ledger.Payment) bool {
 func PaymentRowOf(p *ledger.Payment, file string) PaymentRow {
 	r := PaymentRow{ID: p.ID, Source: p.Source, Time: p.Time, Direction: p.Direction, Counterparty: p.Counterparty,
 		Item: p.Item, Amount: p.Amount, Currency: p.Currency, Status: p.Status, OrderNo: p.OrderNo,
-		MerchantOrderNo: p.MerchantOrderNo, Refund: isRefund(p), File: file, Row: p.SourceRow}
+		MerchantOrderNo: p.MerchantOrderNo, Refund: isRefund(p), File: file, Row: p.SourceRow,
+		ImportID: p.ImportID}
 	r.Provider, _ = PayeeProvider(p.Counterparty, p.Item)
 	return r
 }

@@ -25,6 +25,8 @@ type Report struct {
 	Daily    []DailyCharge
 	Matching Matching
 	Invoices *CoverageReport
+
+	imports map[int64]*ledger.Import // by id, for the rows a person sees (rowAt)
 }
 
 // Differences reports whether anything did not reconcile: a balance
@@ -70,11 +72,15 @@ func Reconcile(ctx context.Context, db *ledger.DB, opts Options) (*Report, error
 	if err != nil {
 		return nil, err
 	}
-	paths, err := db.ImportPaths(ctx)
+	ims, err := db.Imports(ctx, 0)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Month: opts.Month, TZ: loc, Window: opts.Window}
+	rep := &Report{Month: opts.Month, TZ: loc, Window: opts.Window, imports: map[int64]*ledger.Import{}}
+	paths := map[int64]string{}
+	for i := range ims {
+		rep.imports[ims[i].ID], paths[ims[i].ID] = &ims[i], ims[i].Path
+	}
 	if rep.Balances, err = balances(ctx, db, opts.Month, loc, paths); err != nil {
 		return nil, err
 	}

@@ -394,12 +394,7 @@ func (r *Report) writeSections(w io.Writer, opts reports.WriteOptions) error {
 		}
 		return slug
 	}
-	where := func(file string, row int) string {
-		if file == "" {
-			return ""
-		}
-		return file + ":" + strconv.Itoa(row)
-	}
+	where := func(id int64, file string, record int) string { return r.rowAt(id, file, record, exact) }
 	txType := func(typ string) string {
 		if exact || lang != "zh" {
 			return typ
@@ -470,10 +465,10 @@ func (r *Report) writeSections(w io.Writer, opts reports.WriteOptions) error {
 		for _, g := range b.Gaps {
 			bt, br, bb := "", "", ""
 			if g.Before.ID != 0 {
-				bt, br, bb = tm(g.Before.Time), where(g.Before.File, g.Before.Row), nmoney(g.Before.Balance, b.Currency)
+				bt, br, bb = tm(g.Before.Time), where(g.Before.ImportID, g.Before.File, g.Before.Row), nmoney(g.Before.Balance, b.Currency)
 			}
 			gaps.add(opts, prov(b.Provider), b.Currency, bt, br, bb, tm(g.After.Time), txType(g.After.Type),
-				money(g.After.Amount, b.Currency), where(g.After.File, g.After.Row), money(g.Expected, b.Currency),
+				money(g.After.Amount, b.Currency), where(g.After.ImportID, g.After.File, g.After.Row), money(g.Expected, b.Currency),
 				money(g.Shown, b.Currency), money(g.Difference, b.Currency))
 		}
 	}
@@ -528,7 +523,7 @@ func (r *Report) writeSections(w io.Writer, opts reports.WriteOptions) error {
 			refund = map[bool]string{true: pick(lang, "是", "yes"), false: ""}[p.Refund]
 		}
 		up.add(opts, source(p.Source), prov(p.Provider), tm(p.Time), money(p.Amount, p.Currency), p.Currency, p.OrderNo,
-			p.Counterparty, p.Item, refund, where(p.File, p.Row))
+			p.Counterparty, p.Item, refund, where(p.ImportID, p.File, p.Row))
 	}
 	secs = append(secs, up)
 
@@ -539,7 +534,7 @@ func (r *Report) writeSections(w io.Writer, opts reports.WriteOptions) error {
 	ut.emptyZH, ut.emptyEN = "无。", "None."
 	for _, f := range r.Matching.UnmatchedTopups {
 		ut.add(opts, prov(f.Provider), f.Account, tm(f.Time), money(f.Amount, f.Currency), f.Currency, f.Reference,
-			f.Description, where(f.File, f.Row))
+			f.Description, where(f.ImportID, f.File, f.Row))
 	}
 	secs = append(secs, ut)
 
@@ -577,10 +572,10 @@ func (r *Report) writeSections(w io.Writer, opts reports.WriteOptions) error {
 		for _, d := range r.Invoices.Duplicates {
 			var others []string
 			for _, o := range d.Others {
-				others = append(others, invoiceWhere(o, lang, exact)+" "+money(o.Amount, o.Currency))
+				others = append(others, r.invoiceWhere(o, lang, exact)+" "+money(o.Amount, o.Currency))
 			}
 			dup.add(opts, d.Number, prov(d.Counted.Provider), money(d.Counted.Amount, d.Counted.Currency),
-				invoiceWhere(d.Counted, lang, exact), strings.Join(others, "; "))
+				r.invoiceWhere(d.Counted, lang, exact), strings.Join(others, "; "))
 		}
 		secs = append(secs, dup)
 	}
@@ -593,9 +588,27 @@ var txTypeZH = map[string]string{
 	ledger.TxVoucher: "代金券", ledger.TxFreeze: "冻结", ledger.TxUnfreeze: "解冻",
 }
 
-func invoiceWhere(inv ledger.Invoice, lang string, exact bool) string {
+// rowAt is where a row of the report is found: its file and record
+// number (the JSON contract, kept by CSV and TSV), and in the other formats
+// the row a person sees opening the file, file:row or "file Sheet!row",
+// where its import mapped its records (ledger.Import.RowOf).
+func (r *Report) rowAt(importID int64, file string, record int, exact bool) string {
+	if file == "" {
+		return ""
+	}
+	if im := r.imports[importID]; im != nil && !exact {
+		if row, ok := im.RowOf(record); ok && im.Sheet != "" {
+			return file + " " + im.Sheet + "!" + strconv.Itoa(row)
+		} else if ok {
+			return file + ":" + strconv.Itoa(row)
+		}
+	}
+	return file + ":" + strconv.Itoa(record)
+}
+
+func (r *Report) invoiceWhere(inv ledger.Invoice, lang string, exact bool) string {
 	if inv.File != "" {
-		return inv.File + ":" + strconv.Itoa(inv.SourceRow)
+		return r.rowAt(inv.ImportID, inv.File, inv.SourceRow, exact)
 	}
 	if exact {
 		return "invoice add"

@@ -228,3 +228,34 @@ func TestTimeZone(t *testing.T) {
 		t.Errorf("November in UTC has differences, want none")
 	}
 }
+
+// TestRowAt: the human formats cite the row a person sees (a CSV's line, a
+// workbook's Sheet!row), CSV and TSV the record number, as JSON does; a
+// row whose import mapped nothing keeps its record number everywhere.
+func TestRowAt(t *testing.T) {
+	r := &Report{imports: map[int64]*ledger.Import{
+		1: {Path: "pay.csv", HeaderRow: 25, RowMapped: true},
+		2: {Path: "pay.xlsx", Sheet: "账单", HeaderRow: 17, RowMapped: true, RowMap: [][2]int{{3, 22}}},
+		3: {Path: "old.csv", HeaderRow: 1},
+	}}
+	for _, tc := range []struct {
+		id     int64
+		file   string
+		record int
+		exact  bool
+		want   string
+	}{
+		{1, "pay.csv", 4, false, "pay.csv:29"},
+		{1, "pay.csv", 4, true, "pay.csv:4"},
+		{2, "pay.xlsx", 2, false, "pay.xlsx 账单!19"},
+		{2, "pay.xlsx", 5, false, "pay.xlsx 账单!24"}, // a record after a multi-line cell
+		{2, "pay.xlsx", 5, true, "pay.xlsx:5"},
+		{3, "old.csv", 4, false, "old.csv:4"},
+		{9, "gone.csv", 4, false, "gone.csv:4"},
+		{1, "", 4, false, ""},
+	} {
+		if got := r.rowAt(tc.id, tc.file, tc.record, tc.exact); got != tc.want {
+			t.Errorf("rowAt(%d, %s, %d, exact %v) = %q, want %q", tc.id, tc.file, tc.record, tc.exact, got, tc.want)
+		}
+	}
+}
