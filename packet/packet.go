@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -187,6 +188,10 @@ type Packet struct {
 	LeftOut []string
 	// DuplicateInvoices are invoice numbers recorded twice (see reconcile).
 	DuplicateInvoices []string
+	// NegativeInvoiced are the platforms whose invoices of the month net
+	// negative (red-letter invoices beyond the others): InvoicedOnly counts
+	// them as 0, so that they claim nothing rather than less than nothing.
+	NegativeInvoiced []string
 
 	items    *itemFile                // the line items, for EachLine
 	imports  map[int64]*ledger.Import // by id: a line's file and row
@@ -378,9 +383,20 @@ func (p *Packet) build(ctx context.Context, db *ledger.DB) error {
 		}
 		// Negative lines (refunds, credits taken off) lower the claim
 		// first; the positive ones claim, in their order, what is left.
+		// A red-letter invoice cancels an earlier claim, which is settled
+		// with finance, not taken off this month's.
 		for k, neg := range negative {
-			p.left[k] = reports.RoundMoney(invoiced[k], k.currency).Sub(neg)
+			inv := reports.RoundMoney(invoiced[k], k.currency)
+			if inv.IsNegative() {
+				p.NegativeInvoiced = append(p.NegativeInvoiced, k.provider)
+				inv = decimal.Zero
+			}
+			p.left[k] = inv.Sub(neg)
 		}
+		slices.SortFunc(p.NegativeInvoiced, func(a, b string) int {
+			return cmp.Or(cmp.Compare(platform.Rank(a), platform.Rank(b)), strings.Compare(a, b))
+		})
+		p.NegativeInvoiced = slices.Compact(p.NegativeInvoiced)
 		if err := p.EachLine(func(l *Line) error { p.add(l); return m.line(0, l) }); err != nil {
 			return err
 		}

@@ -533,3 +533,39 @@ func TestPacketInvoicedOnly(t *testing.T) {
 	}
 	footPacket(t, f, p)
 }
+
+// TestPacketInvoicedOnlyRedLetter: a platform whose invoices of the month
+// net negative claims nothing under 以票报销, not less than nothing (its
+// refund line would have made the claim negative); the cover says why, and
+// rows and totals still foot.
+func TestPacketInvoicedOnlyRedLetter(t *testing.T) {
+	db := openPacketLedger(t)
+	testkit.ImportItems(t, db, "gpushare-refund.csv", []ledger.LineItem{{Provider: "gpushare", BillingPeriod: "2026-10",
+		ResourceID: "hy-refund", Kind: ledger.KindCompute, ChargeCategory: ledger.CategoryAdjustment,
+		ChargePeriodStart: at(20, 10), ChargePeriodEnd: at(20, 11), BilledCost: dec("-5.00"), CashPaid: ndec("-5.00")}})
+	if _, err := db.InsertInvoices(context.Background(), []ledger.Invoice{{Provider: "gpushare", Number: "HY-RED-1",
+		Date: "2026-11-06", Amount: dec("-100.00"), Currency: "CNY", PeriodStart: "2026-10"}}); err != nil {
+		t.Fatal(err)
+	}
+	p := build(t, db, Options{InvoicedOnly: true})
+	f, _ := workbook(t, p)
+	got := map[string][2]string{}
+	for _, tot := range p.Totals {
+		got[tot.Provider] = [2]string{tot.Claimed.StringFixed(2), tot.NotInvoiced.StringFixed(2)}
+	}
+	// 恒源云: 55.44 − 5.00 claimable, invoiced 55.44 − 100.00: nothing claimed.
+	want := map[string][2]string{"luchen": {"1000.00", "151.57"}, "gpushare": {"0.00", "50.44"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got claimed/not invoiced %v, want %v", got, want)
+	}
+	if c := p.Claims[0]; !c.Claimed.Equal(dec("1000.00")) {
+		t.Errorf("claim %s, want 1000.00", c.Claimed)
+	}
+	if fmt.Sprint(p.NegativeInvoiced) != "[gpushare]" {
+		t.Errorf("NegativeInvoiced %v, want [gpushare]", p.NegativeInvoiced)
+	}
+	if notes := strings.Join(p.Notes(), "\n"); !strings.Contains(notes, "恒源云 本月发票合计为负") {
+		t.Errorf("the notes do not name 恒源云's negative invoices:\n%s", notes)
+	}
+	footPacket(t, f, p)
+}

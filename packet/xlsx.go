@@ -1122,6 +1122,15 @@ func (p *Packet) Notes() []string {
 		out = append(out, fmt.Sprintf("%s 本月只有充值/收支记录、没有账单明细，未列入本报销单。/ %s: money flow only, no bill lines: not in this packet.",
 			strings.Join(names, "、"), strings.Join(namesEN, ", ")))
 	}
+	if len(p.NegativeInvoiced) > 0 {
+		var names, namesEN []string
+		for _, s := range p.NegativeInvoiced {
+			names = append(names, platform.Name(s, "zh"))
+			namesEN = append(namesEN, platform.Name(s, "en"))
+		}
+		out = append(out, fmt.Sprintf("%s 本月发票合计为负（红字发票多于其他发票）：按 0 计，不报销；红字发票冲销的是以前的报销，请与财务另行结清。/ %s: the month's invoices net negative (red-letter invoices beyond the others): counted as 0, nothing claimed; a red-letter invoice cancels an earlier claim, to settle with finance apart.",
+			strings.Join(names, "、"), strings.Join(namesEN, ", ")))
+	}
 	if len(p.DuplicateInvoices) > 0 {
 		out = append(out, fmt.Sprintf("发票号码重复录入：%s（只计一次）。/ Invoice numbers recorded twice (counted once): %s.",
 			strings.Join(p.DuplicateInvoices, ", "), strings.Join(p.DuplicateInvoices, ", ")))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/packet"
+	"github.com/gpubill/gpubill/platform"
 	"github.com/gpubill/gpubill/reports"
 )
 
@@ -108,6 +109,11 @@ func (a *app) runPacket(ctx context.Context, o packetOptions) error {
 		if !p.Audited {
 			a.say("警告：%s 尚未审计，争议费用未知；请先运行 gpubill audit --month %s",
 				"warning: no audit of %s is stored, so disputed charges are unknown; run gpubill audit --month %s first", month, month)
+		}
+		for _, prov := range p.NegativeInvoiced {
+			a.say("注意：%s 在 %s 的发票合计为负（红字发票），以票报销按 0 计、不报销；红字发票冲销的是以前的报销，请与财务另行结清",
+				"note: %s's invoices for %s net negative (red-letter invoices): counted as 0, nothing claimed; they cancel an earlier claim, to settle with finance apart",
+				platform.Name(prov, a.lang), month)
 		}
 		if err := a.packetWriteFile(a.output, p.WriteXLSX); err != nil {
 			return err
