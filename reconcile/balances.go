@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpubill/gpubill/ledger"
 	"github.com/gpubill/gpubill/platform"
+	"github.com/gpubill/gpubill/reports"
 )
 
 // Balance bases: what the balance column of a money-flow export counts.
@@ -349,31 +350,13 @@ func balances(ctx context.Context, db *ledger.DB, month string, loc *time.Locati
 // incompleteFlows flags the balances whose month has bill charges of the
 // provider and currency but no charge row in the money flow.
 func incompleteFlows(ctx context.Context, db *ledger.DB, month string, bs []Balance) error {
-	rows, err := db.SQL().QueryContext(ctx, `SELECT provider, currency, dsum(billed_cost) FROM line_items
-		WHERE billing_period = ? AND kind <> ? GROUP BY provider, currency`, month, ledger.KindCredit)
+	billed, err := reports.MonthCharges(ctx, db, month)
 	if err != nil {
-		return fmt.Errorf("reconcile: bill charges: %w", err)
-	}
-	defer rows.Close()
-	type pc struct{ provider, currency string }
-	billed := map[pc]decimal.Decimal{}
-	for rows.Next() {
-		var p, c, s string
-		if err := rows.Scan(&p, &c, &s); err != nil {
-			return fmt.Errorf("reconcile: bill charges: %w", err)
-		}
-		d, err := decimal.NewFromString(s)
-		if err != nil {
-			return fmt.Errorf("reconcile: stored amount %q: %w", s, err)
-		}
-		billed[pc{p, c}] = d
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reconcile: bill charges: %w", err)
+		return err
 	}
 	for i := range bs {
 		b := &bs[i]
-		d, ok := billed[pc{b.Provider, b.Currency}]
+		d, ok := billed[reports.ChargeKey{Provider: b.Provider, Currency: b.Currency}]
 		if !ok {
 			continue
 		}

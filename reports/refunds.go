@@ -133,6 +133,12 @@ type RefundBalance struct {
 	// vouchers in those movements: never refundable as money.
 	Carried         decimal.Decimal
 	CarriedVouchers decimal.Decimal
+	// FlowIncomplete: the month's bill lines charge BillCharges (more than
+	// 0) of the provider and currency, and the account's money flow records
+	// no charge in the month, so Carried leaves those charges out; it is no
+	// balance (reconcile's incomplete_flow).
+	FlowIncomplete bool
+	BillCharges    decimal.Decimal
 }
 
 // RefundTotal is what a platform owes back in one currency.
@@ -288,7 +294,19 @@ func Refunds(ctx context.Context, db *ledger.DB, opts RefundsOptions) (*RefundsR
 	if err != nil {
 		return nil, fmt.Errorf("reports: refunds: %w", err)
 	}
-	balances := lastBalances(txs)
+	balances := lastBalances(txs, monthStart)
+	if len(balances) > 0 {
+		billed, err := MonthCharges(ctx, db, opts.Month)
+		if err != nil {
+			return nil, err
+		}
+		for i := range balances {
+			b := &balances[i]
+			if d := billed[ChargeKey{b.provider, b.Currency}]; d.IsPositive() && b.monthCharges == 0 {
+				b.FlowIncomplete, b.BillCharges = true, d
+			}
+		}
+	}
 
 	byProvider := map[string]*RefundPlatform{}
 	platformOf := func(provider string) *RefundPlatform {
@@ -431,21 +449,27 @@ func countClaims(claims []RefundClaim, items map[int64]*ledger.LineItem) {
 }
 
 type providerBalance struct {
-	provider string
+	provider     string
+	monthCharges int // charge rows of the month (from monthStart on)
 	RefundBalance
 }
 
 // lastBalances keeps, per provider, account and currency, the last
-// movement that states a balance and counts the movements after it.
-func lastBalances(txs []ledger.Transaction) []providerBalance {
+// movement that states a balance and counts the movements after it, and
+// the charge rows from monthStart on.
+func lastBalances(txs []ledger.Transaction, monthStart time.Time) []providerBalance {
 	type key struct{ provider, account, currency string }
 	idx := map[key]int{}
+	charges := map[key]int{}
 	var out []providerBalance
 	for _, x := range txs { // oldest first
 		k := key{x.Provider, x.Account, x.Currency}
+		if x.Type == ledger.TxCharge && !x.Time.Before(monthStart) {
+			charges[k]++
+		}
 		i, ok := idx[k]
 		if x.Balance.Valid {
-			b := providerBalance{x.Provider, RefundBalance{Account: x.Account, Currency: x.Currency,
+			b := providerBalance{x.Provider, 0, RefundBalance{Account: x.Account, Currency: x.Currency,
 				Balance: x.Balance.Decimal, Time: x.Time, Carried: x.Balance.Decimal}}
 			if ok {
 				out[i] = b
@@ -466,6 +490,9 @@ func lastBalances(txs []ledger.Transaction) []providerBalance {
 				b.Carried = b.Carried.Sub(x.Amount)
 			}
 		}
+	}
+	for k, i := range idx {
+		out[i].monthCharges = charges[k]
 	}
 	return out
 }

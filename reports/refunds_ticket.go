@@ -33,6 +33,8 @@ func init() {
 		"refund.balance_later":            {"；此后还有 %d 笔收支未显示余额，以控制台为准", "; %d later movements show no balance, check the console"},
 		"refund.balance_carried":          {"；按这些收支推算为 %s", "; carried forward over them: %s"},
 		"refund.balance_carried_vouchers": {"（其中代金券 %s 不可退）", " (of which %s vouchers, not refundable)"},
+		"refund.balance_incomplete":       {"；收支明细没有本月的消费记录（账单明细本月消费 %s），余额无法推算", "; the money flow records none of the month's charges (%s on the bill), so no balance is carried forward"},
+		"refund.balance_lower":            {"；收支明细没有本月的消费记录（账单明细本月消费 %s），余额可能已更低", "; the money flow records none of the month's charges (%s on the bill): the balance may since be lower"},
 		"refund.refund_rule":              {"退款规则", "Refund rule"},
 		"refund.invoice_rule":             {"开票规则", "Invoice rule"},
 		"refund.no_policy":                {"平台规则表中没有该平台", "not in the policy table"},

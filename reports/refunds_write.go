@@ -50,10 +50,16 @@ func (p *RefundPlatform) balanceText(lang string, loc *time.Location) string {
 			if b.Later == 1 && lang != "zh" {
 				s = strings.Replace(s, "movements show", "movement shows", 1)
 			}
-			s += fmt.Sprintf(tr(lang, "refund.balance_carried"), moneyWithCurrency(known(b.Carried), b.Currency))
-			if b.CarriedVouchers.IsPositive() {
-				s += fmt.Sprintf(tr(lang, "refund.balance_carried_vouchers"), moneyWithCurrency(known(b.CarriedVouchers), b.Currency))
+			if !b.FlowIncomplete {
+				s += fmt.Sprintf(tr(lang, "refund.balance_carried"), moneyWithCurrency(known(b.Carried), b.Currency))
+				if b.CarriedVouchers.IsPositive() {
+					s += fmt.Sprintf(tr(lang, "refund.balance_carried_vouchers"), moneyWithCurrency(known(b.CarriedVouchers), b.Currency))
+				}
 			}
+		}
+		if b.FlowIncomplete {
+			key := map[bool]string{true: "refund.balance_incomplete", false: "refund.balance_lower"}[b.Later > 0]
+			s += fmt.Sprintf(tr(lang, key), moneyWithCurrency(known(b.BillCharges), b.Currency))
 		}
 		parts = append(parts, s)
 	}
@@ -420,6 +426,10 @@ type refundBalanceJSON struct {
 	// movements, as reconcile's closing; CarriedVouchers the vouchers in it.
 	Carried         string `json:"balance_carried"`
 	CarriedVouchers string `json:"balance_carried_vouchers"`
+	// FlowIncomplete: the month's bill charges BillCharges while the money
+	// flow records no charge of the month, so Carried leaves them out.
+	FlowIncomplete bool   `json:"flow_incomplete"`
+	BillCharges    string `json:"bill_charges,omitempty"`
 }
 
 type refundTicketJSON struct {
@@ -468,7 +478,8 @@ func (r *RefundsReport) json(opts WriteOptions) refundsJSON {
 		for _, b := range p.Balances {
 			j.Balances = append(j.Balances, refundBalanceJSON{Account: b.Account, Currency: b.Currency,
 				Balance: money.String(b.Balance), Time: formatRFC3339(b.Time, opts.TZ), LaterMovements: b.Later,
-				Carried: money.String(b.Carried), CarriedVouchers: money.String(b.CarriedVouchers)})
+				Carried: money.String(b.Carried), CarriedVouchers: money.String(b.CarriedVouchers),
+				FlowIncomplete: b.FlowIncomplete, BillCharges: billCharges(b)})
 		}
 		for _, t := range p.Tickets {
 			j.Tickets = append(j.Tickets, refundTicketJSON{Account: t.Account, Currency: t.Currency,
@@ -500,4 +511,13 @@ func (c *RefundClaim) evidenceText() string {
 		refs[i] = e.File + ":" + strconv.Itoa(e.Row)
 	}
 	return strings.Join(refs, ";")
+}
+
+// billCharges is b's bill charges for the JSON, "" unless its flow is
+// incomplete.
+func billCharges(b RefundBalance) string {
+	if !b.FlowIncomplete {
+		return ""
+	}
+	return money.String(b.BillCharges)
 }

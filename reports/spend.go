@@ -783,3 +783,35 @@ func shareJSON(s decimal.NullDecimal) *string {
 	v := FormatShare(s, true)
 	return &v
 }
+
+// ChargeKey is a provider and a currency.
+type ChargeKey struct{ Provider, Currency string }
+
+// MonthCharges is what the bill lines of month charge per provider and
+// currency: the billed cost of every line but credits. Reconcile and the
+// refund checklist compare it with what the money flow records.
+func MonthCharges(ctx context.Context, db *ledger.DB, month string) (map[ChargeKey]decimal.Decimal, error) {
+	rows, err := db.SQL().QueryContext(ctx, `SELECT provider, currency, dsum(billed_cost) FROM line_items
+		WHERE billing_period = ? AND kind <> ? GROUP BY provider, currency`, month, ledger.KindCredit)
+	if err != nil {
+		return nil, fmt.Errorf("reports: bill charges: %w", err)
+	}
+	defer rows.Close()
+	out := map[ChargeKey]decimal.Decimal{}
+	for rows.Next() {
+		var k ChargeKey
+		var s string
+		if err := rows.Scan(&k.Provider, &k.Currency, &s); err != nil {
+			return nil, fmt.Errorf("reports: bill charges: %w", err)
+		}
+		d, err := decimal.NewFromString(s)
+		if err != nil {
+			return nil, fmt.Errorf("reports: stored amount %q: %w", s, err)
+		}
+		out[k] = d
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reports: bill charges: %w", err)
+	}
+	return out, nil
+}
