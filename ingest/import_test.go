@@ -388,6 +388,10 @@ func TestDryRun(t *testing.T) {
 	if len(res.Preview) != 3 || res.Preview[0].ResourceID != "c7b24f3a9e" || res.Preview[2].Provider != "gpushare" {
 		t.Errorf("preview = %d items %v, want the first 3 rows", len(res.Preview), res.Preview)
 	}
+	// under a title line and the header
+	if fmt.Sprint(res.PreviewAt) != "[3 4 5]" {
+		t.Errorf("preview at lines %v, want [3 4 5]", res.PreviewAt)
+	}
 	if n := countRows(t, db, "line_items") + countRows(t, db, "imports"); n != 0 {
 		t.Errorf("dry run stored %d rows, want 0", n)
 	}
@@ -459,6 +463,14 @@ func TestWorkbookSheets(t *testing.T) {
 	rows.Close()
 	if !reflect.DeepEqual(sheets, []string{"费用明细", "收支明细"}) {
 		t.Errorf("imported sheets %v, want [费用明细 收支明细]", sheets)
+	}
+
+	res, err = ImportFile(ctx, db, path, Options{TZ: shanghai, DryRun: true, Preview: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(res.PreviewAt, res.PreviewTxAt) != "[费用明细!2 费用明细!3] [收支明细!2 收支明细!3]" {
+		t.Errorf("dry run previews at %v and %v, want each sheet's rows 2 and 3", res.PreviewAt, res.PreviewTxAt)
 	}
 
 	bad := writeTemp(t, dir, "bad.xlsx", build("12,3O"))

@@ -50,8 +50,12 @@ type Result struct {
 	Preview                       []ledger.LineItem
 	PreviewTx                     []ledger.Transaction
 	PreviewPay                    []ledger.Payment
-	Encoding                      string // EncUTF8 … for text files, "xlsx" for workbooks
-	Tables                        int    // recognised tables (sheets) imported
+	// PreviewAt, PreviewTxAt and PreviewPayAt say where each previewed row
+	// is, as a person opening the file sees it: a text file's line, or
+	// "Sheet!row" in a workbook ("" for a file without rows: JSON, Parquet).
+	PreviewAt, PreviewTxAt, PreviewPayAt []string
+	Encoding                             string // EncUTF8 … for text files, "xlsx" for workbooks
+	Tables                               int    // recognised tables (sheets) imported
 	// Warnings are things the file says about itself that make the import
 	// doubtful though not wrong (a saved web page that is one page of
 	// several): the rows are imported, and the user is told.
@@ -545,6 +549,33 @@ type counts struct {
 	rowMap [][2]int
 }
 
+// previewAt says where the rows previewed from table imp are (Result's
+// PreviewAt …), those past the counts in from: the rows before them came
+// from earlier tables of the file.
+func (im *importer) previewAt(imp *ledger.Import, from [3]int) {
+	mapped := ledger.Import{Sheet: imp.Sheet, HeaderRow: imp.HeaderRow, RowMap: imp.RowMap, RowMapped: true}
+	at := func(record int) string {
+		row, ok := mapped.RowOf(record)
+		switch {
+		case !ok:
+			return ""
+		case mapped.Sheet != "":
+			return mapped.Sheet + "!" + strconv.Itoa(row)
+		}
+		return strconv.Itoa(row)
+	}
+	r := im.res
+	for _, li := range r.Preview[from[0]:] {
+		r.PreviewAt = append(r.PreviewAt, at(li.SourceRow))
+	}
+	for _, x := range r.PreviewTx[from[1]:] {
+		r.PreviewTxAt = append(r.PreviewTxAt, at(x.SourceRow))
+	}
+	for _, p := range r.PreviewPay[from[2]:] {
+		r.PreviewPayAt = append(r.PreviewPayAt, at(p.SourceRow))
+	}
+}
+
 // table streams the rows of one recognised table into the ledger: a parse
 // goroutine maps records into batches, this goroutine inserts them (on two
 // cores the inserter is the bottleneck, so parsing runs beside it).
@@ -578,6 +609,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 		free <- &batch{}
 	}
 	cnt := counts{header: imp.HeaderRow}
+	previewed := [3]int{len(im.res.Preview), len(im.res.PreviewTx), len(im.res.PreviewPay)}
 	if lm != nil {
 		mapped := make(chan *batch, 1)
 		go im.parse(ctx, t, b, env, imp.ID, lm, tm, pm, mapped, free, &cnt)
@@ -632,6 +664,7 @@ func (im *importer) table(itx store, t table, b *binding, env *mapEnv, imp *ledg
 	}
 	imp.RowsRead, imp.RowsNew, imp.RowsDuplicate, imp.RowsSkipped = cnt.read, added, sent-added, cnt.skipped
 	imp.RowMap = cnt.rowMap
+	im.previewAt(imp, previewed)
 	im.res.Read += cnt.read
 	im.res.New += added
 	im.res.Duplicate += sent - added

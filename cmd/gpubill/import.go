@@ -226,12 +226,12 @@ func previewTables(r ingest.Result, loc *time.Location) []*reports.Table {
 	var out []*reports.Table
 	if len(r.Preview) > 0 {
 		t := reports.NewTable(cols("row", "provider", "resource_id", "kind", "pricing", "start", "end", "quantity", "billed_cost", "currency")...)
-		for _, li := range r.Preview {
+		for i, li := range r.Preview {
 			q := "-"
 			if li.PricingQuantity.Valid {
 				q = strings.TrimSpace(money.String(li.PricingQuantity.Decimal) + " " + li.PricingUnit)
 			}
-			t.Add(strconv.Itoa(li.SourceRow), li.Provider, dash(li.ResourceID), li.Kind, li.PricingModel,
+			t.Add(previewRow(r.PreviewAt, i, li.SourceRow), li.Provider, dash(li.ResourceID), li.Kind, li.PricingModel,
 				li.ChargePeriodStart.In(loc).Format(layout), li.ChargePeriodEnd.In(loc).Format(layout),
 				q, money.String(li.BilledCost), li.Currency)
 		}
@@ -239,19 +239,19 @@ func previewTables(r ingest.Result, loc *time.Location) []*reports.Table {
 	}
 	if len(r.PreviewTx) > 0 {
 		t := reports.NewTable(cols("row", "provider", "time", "type", "amount", "balance", "reference")...)
-		for _, x := range r.PreviewTx {
+		for i, x := range r.PreviewTx {
 			bal := "-"
 			if x.Balance.Valid {
 				bal = money.String(x.Balance.Decimal)
 			}
-			t.Add(strconv.Itoa(x.SourceRow), x.Provider, x.Time.In(loc).Format(layout), x.Type, money.String(x.Amount), bal, dash(x.Reference))
+			t.Add(previewRow(r.PreviewTxAt, i, x.SourceRow), x.Provider, x.Time.In(loc).Format(layout), x.Type, money.String(x.Amount), bal, dash(x.Reference))
 		}
 		out = append(out, t)
 	}
 	if len(r.PreviewPay) > 0 {
 		t := reports.NewTable(cols("row", "source", "time", "direction", "counterparty", "amount", "status", "order_no")...)
-		for _, p := range r.PreviewPay {
-			t.Add(strconv.Itoa(p.SourceRow), p.Source, p.Time.In(loc).Format(layout), p.Direction, dash(p.Counterparty),
+		for i, p := range r.PreviewPay {
+			t.Add(previewRow(r.PreviewPayAt, i, p.SourceRow), p.Source, p.Time.In(loc).Format(layout), p.Direction, dash(p.Counterparty),
 				money.String(p.Amount), dash(p.Status), dash(p.OrderNo))
 		}
 		out = append(out, t)
@@ -281,4 +281,13 @@ func (a *app) importStatus(s string) string {
 		return "试运行"
 	}
 	return s
+}
+
+// previewRow is where the i-th previewed row is in its file (ingest's
+// PreviewAt), else its record number.
+func previewRow(at []string, i, record int) string {
+	if i < len(at) && at[i] != "" {
+		return at[i]
+	}
+	return strconv.Itoa(record)
 }
