@@ -510,9 +510,24 @@ func (p *RefundPlatform) steps(lang, month string) []string {
 				rule = strings.TrimRight(r, "。.")
 			}
 		}
-		out = append(out, fmt.Sprintf(pick(lang, "若不再使用该平台，可申请退回余额 %s（%s）。",
-			"If you no longer use the platform, ask for the balance of %s back (%s)."),
-			moneyWithCurrency(known(bal.Balance), bal.Currency), rule))
+		shown := moneyWithCurrency(known(bal.Balance), bal.Currency)
+		switch {
+		case bal.Later > 0:
+			// The balance shown is older than the last movements.
+			out = append(out, fmt.Sprintf(pick(lang, "若不再使用该平台，可申请退回余额，以控制台显示为准（导出的最后余额 %s 早于此后的 %d 笔收支）（%s）。",
+				"If you no longer use the platform, ask for the balance back, as the console shows it (the export's last balance, %s, predates %d later movements) (%s)."),
+				shown, bal.Later, rule))
+			if bal.Later == 1 && lang != "zh" {
+				out[len(out)-1] = strings.Replace(out[len(out)-1], "later movements", "later movement", 1)
+			}
+		case bal.FlowIncomplete:
+			out = append(out, fmt.Sprintf(pick(lang, "若不再使用该平台，可申请退回余额，以控制台显示为准（导出的最后余额 %s 未扣本月账单的消费）（%s）。",
+				"If you no longer use the platform, ask for the balance back, as the console shows it (the export's last balance, %s, leaves out the month's charges on the bill) (%s)."),
+				shown, rule))
+		default:
+			out = append(out, fmt.Sprintf(pick(lang, "若不再使用该平台，可申请退回余额 %s（%s）。",
+				"If you no longer use the platform, ask for the balance of %s back (%s)."), shown, rule))
+		}
 		break
 	}
 	return out
