@@ -1114,22 +1114,12 @@ func (p *Packet) Notes() []string {
 		out = append(out, fmt.Sprintf("%d 行账单未给出现金支付金额，按 应付 − 代金券 估算。/ %d line(s) state no cash part: taken as billed − voucher.", est, est))
 	}
 	if len(p.LeftOut) > 0 {
-		var names, namesEN []string
-		for _, s := range p.LeftOut {
-			names = append(names, platform.Name(s, "zh"))
-			namesEN = append(namesEN, platform.Name(s, "en"))
-		}
-		out = append(out, fmt.Sprintf("%s 本月只有充值/收支记录、没有账单明细，未列入本报销单。/ %s: money flow only, no bill lines: not in this packet.",
-			strings.Join(names, "、"), strings.Join(namesEN, ", ")))
+		zh, en := platformNames(p.LeftOut)
+		out = append(out, fmt.Sprintf("%s 本月只有充值/收支记录、没有账单明细，未列入本报销单。/ %s: money flow only, no bill lines: not in this packet.", zh, en))
 	}
 	if len(p.NegativeInvoiced) > 0 {
-		var names, namesEN []string
-		for _, s := range p.NegativeInvoiced {
-			names = append(names, platform.Name(s, "zh"))
-			namesEN = append(namesEN, platform.Name(s, "en"))
-		}
-		out = append(out, fmt.Sprintf("%s 本月发票合计为负（红字发票多于其他发票）：按 0 计，不报销；红字发票冲销的是以前的报销，请与财务另行结清。/ %s: the month's invoices net negative (red-letter invoices beyond the others): counted as 0, nothing claimed; a red-letter invoice cancels an earlier claim, to settle with finance apart.",
-			strings.Join(names, "、"), strings.Join(namesEN, ", ")))
+		zh, en := platformNames(p.NegativeInvoiced)
+		out = append(out, fmt.Sprintf("%s 本月发票合计为负（红字发票多于其他发票）：按 0 计，不报销；红字发票冲销的是以前的报销，请与财务另行结清。/ %s: the month's invoices net negative (red-letter invoices beyond the others): counted as 0, nothing claimed; a red-letter invoice cancels an earlier claim, to settle with finance apart.", zh, en))
 	}
 	if len(p.DuplicateInvoices) > 0 {
 		out = append(out, fmt.Sprintf("发票号码重复录入：%s（只计一次）。/ Invoice numbers recorded twice (counted once): %s.",
@@ -1137,6 +1127,16 @@ func (p *Packet) Notes() []string {
 	}
 	out = append(out, "代金券、赠送金额与抵扣行不可开票，不报销；金额以平台账单为准，合计为公式，可在 Excel 中重算。/ Vouchers, gifts and credit lines are not invoiceable and not claimed; totals are formulas.")
 	return out
+}
+
+// platformNames are the platforms' names joined, in Chinese and in English.
+func platformNames(slugs []string) (zh, en string) {
+	var names, namesEN []string
+	for _, s := range slugs {
+		names = append(names, platform.Name(s, "zh"))
+		namesEN = append(namesEN, platform.Name(s, "en"))
+	}
+	return strings.Join(names, "、"), strings.Join(namesEN, ", ")
 }
 
 // invoices writes 发票清单: per platform, the invoices counted for the
