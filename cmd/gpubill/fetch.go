@@ -241,7 +241,8 @@ func (a *app) runFetch(ctx context.Context, o fetchOptions, args []string) error
 					line += "（试运行，未写入）"
 				}
 			} else {
-				line = fmt.Sprintf("%s %s %s: %d pages, %d lines; %d new, %d already in the ledger", name, r.Account, r.Month, r.Pages, r.Lines, r.New, r.Duplicate)
+				line = fmt.Sprintf("%s %s %s: %s, %s; %d new, %d already in the ledger", name, r.Account, r.Month,
+					countEN(r.Pages, "page"), countEN(r.Lines, "line"), r.New, r.Duplicate)
 				if r.Provisional {
 					line += " (the bill is not final yet: stored as provisional; a fetch after the 3rd of next month replaces it)"
 				}

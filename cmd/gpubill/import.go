@@ -200,6 +200,8 @@ func (a *app) writeImportText(w io.Writer, results []ingest.Result, o importOpti
 		}
 		if a.lang == "zh" {
 			fmt.Fprintf(w, "\n%s 的前 %d 行（将这样入账）：\n", r.Path, n)
+		} else if n == 1 {
+			fmt.Fprintf(w, "\nthe first row of %s as it would be stored:\n", r.Path)
 		} else {
 			fmt.Fprintf(w, "\nfirst %d rows of %s as they would be stored:\n", n, r.Path)
 		}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -374,4 +375,13 @@ func (a *app) say(zh, en string, args ...any) {
 		msg = zh
 	}
 	fmt.Fprintf(a.stderr, msg+"\n", args...)
+}
+
+// countEN is n and the English noun, plural unless n is 1: "1 page",
+// "2 pages".
+func countEN(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

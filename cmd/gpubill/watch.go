@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -284,7 +285,8 @@ func (a *app) writeWatch(out watch.Outcome, dry bool) (failed bool, err error) {
 			r.Error = a.fetchError(s.Err).Error()
 			fmt.Fprintf(a.stderr, "gpubill: %s\n", r.Error)
 		} else if a.format != "json" {
-			a.say("%s %s：%d 台实例（延迟：%s）", "%s %s: %d instances (delay: %s)", platform.Name(s.Provider, a.lang), s.Account, s.Instances, s.Delay)
+			n := a.pick(strconv.Itoa(s.Instances)+" 台实例", countEN(s.Instances, "instance"))
+			a.say("%s %s：%s（延迟：%s）", "%s %s: %s (delay: %s)", platform.Name(s.Provider, a.lang), s.Account, n, s.Delay)
 		}
 		srcs = append(srcs, r)
 	}
