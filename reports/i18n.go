@@ -7,17 +7,19 @@ import "github.com/gpubill/gpubill/platform"
 // user rule still shows up, untranslated).
 var messages = map[string][2]string{ // key → {zh, en}
 	// titles and notes
-	"title.spend":        {"支出明细", "Spend"},
-	"title.spend_totals": {"合计", "Totals"},
-	"title.findings":     {"审计发现", "Findings"},
-	"title.find_totals":  {"风险金额合计", "Money at risk, totals"},
-	"all_months":         {"全部月份", "all months"},
-	"none":               {"（无）", "(none)"},
-	"no_findings":        {"没有发现问题。", "No findings."},
-	"no_bills":           {"%s 没有账单：账本里没有这个月的费用明细，所以无可审计（不是没有问题）。用 gpubill import 导入这个月的账单后再审计。", "No bills for %s: the ledger holds no line items of that month, so there is nothing to audit (not a clean month). Import the month's bills with gpubill import, then audit."},
-	"note.partial":       {"* 部分行缺少该金额，合计只含已知部分。", "* some rows do not state this amount; the sum covers the rows that do."},
-	"note.hidden":        {"隐性费用 = 除计算和代金券以外的全部费用；占比 = 隐性费用 ÷ 除代金券以外的应付金额。", "Hidden = everything billed that is not compute or credit; share = hidden ÷ everything billed except credits."},
-	"note.find_totals":   {"同一费用行被多条发现引用时，只计入严重程度最高（其次规则靠前）的一条。", "A line item flagged by several findings counts once, under the most severe finding (then the rule listed first)."},
+	"title.spend":              {"支出明细", "Spend"},
+	"title.spend_totals":       {"合计", "Totals"},
+	"title.findings":           {"审计发现", "Findings"},
+	"title.find_totals":        {"风险金额合计", "Money at risk, totals"},
+	"all_months":               {"全部月份", "all months"},
+	"none":                     {"（无）", "(none)"},
+	"no_findings":              {"没有发现问题。", "No findings."},
+	"no_bills":                 {"%s 没有账单：账本里没有这个月的费用明细，所以无可审计（不是没有问题）。用 gpubill import 导入这个月的账单后再审计。", "No bills for %s: the ledger holds no line items of that month, so there is nothing to audit (not a clean month). Import the month's bills with gpubill import, then audit."},
+	"note.partial":             {"* 部分行缺少该金额，合计只含已知部分。", "* some rows do not state this amount; the sum covers the rows that do."},
+	"note.credit_vouchers":     {"%s：代金券含以单独负数行列出的代金券 %s，这些行同时从应付和现金中扣除", "%s: Voucher includes %s of vouchers billed as lines of their own, which take them off Billed and Cash too"},
+	"note.credit_vouchers_sum": {"，因此 应付 = 代金券 + 现金 − %s。", ", so Billed = Voucher + Cash − %s."},
+	"note.hidden":              {"隐性费用 = 除计算和代金券以外的全部费用；占比 = 隐性费用 ÷ 除代金券以外的应付金额。", "Hidden = everything billed that is not compute or credit; share = hidden ÷ everything billed except credits."},
+	"note.find_totals":         {"同一费用行被多条发现引用时，只计入严重程度最高（其次规则靠前）的一条。", "A line item flagged by several findings counts once, under the most severe finding (then the rule listed first)."},
 
 	// finding blocks (table and markdown)
 	"find.at_risk":     {"涉及金额", "at risk"},

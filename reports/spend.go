@@ -107,6 +107,12 @@ type SpendTotal struct {
 	ListCost    Sum
 	HiddenCost  decimal.Decimal
 	HiddenShare decimal.NullDecimal
+	// CreditVouchers are the vouchers in VoucherPaid that credit lines
+	// record (a voucher billed as a negative line of its own, paying
+	// charges billed in full): such a line takes them off BilledCost and
+	// CashPaid too, so the columns add up as billed = voucher + cash −
+	// CreditVouchers (docs/json.md). Not in the JSON.
+	CreditVouchers decimal.Decimal
 }
 
 // SpendReport is the month's spend, grouped by By and currency.
@@ -227,6 +233,19 @@ func (r *SpendReport) document(opts WriteOptions) *document {
 	}
 	if len(r.Totals) > 0 {
 		notes = append(notes, tr(opts.Lang, "note.hidden"))
+	}
+	for _, t := range r.Totals {
+		if !t.CreditVouchers.IsPositive() {
+			continue
+		}
+		v := FormatMoney(t.CreditVouchers, t.Currency, false)
+		note := fmt.Sprintf(tr(opts.Lang, "note.credit_vouchers"), t.Currency, v)
+		if t.footsWithCredits() {
+			note += fmt.Sprintf(tr(opts.Lang, "note.credit_vouchers_sum"), v)
+		} else {
+			note += pick(opts.Lang, "。", ".")
+		}
+		notes = append(notes, note)
 	}
 	secs := []section{
 		{key: "spend", grid: r.rowsGrid(opts), totals: true},
@@ -814,4 +833,15 @@ func MonthCharges(ctx context.Context, db *ledger.DB, month string) (map[ChargeK
 		return nil, fmt.Errorf("reports: bill charges: %w", err)
 	}
 	return out, nil
+}
+
+// footsWithCredits reports whether the printed columns add up as billed =
+// voucher + cash − the credit lines' vouchers: every row states both parts
+// and nothing else (other payments, unpaid) paid.
+func (t SpendTotal) footsWithCredits() bool {
+	v, c := t.VoucherPaid, t.CashPaid
+	if !v.Amount.Valid || !c.Amount.Valid || v.Missing > 0 || c.Missing > 0 {
+		return false
+	}
+	return t.BilledCost.Equal(v.Amount.Decimal.Add(c.Amount.Decimal).Sub(t.CreditVouchers))
 }

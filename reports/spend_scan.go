@@ -62,6 +62,7 @@ type totalAcc struct {
 	billed              money.Sum
 	voucher, cash, list sumAcc
 	hidden, charged     money.Sum
+	creditVouchers      money.Sum // the vouchers of credit lines (SpendTotal.CreditVouchers)
 }
 
 type kindAcc struct {
@@ -135,6 +136,7 @@ func (s *spendScan) merge(o *spendScan) {
 		t.list.merge(&ot.list)
 		t.hidden.AddSum(&ot.hidden)
 		t.charged.AddSum(&ot.charged)
+		t.creditVouchers.AddSum(&ot.creditVouchers)
 	}
 	for k, og := range o.groups {
 		g := s.groups[k]
@@ -201,6 +203,8 @@ func (s *spendScan) add(li *ledger.LineItem) error {
 	}
 	if kind != ledger.KindCredit {
 		t.charged.AddSum(&billed)
+	} else if li.VoucherPaid.Valid {
+		t.creditVouchers.Add(li.VoucherPaid.Decimal)
 	}
 	if s.by == nil {
 		return nil // totals only (the previous month)
@@ -304,7 +308,7 @@ func (s *spendScan) totalsList() []SpendTotal {
 		hidden := t.hidden.Decimal()
 		out = append(out, SpendTotal{Currency: cur, Items: t.items, BilledCost: t.billed.Decimal(),
 			VoucherPaid: t.voucher.result(t.items), CashPaid: t.cash.result(t.items), ListCost: t.list.result(t.items),
-			HiddenCost: hidden, HiddenShare: Share(hidden, t.charged.Decimal())})
+			HiddenCost: hidden, HiddenShare: Share(hidden, t.charged.Decimal()), CreditVouchers: t.creditVouchers.Decimal()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Currency < out[j].Currency })
 	return out

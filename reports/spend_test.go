@@ -561,3 +561,46 @@ func TestSpendNoPreviousMonth(t *testing.T) {
 		t.Errorf("table: got\n%s\nwant the no-previous-month text", table)
 	}
 }
+
+// TestSpendCreditVoucherNote: a voucher billed as a line of its own counts
+// in Voucher and is taken off Billed and Cash; the table says so, and gives
+// the sum only where the columns foot that way (nothing else paid).
+func TestSpendCreditVoucherNote(t *testing.T) {
+	mk := func(kind, billed, voucher, cash, other string) ledger.LineItem {
+		return ledger.LineItem{Provider: "autodl", BillingPeriod: "2026-10", Currency: "CNY",
+			ChargePeriodStart: bj("2026-10-03 00:00"), ChargePeriodEnd: bj("2026-10-04 00:00"),
+			Kind: kind, ResourceID: "r-" + billed, BilledCost: dec(t, billed),
+			VoucherPaid: nd(t, voucher), CashPaid: nd(t, cash), OtherPaid: nd(t, other)}
+	}
+	charge, credit := mk(ledger.KindCompute, "20", "0", "20", ""), mk(ledger.KindCredit, "-5", "5", "-5", "")
+	for _, tc := range []struct {
+		name  string
+		items []ledger.LineItem
+		want  string
+	}{
+		{"foots", []ledger.LineItem{charge, credit},
+			"CNY: Voucher includes 5.00 of vouchers billed as lines of their own, which take them off Billed and Cash too, so Billed = Voucher + Cash − 5.00."},
+		{"other payments", []ledger.LineItem{charge, credit, mk(ledger.KindStorage, "10", "0", "4", "6")},
+			"CNY: Voucher includes 5.00 of vouchers billed as lines of their own, which take them off Billed and Cash too."},
+		{"no credit line", []ledger.LineItem{charge}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := testkit.OpenLedger(t)
+			testkit.ImportItems(t, db, "b.csv", tc.items)
+			rep, err := Spend(context.Background(), db, SpendOptions{Month: "2026-10"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			table := string(render(t, rep, WriteOptions{Format: FormatTable, Lang: "en"}))
+			if tc.want == "" {
+				if strings.Contains(table, "Voucher includes") {
+					t.Errorf("table has a credit voucher note without a credit line:\n%s", table)
+				}
+				return
+			}
+			if !strings.Contains(table, tc.want+"\n") {
+				t.Errorf("table lacks %q:\n%s", tc.want, table)
+			}
+		})
+	}
+}
