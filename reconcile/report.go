@@ -593,17 +593,13 @@ var txTypeZH = map[string]string{
 // the row a person sees opening the file, file:row or "file Sheet!row",
 // where its import mapped its records (ledger.Import.RowOf).
 func (r *Report) rowAt(importID int64, file string, record int, exact bool) string {
-	if file == "" {
+	switch {
+	case file == "":
 		return ""
+	case exact:
+		return file + ":" + strconv.Itoa(record)
 	}
-	if im := r.imports[importID]; im != nil && !exact {
-		if row, ok := im.RowOf(record); ok && im.Sheet != "" {
-			return file + " " + im.Sheet + "!" + strconv.Itoa(row)
-		} else if ok {
-			return file + ":" + strconv.Itoa(row)
-		}
-	}
-	return file + ":" + strconv.Itoa(record)
+	return reports.FileRow(file, r.imports[importID], record)
 }
 
 func (r *Report) invoiceWhere(inv ledger.Invoice, lang string, exact bool) string {

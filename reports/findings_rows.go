@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gpubill/gpubill/export"
@@ -110,6 +111,21 @@ func newRowCiter(ctx context.Context, db *ledger.DB, fs []ledger.Finding) (*rowC
 		}
 	}
 	return c, nil
+}
+
+// FileRow is where a person finds record (a row's SourceRow) of import im
+// opening file: file:row, or "file Sheet!row" in a workbook, as the import
+// mapped its records (ledger.Import.RowOf); file:record where im is nil or
+// mapped nothing.
+func FileRow(file string, im *ledger.Import, record int) string {
+	if im != nil {
+		if row, ok := im.RowOf(record); ok && im.Sheet != "" {
+			return file + " " + im.Sheet + "!" + strconv.Itoa(row)
+		} else if ok {
+			return file + ":" + strconv.Itoa(row)
+		}
+	}
+	return file + ":" + strconv.Itoa(record)
 }
 
 func sameRowMapping(a, b *ledger.Import) bool {

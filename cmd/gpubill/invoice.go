@@ -323,16 +323,8 @@ func (a *app) runInvoiceList(ctx context.Context) error {
 			}
 			src := a.pick("手工录入", "added by hand")
 			if x.File != "" {
-				src = x.File + ":" + strconv.Itoa(x.SourceRow)
-				if im := imports[x.ImportID]; im != nil {
-					// The row a person sees in the file, where the import
-					// mapped its records (JSON keeps the record number).
-					if row, ok := im.RowOf(x.SourceRow); ok && im.Sheet != "" {
-						src = x.File + " " + im.Sheet + "!" + strconv.Itoa(row)
-					} else if ok {
-						src = x.File + ":" + strconv.Itoa(row)
-					}
-				}
+				// The row a person sees in the file (JSON keeps the record number).
+				src = reports.FileRow(x.File, imports[x.ImportID], x.SourceRow)
 			}
 			provider := x.Provider
 			if !exact {
