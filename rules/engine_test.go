@@ -334,9 +334,22 @@ func TestRuleErrorStopsTheRun(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // two rules at once
 	boom := errors.New("boom")
 	var cancelled, ran atomic.Bool
+	// The failing rule fails once the waiting one runs: failing earlier
+	// would cancel the waiting rule before its turn (runRule), and the
+	// test would not see it cancelled while it ran.
+	wait, running := waitRule("zz_1_wait", &cancelled), make(chan struct{})
 	withRules(t,
-		waitRule("zz_1_wait", &cancelled),
-		stubRule{id: "zz_2_fail", run: func(context.Context, *Input) ([]ledger.Finding, error) { return nil, boom }},
+		stubRule{id: wait.id, run: func(ctx context.Context, in *Input) ([]ledger.Finding, error) {
+			close(running)
+			return wait.run(ctx, in)
+		}},
+		stubRule{id: "zz_2_fail", run: func(context.Context, *Input) ([]ledger.Finding, error) {
+			select {
+			case <-running:
+			case <-time.After(10 * time.Second):
+			}
+			return nil, boom
+		}},
 		stubRule{id: "zz_3_after", run: func(context.Context, *Input) ([]ledger.Finding, error) { ran.Store(true); return nil, nil }},
 	)
 	db := newLedger(t, scenario(t))
